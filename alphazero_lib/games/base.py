@@ -1,0 +1,201 @@
+"""The game interface every search, player and trainer in the library relies on.
+
+States are numpy arrays of shape ``(row_count, column_count)`` holding 0 (empty), 1 (the first player)
+and -1 (the second player). The search works on *canonical* states: the state seen from the player to
+move, whose pieces are 1 (``change_perspective(state, player)``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+STATE_DTYPE = np.int8
+
+
+class Game(ABC):
+    """A two-player, zero-sum, perfect-information board game with the course's API."""
+
+    row_count: int
+    column_count: int
+    action_size: int
+    #: The registry name ``make_game`` knows this game by.
+    registry_name: str
+
+    # ---- identity -------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def options(self) -> dict[str, Any]:
+        """Constructor options that rebuild this exact game with ``make_game``."""
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """``{"name": registry name, **options}``: enough to rebuild the game (stored in checkpoints)."""
+        return {"name": self.registry_name, **self.options}
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})" if opts else type(self).__name__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    @property
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of actions in one game."""
+
+    # ---- rules ----------------------------------------------------------------------------------
+    def get_initial_state(self) -> np.ndarray:
+        """The empty board, shape ``(row_count, column_count)``."""
+        return np.zeros((self.row_count, self.column_count), dtype=STATE_DTYPE)
+
+    @abstractmethod
+    def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
+        """A ``uint8`` mask of shape ``(action_size,)``: 1 where ``player`` may play."""
+
+    @abstractmethod
+    def _apply(self, state: np.ndarray, action: int, player: int) -> None:
+        """Play a legal ``action`` for ``player`` on ``state`` in place (called on a copy)."""
+
+    def get_next_state(self, state: np.ndarray, action: int, player: int) -> np.ndarray:
+        """A new state after ``player`` plays ``action``; ``state`` is left unchanged.
+
+        Raises ``ValueError`` for an illegal action, naming it and the legal ones.
+        """
+        player = self._check_player(player)
+        action = self._check_action(state, action, player)
+        next_state = np.array(state, dtype=STATE_DTYPE, copy=True)
+        self._apply(next_state, action, player)
+        return next_state
+
+    @abstractmethod
+    def check_win(self, state: np.ndarray, action: int | None) -> bool:
+        """Whether the player who just played ``action`` (already on ``state``) has won."""
+
+    def get_value_and_terminated(self, state: np.ndarray, action: int | None) -> tuple[float, bool]:
+        """``(value, terminated)`` after ``action``; value is 1 if its player won, -1 lost, 0 otherwise."""
+        if action is None:
+            return 0.0, False
+        if self.check_win(state, action):
+            return 1.0, True
+        if not self.get_valid_moves(state).any():
+            return 0.0, True
+        return 0.0, False
+
+    def get_opponent(self, player: int) -> int:
+        """The other player: 1 <-> -1."""
+        return -player
+
+    def get_opponent_value(self, value: float) -> float:
+        """A value seen from the other player's side."""
+        return -value
+
+    def change_perspective(self, state: np.ndarray, player: int) -> np.ndarray:
+        """The state as seen by ``player`` (their pieces become 1); a new array."""
+        return (state * player).astype(STATE_DTYPE)
+
+    def legal_actions(self, state: np.ndarray, player: int = 1) -> list[int]:
+        """The legal actions as a sorted list of ints."""
+        return [int(a) for a in np.flatnonzero(self.get_valid_moves(state, player))]
+
+    # ---- network input --------------------------------------------------------------------------
+    def get_encoded_state(self, state: np.ndarray) -> np.ndarray:
+        """Three float32 planes (opponent, empty, own): ``(R, C) -> (3, R, C)``, ``(B, R, C) -> (B, 3, R, C)``."""
+        state = np.asarray(state)
+        planes = np.stack((state == -1, state == 0, state == 1), axis=-3)
+        return planes.astype(np.float32)
+
+    # ---- symmetries -----------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_symmetries(self) -> int:
+        """How many board symmetries the rules are invariant under (identity included)."""
+
+    @abstractmethod
+    def apply_symmetry(self, k: int, state: np.ndarray, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Symmetry ``k`` applied to a state ``(R, C)`` and a per-action vector ``(action_size,)``."""
+
+    @abstractmethod
+    def invert_symmetry(self, k: int, state: np.ndarray, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The inverse of ``apply_symmetry(k, ...)``."""
+
+    def get_symmetries(self, state: np.ndarray, policy: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """All ``(state, policy)`` pairs equivalent under the board's symmetries, identity first."""
+        return [self.apply_symmetry(k, state, policy) for k in range(self.num_symmetries)]
+
+    # ---- people ---------------------------------------------------------------------------------
+    @abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """A short label for an action, as a person would type it."""
+
+    def string_to_action(self, text: str) -> int:
+        """Parse a person's input (a label from ``action_to_string`` or an action number)."""
+        text = text.strip().lower()
+        for action in range(self.action_size):
+            if self.action_to_string(action).lower() == text:
+                return action
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(
+                f"cannot read {text!r} as a move; type one of "
+                f"{[self.action_to_string(a) for a in range(min(self.action_size, 10))]}..."
+            ) from None
+
+    @abstractmethod
+    def render(self, state: np.ndarray) -> str:
+        """A text picture of the board (X = first player = 1, O = second player = -1)."""
+
+    def draw(self, state: np.ndarray, ax: Any = None, heatmap: np.ndarray | None = None, **kwargs: Any) -> Any:
+        """Draw the board with matplotlib, optionally with a per-action heatmap; returns the axes."""
+        from alphazero_lib.plotting import draw_board
+
+        return draw_board(self, state, ax=ax, heatmap=heatmap, **kwargs)
+
+    # ---- validation -----------------------------------------------------------------------------
+    @staticmethod
+    def _check_player(player: int) -> int:
+        if player not in (1, -1) or isinstance(player, bool):
+            raise ValueError(f"player must be 1 or -1, got {player!r}")
+        return int(player)
+
+    def _illegal_reason(self, state: np.ndarray, action: int, player: int) -> str:
+        """Why a well-formed but illegal action is illegal (subclasses add detail)."""
+        return "it is not legal here"
+
+    def _check_action(self, state: np.ndarray, action: Any, player: int) -> int:
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise ValueError(
+                f"action must be an integer in [0, {self.action_size}), got {action!r} ({type(action).__name__})"
+            )
+        action = int(action)
+        if not 0 <= action < self.action_size:
+            raise ValueError(
+                f"action {action} is out of range; actions are 0..{self.action_size - 1}; "
+                f"legal now: {self.legal_actions(state, player)}"
+            )
+        if not self.get_valid_moves(state, player)[action]:
+            raise ValueError(
+                f"action {action} ({self.action_to_string(action)}) is illegal: "
+                f"{self._illegal_reason(state, action, player)}; legal now: {self.legal_actions(state, player)}"
+            )
+        return action
+
+
+def square_symmetry(k: int, board: np.ndarray) -> np.ndarray:
+    """Symmetry ``k`` (0..7) of the square: ``k % 4`` quarter turns, then a left-right flip if ``k >= 4``."""
+    out = np.rot90(board, k % 4)
+    return np.fliplr(out) if k >= 4 else out
+
+
+def inverse_square_symmetry(k: int, board: np.ndarray) -> np.ndarray:
+    """The inverse of ``square_symmetry(k, ...)``."""
+    out = np.fliplr(board) if k >= 4 else board
+    return np.rot90(out, -(k % 4))

@@ -1,0 +1,115 @@
+"""Pictures for the course: boards with optional heatmaps (policies, visit counts) and, later, curves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from alphazero_lib.games.base import Game
+
+
+def _axes(ax: Any, size: tuple[float, float]) -> Any:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=size)
+    return ax
+
+
+def draw_board(
+    game: Game,
+    state: np.ndarray,
+    ax: Any = None,
+    heatmap: np.ndarray | None = None,
+    title: str | None = None,
+    annotate: bool = True,
+    cmap: str = "Oranges",
+) -> Any:
+    """Draw ``state`` (absolute: 1 = first player) for ``game``; ``heatmap`` is one value per action.
+
+    Tic-Tac-Toe and Othello shade each empty cell by its value; Connect Four shades a strip of column
+    values above the board. Returns the matplotlib axes.
+    """
+    from alphazero_lib.games.connect_four import ConnectFour
+    from alphazero_lib.games.othello import Othello
+
+    state = np.asarray(state)
+    rows, cols = state.shape
+    is_c4 = isinstance(game, ConnectFour)
+    extra = 1 if (is_c4 and heatmap is not None) else 0
+    ax = _axes(ax, (0.6 * cols + 0.6, 0.6 * (rows + extra) + 0.6))
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5 - extra)
+    ax.set_xticks(range(cols))
+    ax.set_yticks(range(rows))
+    if isinstance(game, Othello):
+        ax.set_xticklabels([game.action_to_string(c)[0] for c in range(cols)])
+        ax.set_yticklabels([str(r + 1) for r in range(rows)])
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+    background = {"ConnectFour": "#1f4e9c", "Othello": "#2e7d32"}.get(type(game).__name__, "white")
+    ax.add_patch(_rect(-0.5, -0.5, cols, rows, background))
+    if heatmap is not None:
+        heat = np.asarray(heatmap, dtype=float)
+        scale = heat.max() if heat.max() > 0 else 1.0
+        import matplotlib
+
+        colormap = matplotlib.colormaps[cmap]
+        if is_c4:
+            for c in range(cols):
+                ax.add_patch(_rect(c - 0.5, -1.5, 1, 1, colormap(heat[c] / scale)))
+                if annotate:
+                    ax.text(c, -1, f"{heat[c]:.2f}", ha="center", va="center", fontsize=8)
+        else:
+            for idx in range(rows * cols):
+                r, c = divmod(idx, cols)
+                if state[r, c] == 0 and heat[idx] > 0:
+                    ax.add_patch(_rect(c - 0.5, r - 0.5, 1, 1, colormap(heat[idx] / scale), alpha=0.85))
+                    if annotate:
+                        ax.text(c, r, f"{heat[idx]:.2f}", ha="center", va="center", fontsize=8)
+            if heat.size > rows * cols and heat[rows * cols] > 0 and annotate:  # Othello's pass
+                ax.set_xlabel(f"pass: {heat[rows * cols]:.2f}")
+
+    import matplotlib.patches as mpatches
+
+    for r in range(rows):
+        for c in range(cols):
+            v = state[r, c]
+            if isinstance(game, ConnectFour) or isinstance(game, Othello):
+                if is_c4:
+                    color = {1: "#e53935", -1: "#fdd835", 0: "white"}[int(v)]
+                else:
+                    color = {1: "black", -1: "white", 0: None}[int(v)]
+                if color is not None:
+                    ax.add_patch(mpatches.Circle((c, r), 0.4, facecolor=color, edgecolor="black", lw=0.8))
+            elif v:
+                ax.text(
+                    c,
+                    r,
+                    "X" if v == 1 else "O",
+                    ha="center",
+                    va="center",
+                    fontsize=28,
+                    fontweight="bold",
+                    color="#c62828" if v == 1 else "#1565c0",
+                )
+    if not is_c4:
+        line_color = "black" if background != "white" else "#444444"
+        for k in range(1, rows):
+            ax.axhline(k - 0.5, color=line_color, lw=1.5)
+        for k in range(1, cols):
+            ax.axvline(k - 0.5, color=line_color, lw=1.5)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def _rect(x: float, y: float, w: float, h: float, color: Any, alpha: float = 1.0) -> Any:
+    import matplotlib.patches as mpatches
+
+    return mpatches.Rectangle((x, y), w, h, facecolor=color, edgecolor="none", alpha=alpha, zorder=0)

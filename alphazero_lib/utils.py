@@ -1,0 +1,53 @@
+"""Small helpers: seeding, devices, atomic file writes."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    """Seed Python's ``random``, numpy's global generator and torch (CPU and CUDA); return a numpy Generator."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    try:
+        import torch
+    except ImportError:  # torch is a dependency, but games and vanilla MCTS do not need it
+        pass
+    else:
+        torch.manual_seed(seed)
+        if torch.cuda.is_available():
+            torch.cuda.manual_seed_all(seed)
+    return np.random.default_rng(seed)
+
+
+def resolve_device(device: str = "auto") -> Any:
+    """A ``torch.device`` for ``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
+    import torch
+
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} was asked for, but torch sees no CUDA GPU; use 'cpu' or 'auto'")
+    return torch.device(device)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

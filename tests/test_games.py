@@ -1,0 +1,289 @@
+"""Rules of the three games: hand-worked positions, illegal input, and the course's API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alphazero_lib.games import ConnectFour, Othello, TicTacToe, make_game
+
+
+def board(rows: list[str]) -> np.ndarray:
+    """A state from strings: X = 1, O = -1, anything else empty."""
+    return np.array([[{"X": 1, "O": -1}.get(ch, 0) for ch in row] for row in rows], dtype=np.int8)
+
+
+# ---- registry and identity ------------------------------------------------------------------------
+def test_make_game_names_and_options():
+    assert repr(make_game("tictactoe")) == "TicTacToe"
+    assert repr(make_game("connect_four")) == "ConnectFour(rows=6, columns=7, in_a_row=4)"
+    assert repr(make_game("othello6")) == "Othello(size=6)"
+    assert repr(make_game("othello", size=8)) == "Othello(size=8)"
+    game = make_game("connect_four", rows=5, columns=8, in_a_row=5)
+    assert make_game(**game.config) == game
+
+
+def test_make_game_unknown_name_lists_known_ones():
+    with pytest.raises(ValueError, match=r"unknown game 'chess'.*connect_four.*tictactoe"):
+        make_game("chess")
+    with pytest.raises(ValueError, match="bad options"):
+        make_game("tictactoe", rows=4)
+
+
+@pytest.mark.parametrize("size", [3, 5, 10, 2, "6"])
+def test_othello_size_must_be_even_4_to_8(size):
+    with pytest.raises(ValueError, match="even integer from 4 to 8"):
+        Othello(size)
+
+
+def test_connect_four_options_are_checked():
+    with pytest.raises(ValueError, match="in_a_row=8 cannot fit"):
+        ConnectFour(6, 7, 8)
+    with pytest.raises(ValueError, match="rows must be a positive integer"):
+        ConnectFour(0, 7, 4)
+
+
+# ---- Tic-Tac-Toe ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "rows, action",
+    [
+        (["XXX", "OO.", "..."], 0),  # top row, won at the left edge
+        (["OO.", "XXX", "..."], 5),  # middle row, right edge
+        (["...", "OO.", "XXX"], 7),  # bottom row
+        (["XO.", "XO.", "X.."], 6),  # left column
+        (["OX.", ".XO", ".X."], 1),  # middle column
+        (["O.X", "O.X", "..X"], 8),  # right column
+        (["XO.", "OX.", "..X"], 4),  # main diagonal, won in the centre
+        (["O.X", "OX.", "X.."], 2),  # anti-diagonal, won at a corner
+    ],
+)
+def test_tictactoe_every_line_wins(rows, action):
+    game = TicTacToe()
+    state = board(rows)
+    assert game.check_win(state, action)
+    assert game.get_value_and_terminated(state, action) == (1.0, True)
+    # the same line for O: perspective does not matter to check_win
+    assert game.check_win(-state, action)
+
+
+def test_tictactoe_non_wins_and_draw():
+    game = TicTacToe()
+    assert not game.check_win(board(["XX.", "OO.", "..."]), 0)
+    assert not game.check_win(board(["X.X", "...", "..."]), 2)  # a gap is not a line
+    assert game.get_value_and_terminated(board(["XX.", "OO.", "..."]), 0) == (0.0, False)
+    draw = board(["XOX", "XOO", "OXX"])
+    assert game.get_value_and_terminated(draw, 8) == (0.0, True)
+    assert game.check_win(draw, None) is False
+
+
+def test_tictactoe_perspective_and_encoding():
+    game = TicTacToe()
+    state = board(["X..", ".O.", "..."])
+    flipped = game.change_perspective(state, -1)
+    assert flipped[0, 0] == -1 and flipped[1, 1] == 1
+    encoded = game.get_encoded_state(state)
+    assert encoded.shape == (3, 3, 3) and encoded.dtype == np.float32
+    np.testing.assert_array_equal(encoded[0], state == -1)
+    np.testing.assert_array_equal(encoded[1], state == 0)
+    np.testing.assert_array_equal(encoded[2], state == 1)
+    batch = np.stack([state, flipped, game.get_initial_state()])
+    encoded_batch = game.get_encoded_state(batch)
+    assert encoded_batch.shape == (3, 3, 3, 3)
+    np.testing.assert_array_equal(encoded_batch[1], game.get_encoded_state(flipped))
+
+
+# ---- Connect Four ---------------------------------------------------------------------------------
+C4_WINS = [
+    # (rows, winning column) -- board row 0 is the top
+    ([".......", ".......", ".......", ".......", ".......", "XXXXOOO"], 0),  # horizontal, left edge
+    ([".......", ".......", ".......", ".......", ".......", "OOOXXXX"], 6),  # horizontal, right edge
+    ([".......", ".......", "X......", "X......", "XO.....", "XOO...."], 0),  # vertical, left edge, top-ish
+    (["......X", "......X", "......X", "......X", "......O", "....OOO"], 6),  # vertical reaching the top row
+    ([".......", ".......", "...X...", "..XO...", ".XOO...", "XOOX..."], 3),  # diagonal /, from the corner
+    ([".......", ".......", "...X...", "...OX..", "...OOX.", "...XOOX"], 3),  # diagonal \, to the corner
+    (["...X...", "..XO...", ".XOO...", "XOOX...", "OXXO...", "XOOX..."], 3),  # diagonal / through the top row
+    (["...X...", "...OX..", "...OOX.", "...XOOX", "...OXXO", "...XOOX"], 3),  # diagonal \ from the top row
+]
+
+
+@pytest.mark.parametrize("rows, column", C4_WINS)
+def test_connect_four_every_direction_and_edge(rows, column):
+    game = ConnectFour()
+    state = board(rows)
+    assert game.check_win(state, column)
+    assert game.get_value_and_terminated(state, column) == (1.0, True)
+
+
+def test_connect_four_three_is_not_enough_and_gravity():
+    game = ConnectFour()
+    state = board([".......", ".......", ".......", ".......", ".......", "XXX.OOO"])
+    for col in (0, 1, 2, 4, 5, 6):
+        assert not game.check_win(state, col)
+    state = game.get_next_state(state, 3, 1)
+    assert state[5, 3] == 1 and game.check_win(state, 3)
+    state = game.get_next_state(state, 3, -1)
+    assert state[4, 3] == -1 and not game.check_win(state, 3)
+
+
+def test_connectx_parameters():
+    game = ConnectFour(rows=5, columns=8, in_a_row=5)
+    assert (game.row_count, game.column_count, game.action_size) == (5, 8, 8)
+    state = board(["........", "........", "........", "OOOO....", "XXXX...."])
+    assert not game.check_win(state, 0)
+    state = game.get_next_state(state, 4, 1)
+    assert game.check_win(state, 4)
+
+
+def test_connect_four_draw_on_full_board():
+    game = ConnectFour(rows=2, columns=2, in_a_row=2)
+    state = board(["XO", "OX"])
+    # a full 2x2 board with a diagonal is a win, not a draw
+    assert game.check_win(state, 0)
+    game = ConnectFour(rows=2, columns=4, in_a_row=3)
+    state = board(["OXOX", "XOXO"])
+    assert game.get_value_and_terminated(state, 3) == (0.0, True)
+
+
+# ---- illegal input --------------------------------------------------------------------------------
+def test_illegal_actions_say_what_and_what_is_legal():
+    game = ConnectFour()
+    state = game.get_initial_state()
+    for _ in range(6):
+        state = game.get_next_state(state, 3, 1)
+    with pytest.raises(ValueError, match=r"column 3 is full; legal now: \[0, 1, 2, 4, 5, 6\]"):
+        game.get_next_state(state, 3, -1)
+    with pytest.raises(ValueError, match=r"action 7 is out of range; actions are 0..6"):
+        game.get_next_state(state, 7, 1)
+    with pytest.raises(ValueError, match=r"action -1 is out of range"):
+        game.get_next_state(state, -1, 1)
+    with pytest.raises(ValueError, match=r"must be an integer.*2.0 \(float\)"):
+        game.get_next_state(state, 2.0, 1)
+    with pytest.raises(ValueError, match=r"must be an integer.*'2'"):
+        game.get_next_state(state, "2", 1)
+    with pytest.raises(ValueError, match=r"must be an integer.*True"):
+        game.get_next_state(state, True, 1)
+    with pytest.raises(ValueError, match="player must be 1 or -1"):
+        game.get_next_state(state, 2, 0)
+    assert game.get_next_state(state, np.int64(2), 1)[5, 2] == 1  # numpy integers are fine
+
+    ttt = TicTacToe()
+    state = ttt.get_next_state(ttt.get_initial_state(), 4, 1)
+    with pytest.raises(ValueError, match=r"action 4 \(4\) is illegal: cell 4 is occupied; legal now: \[0, 1, 2, 3, 5"):
+        ttt.get_next_state(state, 4, -1)
+
+
+def test_othello_illegal_actions():
+    game = Othello(6)
+    state = game.get_initial_state()
+    with pytest.raises(ValueError, match=r"a disc on a1 flips nothing; legal now: \[8, 13, 22, 27\]"):
+        game.get_next_state(state, 0, 1)
+    with pytest.raises(ValueError, match=r"cell c3 is occupied"):
+        game.get_next_state(state, 14, 1)
+    with pytest.raises(ValueError, match=r"passing is allowed only when you have no move"):
+        game.get_next_state(state, game.pass_action, 1)
+
+
+# ---- Othello --------------------------------------------------------------------------------------
+def test_othello_initial_position():
+    for n in (4, 6, 8):
+        game = Othello(n)
+        state = game.get_initial_state()
+        h = n // 2
+        assert state[h - 1, h - 1] == state[h, h] == -1
+        assert state[h - 1, h] == state[h, h - 1] == 1
+        assert np.count_nonzero(state) == 4
+        assert game.action_size == n * n + 1
+        # the first player's four opening moves, as in every Othello book
+        expected = sorted([(h - 2) * n + (h - 1), (h - 1) * n + (h - 2), h * n + (h + 1), (h + 1) * n + h])
+        assert game.legal_actions(state, 1) == expected
+    assert Othello(8).action_to_string(19) == "d3"
+
+
+def test_othello_flips_in_all_eight_directions():
+    game = Othello(6)
+    # X on d4 (row 3, col 3) surrounded by O lines ending in X in all eight directions
+    state = board(
+        [
+            "X..X..",
+            ".O.O.X",
+            "..OOO.",
+            "XOO.OX",
+            "..OOO.",
+            ".X.X.X",
+        ]
+    )
+    state[0, 0] = 1
+    action = 3 * 6 + 3
+    assert game.get_valid_moves(state, 1)[action] == 1
+    after = game.get_next_state(state, action, 1)
+    expected = state.copy()
+    for r, c in [(2, 2), (1, 1), (2, 3), (1, 3), (2, 4), (3, 4), (4, 4), (4, 3), (4, 2), (3, 2), (3, 1), (3, 3)]:
+        expected[r, c] = 1
+    np.testing.assert_array_equal(after, expected)
+    assert np.sum(after == -1) == 0
+
+
+def test_othello_pass_handling():
+    game = Othello(4)
+    # O on a1 sits on the edge: X cannot flank it, so X must pass; O on d1 flanks b1 and c1
+    state = board(["OXX.", "....", "....", "...."])
+    assert game.legal_actions(state, -1) == [3]  # O on d1 flips b1 and c1
+    mask = game.get_valid_moves(state, 1)
+    assert mask[game.pass_action] == 1 and mask.sum() == 1  # X must pass
+    assert game.legal_actions(state, 1) == [game.pass_action]
+    passed = game.get_next_state(state, game.pass_action, 1)
+    np.testing.assert_array_equal(passed, state)
+    assert game.get_value_and_terminated(passed, game.pass_action) == (0.0, False)
+    with pytest.raises(ValueError, match="passing is allowed only when you have no move"):
+        game.get_next_state(state, game.pass_action, -1)
+
+
+def test_othello_terminal_scoring():
+    game = Othello(4)
+    # a full board, X ahead 9-7: X's last move wins
+    state = board(["XXXX", "XXXX", "XOOO", "OOOO"])
+    assert game.is_over(state)
+    assert game.get_value_and_terminated(state, 0) == (1.0, True)
+    assert game.check_win(state, 0)
+    assert game.get_value_and_terminated(state, 15) == (-1.0, True)  # O just moved and lost
+    assert not game.check_win(state, 15)
+    draw = board(["XXXX", "XXXX", "OOOO", "OOOO"])
+    assert game.get_value_and_terminated(draw, 0) == (0.0, True)
+    # not full, but neither side can move: over, scored by discs
+    stuck = board(["XX..", "....", "....", "...."])
+    assert game.is_over(stuck)
+    assert game.get_valid_moves(stuck, 1).sum() == 0 and game.get_valid_moves(stuck, -1).sum() == 0
+    assert game.get_value_and_terminated(stuck, 1) == (1.0, True)
+    with pytest.raises(ValueError, match="the game is over"):
+        game.get_next_state(stuck, game.pass_action, 1)
+    assert game.get_value_and_terminated(game.get_initial_state(), None) == (0.0, False)
+
+
+def test_renderings_show_the_pieces():
+    for game in (TicTacToe(), ConnectFour(), Othello(6)):
+        state = game.get_initial_state()
+        action = game.legal_actions(state)[0]
+        text = game.render(game.get_next_state(state, action, 1))
+        assert "X" in text
+    assert "a b c d e f" in Othello(6).render(Othello(6).get_initial_state())
+
+
+def test_string_to_action_round_trips():
+    for game in (TicTacToe(), ConnectFour(), Othello(6)):
+        for action in range(game.action_size):
+            assert game.string_to_action(game.action_to_string(action)) == action
+    with pytest.raises(ValueError, match="cannot read 'zz' as a move"):
+        Othello(6).string_to_action("zz")
+
+
+def test_draw_board_with_heatmap():
+    import matplotlib.pyplot as plt
+
+    for game in (TicTacToe(), ConnectFour(), Othello(6)):
+        state = game.get_initial_state()
+        heat = game.get_valid_moves(state).astype(float)
+        ax = game.draw(state, heatmap=heat / heat.sum(), title=repr(game))
+        assert ax.get_title() == repr(game)
+        texts = [t.get_text() for t in ax.texts]
+        assert any(t.startswith("0.") for t in texts)  # the heatmap values are written on the board
+        plt.close(ax.figure)
