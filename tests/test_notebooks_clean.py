@@ -1,0 +1,50 @@
+"""Every committed notebook is clean for nbval and Colab, and has the course's fixed parts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no course notebooks found in notebooks/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_clean(path: Path):
+    nb = json.loads(path.read_text())
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
+    assert "widgets" not in nb["metadata"] and "colab" not in nb["metadata"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    counts = [c["execution_count"] for c in code]
+    assert counts == list(range(1, len(code) + 1)), f"run all cells in order once (counts: {counts})"
+    for cell in nb["cells"]:
+        assert not {"colab", "execution", "outputId"} & set(cell.get("metadata", {})), cell["metadata"]
+        for output in cell.get("outputs", []):
+            assert "application/vnd.jupyter.widget-view+json" not in output.get("data", {})
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_has_the_course_parts(path: Path):
+    nb = json.loads(path.read_text())
+    cells = nb["cells"]
+    text = lambda c: "".join(c["source"])  # noqa: E731
+    assert cells[0]["cell_type"] == "markdown" and text(cells[0]).startswith("# ")
+    assert "colab.research.google.com" in text(cells[0]) and path.name in text(cells[0])
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert "google.colab" in text(code[0]), "the first code cell installs the library in Colab"
+    assert "seed_everything" in text(code[1]), "the second code cell seeds everything"
+    exercises = [i for i, c in enumerate(code) if "raises-exception" in c["metadata"].get("tags", [])]
+    assert exercises, "at least one exercise that raises NotImplementedError"
+    for i in exercises:
+        assert "raise NotImplementedError" in text(code[i])
+        assert [o["ename"] for o in code[i]["outputs"] if o["output_type"] == "error"] == ["NotImplementedError"]
+        solution = code[i + 1]
+        assert solution["metadata"].get("jupyter", {}).get("source_hidden"), "the solution cell is collapsed"
+        assert text(solution).startswith("# Solution")
+    for c in code:
+        assert not any(o["output_type"] == "error" for o in c["outputs"]) or c in [code[i] for i in exercises]

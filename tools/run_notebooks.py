@@ -1,0 +1,52 @@
+"""Execute course notebooks in place and leave them clean for nbval and Colab.
+
+    python tools/run_notebooks.py notebooks/01_games.ipynb [...]   # or no argument: every notebook
+
+Runs each notebook top to bottom in a fresh ``python3`` kernel (cells tagged ``raises-exception`` may
+raise), numbers the cells 1..n, drops per-cell timing metadata and any widget or Colab metadata, and
+prints the wall time per notebook.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+def clean(nb: nbformat.NotebookNode) -> None:
+    """Normalise metadata: kernelspec python3, no widgets/Colab, no timings."""
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    for cell in nb.cells:
+        for key in ("execution", "collapsed", "scrolled", "colab", "id", "outputId"):
+            cell.metadata.pop(key, None)
+
+
+def run(path: Path, timeout: int = 600) -> float:
+    """Execute one notebook in place; return its wall time in seconds."""
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    elapsed = time.perf_counter() - start
+    clean(nb)
+    nbformat.write(nb, path)
+    return elapsed
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(p) for p in argv] or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    for path in paths:
+        print(f"{path.name}: {run(path):.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
