@@ -1,0 +1,170 @@
+"""Self-contained animations of played games: an HTML page (canvas + a little JavaScript) and a GIF.
+
+The page needs no network (kaggle-environments' own player loads its scripts from CDNs and shows a
+blank frame offline). Open ``#step=N`` (or ``#step=last``) to show one position, as the browser test does.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.games.base import Game
+from alphazero_lib.games.connect_four import ConnectFour
+from alphazero_lib.games.othello import Othello
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
+<style>
+body { font-family: system-ui, sans-serif; background: #fafafa; margin: 16px; color: #222; }
+#board { display: block; margin: 8px 0; }
+.controls button { font-size: 15px; margin-right: 4px; }
+#caption { font-size: 15px; margin: 6px 0; min-height: 1.3em; }
+</style></head>
+<body>
+<h3>__TITLE__</h3>
+<div id="players">__PLAYERS__</div>
+<canvas id="board"></canvas>
+<div id="caption"></div>
+<div class="controls">
+  <button id="first">&laquo;</button><button id="prev">&#9664;</button><button id="play">&#9654; play</button>
+  <button id="next">&#9654;</button><button id="last">&raquo;</button>
+  <input id="slider" type="range" min="0" value="0" style="width: 240px; vertical-align: middle">
+</div>
+<script>
+const DATA = __DATA__;
+const canvas = document.getElementById("board"), ctx = canvas.getContext("2d");
+const cell = DATA.cell, rows = DATA.rows, cols = DATA.cols;
+canvas.width = cols * cell; canvas.height = rows * cell;
+const slider = document.getElementById("slider"); slider.max = DATA.frames.length - 1;
+let step = 0, timer = null;
+function disc(r, c, color) {
+  ctx.beginPath(); ctx.arc((c + 0.5) * cell, (r + 0.5) * cell, cell * 0.4, 0, 2 * Math.PI);
+  ctx.fillStyle = color; ctx.fill(); ctx.lineWidth = 1.5; ctx.strokeStyle = "#222"; ctx.stroke();
+}
+function draw() {
+  const frame = DATA.frames[step];
+  ctx.fillStyle = DATA.background; ctx.fillRect(0, 0, canvas.width, canvas.height);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+    const v = frame.board[r][c];
+    if (DATA.style === "grid") {
+      ctx.strokeStyle = "#444"; ctx.lineWidth = 2; ctx.strokeRect(c * cell, r * cell, cell, cell);
+      if (v !== 0) {
+        ctx.fillStyle = v === 1 ? "#c62828" : "#1565c0";
+        ctx.font = "bold " + Math.floor(cell * 0.7) + "px sans-serif";
+        ctx.textAlign = "center"; ctx.textBaseline = "middle";
+        ctx.fillText(v === 1 ? "X" : "O", (c + 0.5) * cell, (r + 0.55) * cell);
+      }
+    } else {
+      if (DATA.style === "othello") {
+        ctx.strokeStyle = "#1b5e20"; ctx.lineWidth = 2; ctx.strokeRect(c * cell, r * cell, cell, cell);
+      }
+      const color = DATA.colors[String(v)];
+      if (color) disc(r, c, color);
+    }
+    if (frame.last && frame.last[0] === r && frame.last[1] === c) {
+      ctx.strokeStyle = "#ff9800"; ctx.lineWidth = 4; ctx.strokeRect(c * cell + 3, r * cell + 3, cell - 6, cell - 6);
+    }
+  }
+  document.getElementById("caption").textContent = frame.caption;
+  slider.value = step;
+}
+function go(s) { step = Math.max(0, Math.min(DATA.frames.length - 1, s)); draw(); }
+function play() {
+  if (timer) { clearInterval(timer); timer = null; return; }
+  if (step === DATA.frames.length - 1) go(0);
+  timer = setInterval(() => {
+    if (step >= DATA.frames.length - 1) { clearInterval(timer); timer = null; } else go(step + 1);
+  }, DATA.interval);
+}
+document.getElementById("first").onclick = () => go(0);
+document.getElementById("prev").onclick = () => go(step - 1);
+document.getElementById("next").onclick = () => go(step + 1);
+document.getElementById("last").onclick = () => go(DATA.frames.length - 1);
+document.getElementById("play").onclick = play;
+slider.oninput = () => go(parseInt(slider.value));
+const hash = new URLSearchParams(location.hash.slice(1)).get("step");
+if (hash !== null) go(hash === "last" ? DATA.frames.length - 1 : parseInt(hash));
+else { draw(); if (DATA.autoplay) play(); }
+</script>
+</body></html>
+"""
+
+
+def _last_cell(game: Game, before: np.ndarray, after: np.ndarray) -> list[int] | None:
+    """The cell where the last piece went (Othello flips are ignored), or None for a pass / first frame."""
+    placed = np.argwhere((before == 0) & (after != 0))
+    return [int(placed[0][0]), int(placed[0][1])] if len(placed) else None
+
+
+def game_frames(game: Game, states: Sequence[np.ndarray], captions: Sequence[str] | None = None) -> list[dict]:
+    """One frame per absolute state ``(R, C)``: the board, the last move's cell and a caption."""
+    frames = []
+    for i, state in enumerate(states):
+        last = _last_cell(game, states[i - 1], state) if i else None
+        caption = captions[i] if captions is not None else f"move {i}"
+        frames.append({"board": np.asarray(state).astype(int).tolist(), "last": last, "caption": caption})
+    return frames
+
+
+def playoff_html(
+    game: Game,
+    states: Sequence[np.ndarray],
+    captions: Sequence[str] | None = None,
+    title: str = "AlphaZero playoff",
+    players: str = "",
+    interval_ms: int = 600,
+    autoplay: bool = True,
+) -> str:
+    """A self-contained HTML page animating ``states`` (absolute boards, first = initial position)."""
+    if not len(states):
+        raise ValueError("playoff_html needs at least one state")
+    if isinstance(game, ConnectFour):
+        style, background, colors = "discs", "#1f4e9c", {"1": "#e53935", "-1": "#fdd835", "0": "#ffffff"}
+    elif isinstance(game, Othello):
+        style, background, colors = "othello", "#2e7d32", {"1": "#111111", "-1": "#f5f5f5"}
+    else:
+        style, background, colors = "grid", "#ffffff", {}
+    data = {
+        "rows": game.row_count,
+        "cols": game.column_count,
+        "cell": 64 if game.column_count <= 8 else 48,
+        "style": style,
+        "background": background,
+        "colors": colors,
+        "interval": int(interval_ms),
+        "autoplay": bool(autoplay),
+        "frames": game_frames(game, states, captions),
+    }
+    page = _PAGE.replace("__TITLE__", html.escape(title)).replace("__PLAYERS__", html.escape(players))
+    return page.replace("__DATA__", json.dumps(data))
+
+
+def save_gif(
+    game: Game, states: Sequence[np.ndarray], path: str | Path, captions: Sequence[str] | None = None, fps: float = 2.0
+) -> Path:
+    """Write an animated GIF of ``states`` with matplotlib (Pillow writer); returns the path."""
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import FuncAnimation, PillowWriter
+
+    from alphazero_lib.plotting import draw_board
+
+    fig, ax = plt.subplots(figsize=(0.6 * game.column_count + 1, 0.6 * game.row_count + 1))
+
+    def frame(i: int) -> Any:
+        ax.clear()
+        draw_board(game, states[i], ax=ax, title=captions[i] if captions is not None else f"move {i}")
+        return []
+
+    # hold the final position a little longer
+    order = list(range(len(states))) + [len(states) - 1] * int(2 * fps)
+    animation = FuncAnimation(fig, frame, frames=order, blit=False)
+    path = Path(path)
+    animation.save(path, writer=PillowWriter(fps=fps))
+    plt.close(fig)
+    return path
