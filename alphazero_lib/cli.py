@@ -13,26 +13,120 @@ def _add_game_argument(parser: argparse.ArgumentParser, default: str = "tictacto
     parser.add_argument("--game", default=default, choices=sorted(GAMES), help=f"which game (default {default})")
 
 
+def _spec_help() -> str:
+    from alphazero_lib.specs import SPEC_HELP
+
+    return SPEC_HELP
+
+
 # ---- demo -----------------------------------------------------------------------------------------
 def _demo(args: argparse.Namespace) -> int:
-    """Play one game between two random players and print every position."""
-    from alphazero_lib.players import RandomPlayer
+    """Play one game between two players (random by default) and print every position."""
+    from alphazero_lib.arena import play_game
+    from alphazero_lib.specs import make_player
 
     game = make_game(args.game)
-    players = {1: RandomPlayer(game, seed=args.seed), -1: RandomPlayer(game, seed=args.seed + 1)}
-    state, player = game.get_initial_state(), 1
-    print(f"{game}: random (X) vs random (O)\n\n{game.render(state)}")
-    while True:
-        action = players[player].get_action(state, player)
-        state = game.get_next_state(state, action, player)
-        mark = "X" if player == 1 else "O"
-        print(f"\n{mark} plays {game.action_to_string(action)}\n{game.render(state)}")
-        value, terminated = game.get_value_and_terminated(state, action)
-        if terminated:
-            winner = player if value > 0 else -player if value < 0 else 0
-            print("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
-            return 0
-        player = game.get_opponent(player)
+    first = make_player(game, args.player1, seed=args.seed)
+    second = make_player(game, args.player2, seed=args.seed + 1)
+    print(f"{game}: {first.name} (X) vs {second.name} (O)\n")
+    play_game(game, first, second, log=print)
+    return 0
+
+
+# ---- arena ----------------------------------------------------------------------------------------
+def _arena(args: argparse.Namespace) -> int:
+    """Play a match with alternating first player; print the results by seat or one JSON object."""
+    import json
+
+    from alphazero_lib.arena import play_match
+    from alphazero_lib.specs import make_player
+
+    game = make_game(args.game)
+    seed2 = None if args.seed is None else args.seed + 1
+    player1 = make_player(game, args.player1, seed=args.seed)
+    player2 = make_player(game, args.player2, seed=seed2)
+    result = play_match(game, player1, player2, args.games, progress=not args.no_progress)
+    if args.json:
+        print(json.dumps({"game": args.game, "seed": args.seed, **result.to_dict()}))
+    else:
+        print(f"{game}: {result}")
+    return 0
+
+
+# ---- play -----------------------------------------------------------------------------------------
+def _play(args: argparse.Namespace) -> int:
+    """A person against any player in the terminal; the board is redrawn after every move."""
+    from alphazero_lib.arena import play_game
+    from alphazero_lib.players import HumanPlayer
+    from alphazero_lib.specs import make_player
+
+    game = make_game(args.game)
+    opponent = make_player(game, args.opponent, seed=args.seed)
+    human = HumanPlayer(game)
+    human.name = "you"
+    first, second = (human, opponent) if args.first else (opponent, human)
+    print(f"{game}: {first.name} (X) vs {second.name} (O)\n")
+    record = play_game(game, first, second, log=print)
+    you = 1 if args.first else -1
+    print("you " + ("drew" if record.winner == 0 else "won" if record.winner == you else "lost"))
+    return 0
+
+
+# ---- train ----------------------------------------------------------------------------------------
+_TRAIN_OVERRIDES = {  # flag -> TrainConfig field
+    "iterations": "num_iterations",
+    "games_per_iteration": "num_self_play_iterations",
+    "searches": "num_searches",
+    "epochs": "num_epochs",
+    "batch_size": "batch_size",
+    "device": "device",
+    "seed": "seed",
+}
+
+
+def _train(args: argparse.Namespace) -> int:
+    """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume."""
+    import json
+    from pathlib import Path
+
+    from alphazero_lib.config import PRESETS, TrainConfig
+    from alphazero_lib.training import build_trainer
+
+    run_dir = Path(args.out)
+    latest = run_dir / "latest.pt"
+    overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
+    if args.resume:
+        if not (run_dir / "config.json").is_file():
+            raise ValueError(f"nothing to resume in {run_dir}: it has no config.json (start a run without --resume)")
+        saved = json.loads((run_dir / "config.json").read_text())
+        game = make_game(**saved["game"])
+        if args.game is not None and make_game(args.game) != game:
+            raise ValueError(f"{run_dir} is a run for {game!r}, not {make_game(args.game)!r}")
+        config = TrainConfig.from_dict({**saved["train_config"], **overrides})
+    else:
+        if args.game is None:
+            raise ValueError("--game is required for a new run")
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise ValueError(
+                f"{run_dir} already exists and is not empty; pass --resume to continue it or pick a new --out"
+            )
+        game = make_game(args.game)
+        if args.config is not None:
+            settings = json.loads(Path(args.config).read_text())
+        else:
+            preset = args.preset or (args.game if args.game in PRESETS else None)
+            if preset is not None and preset not in PRESETS:
+                raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
+            settings = dict(PRESETS[preset]) if preset else {}
+        config = TrainConfig.from_dict({**settings, **overrides})
+    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress)
+    if args.resume and latest.is_file():
+        trainer.restore(latest)
+        print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}")
+    print(f"{game}: {trainer.model.summary().splitlines()[0]} on {trainer.model.device}; run dir {run_dir}")
+    trainer.learn()
+    print(f"done: {trainer.iteration} iterations; weights in {latest}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +137,43 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="watch one game between two players in the terminal")
     _add_game_argument(demo, default="connect_four")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    demo.add_argument("--player1", default="random", metavar="SPEC", help="first player's spec (default random)")
+    demo.add_argument("--player2", default="random", metavar="SPEC", help="second player's spec (default random)")
     demo.set_defaults(func=_demo)
+
+    train = commands.add_parser("train", help="train AlphaZero by self-play into a run directory (resumable)")
+    train.add_argument("--game", default=None, choices=sorted(GAMES), help="which game (required for a new run)")
+    source = train.add_mutually_exclusive_group()
+    source.add_argument("--preset", default=None, help="a TrainConfig preset (default: the game's, if any)")
+    source.add_argument("--config", default=None, metavar="FILE", help="TrainConfig fields as JSON")
+    train.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, history, plots)")
+    train.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
+    train.add_argument("--iterations", type=int, default=None, help="total learn iterations")
+    train.add_argument("--games-per-iteration", type=int, default=None, help="self-play games per iteration")
+    train.add_argument("--searches", type=int, default=None, help="search simulations per self-play move")
+    train.add_argument("--epochs", type=int, default=None, help="training epochs per iteration")
+    train.add_argument("--batch-size", type=int, default=None, help="minibatch size")
+    train.add_argument("--device", default=None, choices=["auto", "cpu", "cuda"], help="where the network runs")
+    train.add_argument("--seed", type=int, default=None, help="random seed of the run")
+    train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
+    train.set_defaults(func=_train)
+
+    arena = commands.add_parser("arena", help="a match between two players, alternating who starts")
+    _add_game_argument(arena)
+    arena.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
+    arena.add_argument("--player2", required=True, metavar="SPEC", help="the other player's spec")
+    arena.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
+    arena.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
+    arena.add_argument("--no-progress", action="store_true", help="no progress bar")
+    arena.set_defaults(func=_arena)
+
+    play = commands.add_parser("play", help="play against any player in the terminal")
+    _add_game_argument(play)
+    play.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
+    play.add_argument("--first", action="store_true", help="you move first (X)")
+    play.add_argument("--seed", type=int, default=None, help="the opponent's seed (default: fresh)")
+    play.set_defaults(func=_play)
     return parser
 
 

@@ -1,13 +1,25 @@
 """Players: anything with a ``name`` and ``get_action(state, player) -> action``.
 
 ``state`` is absolute (1 = the first player's pieces) and ``player`` is the side to move (1 or -1).
+Players that draw random numbers take a ``seed`` so that matches can be replayed.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
 import numpy as np
 
+from alphazero_lib.alpha_mcts import AlphaMCTS, select_action
+from alphazero_lib.config import MCTSConfig, SearchConfig
 from alphazero_lib.games.base import Game
+from alphazero_lib.games.othello import Othello
+from alphazero_lib.games.tictactoe import TicTacToe
+from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.mcts import MCTS
 
 
 class Player:
@@ -28,6 +40,12 @@ class Player:
         return f"{type(self).__name__}({self.name!r})"
 
 
+def random_best(scores: dict[int, float], rng: np.random.Generator) -> int:
+    """A random action among those with the highest score."""
+    best = max(scores.values())
+    return int(rng.choice([a for a, s in scores.items() if s == best]))
+
+
 class RandomPlayer(Player):
     """Plays a uniformly random legal move."""
 
@@ -39,3 +57,253 @@ class RandomPlayer(Player):
 
     def get_action(self, state: np.ndarray, player: int) -> int:
         return int(self.rng.choice(self.game.legal_actions(state, player)))
+
+
+class HumanPlayer(Player):
+    """A person at the terminal; asks again, with the reason, until the move is legal."""
+
+    name = "human"
+
+    def __init__(
+        self, game: Game, input_fn: Callable[[str], str] | None = None, output_fn: Callable[[str], Any] | None = None
+    ) -> None:
+        super().__init__(game)
+        self.input_fn, self.output_fn = input_fn, output_fn  # None: the built-in input and print
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        ask, tell = self.input_fn or input, self.output_fn or print
+        legal = self.game.legal_actions(state, player)
+        labels = ", ".join(self.game.action_to_string(a) for a in legal)
+        while True:
+            try:
+                text = ask(f"your move ({labels}): ")
+            except EOFError:  # input closed (Ctrl-D): stop the game as an interrupt would
+                raise KeyboardInterrupt from None
+            try:
+                action = self.game.string_to_action(text)
+                self.game.get_next_state(state, action, player)  # raises ValueError, with the reason, if illegal
+                return action
+            except ValueError as err:
+                tell(f"illegal move: {err}")
+
+
+# ---- network players (no search) -------------------------------------------------------------
+class NetworkPlayer(Player):
+    """A player that asks a policy-value network about canonical states (through ``inference.evaluate``)."""
+
+    def __init__(self, game: Game, model: Any, seed: int | None = None) -> None:
+        super().__init__(game)
+        self.model = model
+        self.rng = np.random.default_rng(seed)
+
+    def policy(self, state: np.ndarray, player: int) -> np.ndarray:
+        """The network's move probabilities ``[A]`` for ``player`` (legal moves only)."""
+        canonical = self.game.change_perspective(state, player)
+        logits, _ = evaluate(self.model, self.game.get_encoded_state(canonical)[None])
+        return masked_softmax(logits[0], self.game.get_valid_moves(canonical))
+
+
+class PolicyPlayer(NetworkPlayer):
+    """Plays the network's most likely move (``sample=False``) or draws one from its policy (``sample=True``)."""
+
+    def __init__(self, game: Game, model: Any, sample: bool = False, seed: int | None = None) -> None:
+        super().__init__(game, model, seed)
+        self.sample = sample
+        self.name = "sampled" if sample else "policy"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return select_action(self.policy(state, player), 1.0 if self.sample else 0.0, self.rng)
+
+
+class ValuePlayer(NetworkPlayer):
+    """One-ply lookahead: the move whose resulting position the value head likes best (rules score game ends)."""
+
+    name = "value"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        canonical = self.game.change_perspective(state, player)
+        scores: dict[int, float] = {}
+        pending: dict[int, np.ndarray] = {}  # action -> child state from the opponent's view
+        for action in self.game.legal_actions(canonical):
+            child = self.game.get_next_state(canonical, action, 1)
+            value, terminal = self.game.get_value_and_terminated(child, action)
+            if terminal:
+                scores[action] = value
+            else:
+                pending[action] = self.game.change_perspective(child, -1)
+        if pending:
+            _, values = evaluate(self.model, self.game.get_encoded_state(np.stack(list(pending.values()))))
+            scores.update({a: -float(v) for a, v in zip(pending, values, strict=True)})
+        return random_best(scores, self.rng)
+
+
+class MonteCarloPlayer(NetworkPlayer):
+    """Neuromatch's Monte-Carlo player: the policy's ``top_k`` moves, each scored by policy-sampled rollouts.
+
+    Every rollout plays the move, then samples moves from the network's policy for up to ``depth`` plies;
+    a finished game scores by the rules, an unfinished one by the value head at the cut-off. The move with
+    the best mean over ``num_rollouts`` rollouts is played.
+    """
+
+    name = "mc"
+
+    def __init__(
+        self, game: Game, model: Any, top_k: int = 3, num_rollouts: int = 10, depth: int = 5, seed: int | None = None
+    ) -> None:
+        super().__init__(game, model, seed)
+        if top_k < 1 or num_rollouts < 1 or depth < 0:
+            raise ValueError(f"need top_k >= 1, num_rollouts >= 1, depth >= 0; got {top_k}, {num_rollouts}, {depth}")
+        self.top_k, self.num_rollouts, self.depth = top_k, num_rollouts, depth
+
+    def rollout_value(self, canonical: np.ndarray, action: int) -> float:
+        """Mean result of the rollouts after ``action`` in a canonical state, from the mover's view."""
+        game = self.game
+        after = game.get_next_state(canonical, action, 1)
+        value, terminal = game.get_value_and_terminated(after, action)
+        if terminal:
+            return value
+        total = 0.0
+        for _ in range(self.num_rollouts):
+            state, sign = game.change_perspective(after, -1), -1  # sign: the rollout mover's view -> ours
+            for _ in range(self.depth):
+                probs = self.policy(state, 1)
+                move = select_action(probs, 1.0, self.rng)
+                child = game.get_next_state(state, move, 1)
+                value, terminal = game.get_value_and_terminated(child, move)
+                if terminal:
+                    break
+                state, sign = game.change_perspective(child, -1), -sign
+            if not terminal:
+                _, values = evaluate(self.model, game.get_encoded_state(state)[None])
+                value = float(values[0])
+            total += sign * value
+        return total / self.num_rollouts
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        canonical = self.game.change_perspective(state, player)
+        probs = self.policy(canonical, 1)
+        legal = np.flatnonzero(self.game.get_valid_moves(canonical))
+        top = sorted(legal, key=lambda a: (-probs[a], a))[: self.top_k]
+        return random_best({int(a): self.rollout_value(canonical, int(a)) for a in top}, self.rng)
+
+
+# ---- search players --------------------------------------------------------------------------
+class MCTSPlayer(Player):
+    """Vanilla MCTS (random rollouts); plays the most visited move, ties broken at random."""
+
+    def __init__(self, game: Game, config: MCTSConfig | None = None, seed: int | None = None) -> None:
+        super().__init__(game)
+        config = config if config is not None else MCTSConfig()
+        if seed is not None:
+            config = dataclasses.replace(config, seed=seed)
+        self.mcts = MCTS(game, config)
+        self.rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
+        self.name = f"mcts:{config.num_searches}"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        probs = self.mcts.search(self.game.change_perspective(state, player))
+        return select_action(probs, 0.0, self.rng)
+
+
+class AlphaZeroPlayer(Player):
+    """AlphaZero search with a network; temperature 0 (default) plays the most visited move."""
+
+    def __init__(
+        self,
+        game: Game,
+        model: Any,
+        config: SearchConfig | None = None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(game)
+        config = config if config is not None else SearchConfig()
+        if seed is not None:
+            config = dataclasses.replace(config, seed=seed)
+        self.mcts = AlphaMCTS(game, model, config)
+        self.temperature = temperature
+        self.rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
+        self.name = f"alphazero:{config.num_searches}"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        probs = self.mcts.search(self.game.change_perspective(state, player))
+        return select_action(probs, self.temperature, self.rng)
+
+
+# ---- game-specific reference players ---------------------------------------------------------
+@cache
+def _tictactoe_value(key: bytes) -> int:
+    """Game-theoretic value (1 win, 0 draw, -1 loss) of a canonical Tic-Tac-Toe position for its mover."""
+    return max(_tictactoe_action_values(key).values())
+
+
+@cache
+def _tictactoe_action_values(key: bytes) -> dict[int, int]:
+    """Game-theoretic value of every legal move in a canonical Tic-Tac-Toe position, for the mover."""
+    game = _TICTACTOE
+    state = np.frombuffer(key, dtype=np.int8).reshape(3, 3)
+    values = {}
+    for action in game.legal_actions(state):
+        child = game.get_next_state(state, action, 1)
+        value, terminal = game.get_value_and_terminated(child, action)
+        values[action] = int(value) if terminal else -_tictactoe_value(game.change_perspective(child, -1).tobytes())
+    return values
+
+
+_TICTACTOE = TicTacToe()
+
+
+class PerfectPlayer(Player):
+    """Perfect Tic-Tac-Toe: exhaustive, memoised minimax; a random move among the equally good ones."""
+
+    name = "perfect"
+
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        if not isinstance(game, TicTacToe):
+            raise ValueError(f"the perfect player plays Tic-Tac-Toe only, not {game!r}; try negamax:DEPTH")
+        super().__init__(game)
+        self.rng = np.random.default_rng(seed)
+
+    def action_values(self, state: np.ndarray, player: int) -> dict[int, int]:
+        """Each legal move's game-theoretic value for ``player`` (1 win, 0 draw, -1 loss)."""
+        canonical = self.game.change_perspective(state, player)
+        return _tictactoe_action_values(canonical.astype(np.int8).tobytes())
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return random_best(self.action_values(state, player), self.rng)
+
+
+class NegamaxPlayer(Player):
+    """Connect Four by depth-limited negamax with alpha-beta (bitboards, line-window heuristic)."""
+
+    def __init__(self, game: Game, depth: int = 4, seed: int | None = None) -> None:
+        from alphazero_lib.negamax import ConnectFourSolver
+
+        super().__init__(game)
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"negamax depth must be a positive integer, got {depth!r}")
+        self.solver = ConnectFourSolver(game)  # raises ValueError for other games
+        self.depth = depth
+        self.rng = np.random.default_rng(seed)
+        self.name = f"negamax:{depth}"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return random_best(self.solver.move_scores(np.asarray(state), player, self.depth), self.rng)
+
+
+class GreedyPlayer(Player):
+    """Othello: the move that leaves the mover the most discs right now, ties broken at random."""
+
+    name = "greedy"
+
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        if not isinstance(game, Othello):
+            raise ValueError(f"the greedy disc-count player plays Othello only, not {game!r}")
+        super().__init__(game)
+        self.rng = np.random.default_rng(seed)
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        scores = {}
+        for action in self.game.legal_actions(state, player):
+            scores[action] = int(np.sum(self.game.get_next_state(state, action, player) == player))
+        return random_best(scores, self.rng)

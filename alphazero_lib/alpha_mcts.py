@@ -1,0 +1,197 @@
+"""AlphaZero search: PUCT guided by a policy-value network instead of random rollouts (serial, readable).
+
+The exact semantics below are a contract: the batched array-based search must give identical visit counts
+for one game with the same seed and network.
+
+1. ``rng = np.random.default_rng(config.seed)``, created once per ``AlphaMCTS``.
+2. Root: one network call; ``priors = masked_softmax(logits, valid)``. If ``dirichlet_epsilon > 0``:
+   ``legal = np.flatnonzero(valid)``; ``noise = rng.dirichlet([dirichlet_alpha] * len(legal))``;
+   ``priors[legal] = (1 - eps) * priors[legal] + eps * noise``. All legal children are expanded at once
+   with their priors. The root starts with ``visit_count = 1`` (its own evaluation) and ``value_sum = 0``;
+   its network value is not backed up.
+3. Each of ``num_searches`` simulations walks from the root to a leaf, choosing the child with the largest
+   ``U = Q + c * prior * sqrt(N_parent) / (1 + n_child)`` (evaluated left to right in float64), where
+   ``Q = -(child.value_sum / child.visit_count)`` is the child's mean value seen by the parent's mover, in
+   [-1, 1]. An unvisited child has ``Q = 0``: neutral, a draw's value, so the prior-weighted exploration
+   term alone decides which children are tried first. ``c = config.C``, or with ``pb_c_base`` set
+   ``c = log((1 + N_parent + pb_c_base) / pb_c_base) + pb_c_init``. Ties go to the lowest action (the
+   first maximum, as ``np.argmax``). A child's state is
+   ``change_perspective(get_next_state(parent_state, action, 1), -1)``.
+4. Leaf: ``value, terminal = get_value_and_terminated(leaf.state, leaf.action_taken)``; ``value = -value``
+   (the leaf mover's view). If not terminal, one network call on the encoded leaf ``[1, 3, R, C]`` gives
+   ``priors = masked_softmax(logits, valid(leaf))`` for all legal children and ``value = float(v)``.
+5. Backup from the leaf to the root: ``value_sum += value; visit_count += 1; value = -value``.
+6. Result: ``probs[a] = n_a / sum(n)`` over the root's children.
+
+Temperature is not part of the search: ``select_action(probs, temperature, rng)`` applies it to the
+visit-count distribution and renormalises before sampling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.games.base import Game
+from alphazero_lib.inference import evaluate, masked_softmax
+
+
+class Node:
+    """One position in the search tree; ``value_sum`` is kept from the view of the player to move here."""
+
+    def __init__(self, state: np.ndarray, parent: Node | None = None, action_taken: int | None = None, prior=0.0):
+        self.state = state
+        self.parent = parent
+        self.action_taken = action_taken
+        self.prior = float(prior)
+        self.children: list[Node] = []  # in increasing action order
+        self.visit_count = 0
+        self.value_sum = 0.0
+
+    def is_expanded(self) -> bool:
+        """Whether the node has children (a terminal node never has)."""
+        return len(self.children) > 0
+
+    def expand(self, game: Game, priors: np.ndarray) -> None:
+        """Add one child per legal move, in increasing action order, with its prior."""
+        for action in np.flatnonzero(game.get_valid_moves(self.state)):
+            child_state = game.change_perspective(game.get_next_state(self.state, int(action), 1), -1)
+            self.children.append(Node(child_state, parent=self, action_taken=int(action), prior=priors[action]))
+
+    def select(self, config: SearchConfig) -> Node:
+        """The child with the largest PUCT score (the lowest action on ties)."""
+        c = exploration_weight(config, self.visit_count)
+        sqrt_parent = math.sqrt(self.visit_count)
+        best, best_score = self.children[0], -math.inf
+        for child in self.children:
+            q_value = -(child.value_sum / child.visit_count) if child.visit_count > 0 else 0.0
+            score = q_value + c * child.prior * sqrt_parent / (1 + child.visit_count)
+            if score > best_score:
+                best, best_score = child, score
+        return best
+
+    def backpropagate(self, value: float) -> None:
+        """Add ``value`` (this node's mover's view) here and, flipped at every step, on every ancestor."""
+        node: Node | None = self
+        while node is not None:
+            node.value_sum += value
+            node.visit_count += 1
+            value = -value
+            node = node.parent
+
+
+def exploration_weight(config: SearchConfig, parent_visits: int) -> float:
+    """PUCT's ``c``: the constant ``C``, or AlphaZero's schedule when ``pb_c_base`` is set."""
+    if config.pb_c_base is None:
+        return config.C
+    return math.log((1 + parent_visits + config.pb_c_base) / config.pb_c_base) + config.pb_c_init
+
+
+@dataclass
+class SearchStats:
+    """What one ``search`` call did."""
+
+    num_searches: int = 0
+    """Simulations run."""
+    network_evaluations: int = 0
+    """Network calls (one for the root plus one per non-terminal leaf)."""
+    terminal_leaves: int = 0
+    """Simulations that ended on a finished game (scored by the rules, no network call)."""
+    max_depth: int = 0
+    """Deepest leaf reached, in moves below the root."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain ``dict`` of the fields."""
+        return asdict(self)
+
+
+class AlphaMCTS:
+    """AlphaZero's search (PUCT, network priors and values); see the module docstring for exact semantics."""
+
+    def __init__(self, game: Game, model: Any, config: SearchConfig | None = None) -> None:
+        self.game = game
+        self.model = model
+        self.config = config if config is not None else SearchConfig()
+        self.rng = np.random.default_rng(self.config.seed)
+        self.root: Node | None = None
+        self.last_search_stats = SearchStats()
+
+    def _evaluate(self, state: np.ndarray) -> tuple[np.ndarray, float]:
+        """Priors ``[A]`` (legal moves only) and the value of a canonical state, from one network call."""
+        encoded = self.game.get_encoded_state(state)[None]
+        logits, values = evaluate(self.model, encoded)
+        priors = masked_softmax(logits[0], self.game.get_valid_moves(state))
+        self.last_search_stats.network_evaluations += 1
+        return priors, float(values[0])
+
+    def search(self, state: np.ndarray) -> np.ndarray:
+        """Visit-count distribution ``[action_size]`` for a canonical ``state`` (the mover's pieces are 1).
+
+        Raises ``ValueError`` when the mover has no legal move.
+        """
+        game, config = self.game, self.config
+        state = np.asarray(state)
+        valid = game.get_valid_moves(state)
+        if not valid.any():
+            raise ValueError(f"no legal moves in this position; the search needs a live game:\n{state}")
+        stats = self.last_search_stats = SearchStats(num_searches=config.num_searches)
+
+        # ROOT: network priors, Dirichlet noise over the legal moves, all children expanded at once
+        priors, _ = self._evaluate(state)
+        if config.dirichlet_epsilon > 0:
+            legal = np.flatnonzero(valid)
+            noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
+            eps = config.dirichlet_epsilon
+            priors[legal] = (1 - eps) * priors[legal] + eps * noise
+        root = self.root = Node(state)
+        root.visit_count = 1
+        root.expand(game, priors)
+
+        for _ in range(config.num_searches):
+            # SELECTION: follow PUCT down to a node without children
+            node, depth = root, 0
+            while node.is_expanded():
+                node, depth = node.select(config), depth + 1
+            stats.max_depth = max(stats.max_depth, depth)
+            # EVALUATION: the rules score a finished game, the network everything else
+            value, is_terminal = game.get_value_and_terminated(node.state, node.action_taken)
+            value = -value  # to the view of the player to move at the leaf
+            if is_terminal:
+                stats.terminal_leaves += 1
+            else:
+                priors, value = self._evaluate(node.state)
+                node.expand(game, priors)
+            # BACKPROPAGATION
+            node.backpropagate(value)
+
+        counts = np.zeros(game.action_size)
+        for child in root.children:
+            counts[child.action_taken] = child.visit_count
+        return counts / counts.sum()
+
+
+def apply_temperature(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """``probs ** (1 / temperature)`` renormalised, ``[A]``; temperature 0 puts equal mass on the maxima.
+
+    Raises ``ValueError`` for a negative temperature or a distribution without positive mass.
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    top = probs.max(initial=0.0)
+    if not top > 0:
+        raise ValueError(f"probabilities need some positive mass, got {probs}")
+    if temperature == 0:
+        weights = (probs == top).astype(np.float64)
+    else:
+        weights = (probs / top) ** (1.0 / temperature)  # the maximum becomes 1, so the sum never underflows
+    return weights / weights.sum()
+
+
+def select_action(probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+    """An action drawn from ``probs [A]`` sharpened by ``temperature``; 0 is argmax with a random tie-break."""
+    return int(rng.choice(len(probs), p=apply_temperature(probs, temperature)))

@@ -1,0 +1,246 @@
+"""Matches between players: single games, matches with alternating first player, tournaments with Elo, gating.
+
+Scores count a win as 1, a draw as 1/2 and a loss as 0, everywhere (matches, Elo and gating).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from alphazero_lib.games.base import Game
+from alphazero_lib.players import Player
+
+#: z for a two-sided 95% interval.
+Z_95 = 1.959963984540054
+
+
+@dataclass
+class GameRecord:
+    """One finished game: the winner (1 first player, -1 second, 0 draw) and every ``(player, action)``."""
+
+    winner: int
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    final_state: np.ndarray | None = None
+
+
+def play_game(game: Game, first: Player, second: Player, log: Callable[[str], Any] | None = None) -> GameRecord:
+    """Play one game, ``first`` as player 1; ``log`` (e.g. ``print``) receives every board if given."""
+    players = {1: first, -1: second}
+    for p in players.values():
+        p.reset()
+    state, player, moves = game.get_initial_state(), 1, []
+    if log:
+        log(game.render(state))
+    while True:
+        action = int(players[player].get_action(state.copy(), player))
+        state = game.get_next_state(state, action, player)  # raises ValueError for an illegal move
+        moves.append((player, action))
+        if log:
+            mark = "X" if player == 1 else "O"
+            log(f"\n{mark} ({players[player].name}) plays {game.action_to_string(action)}\n{game.render(state)}")
+        value, terminated = game.get_value_and_terminated(state, action)
+        if terminated:
+            winner = int(player * value)
+            if log:
+                log("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
+            return GameRecord(winner=winner, moves=moves, final_state=state)
+        player = game.get_opponent(player)
+
+
+def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``score`` over ``n`` trials (95% by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denom
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if score <= 0 else low), (1.0 if score >= 1 else high)  # exact ends, not 1 - 1e-16
+
+
+@dataclass
+class MatchResult:
+    """Results of a match from player 1's side, split by seat (``first``: player 1 moved first)."""
+
+    player1: str
+    player2: str
+    games: int = 0
+    wins_first: int = 0
+    draws_first: int = 0
+    losses_first: int = 0
+    wins_second: int = 0
+    draws_second: int = 0
+    losses_second: int = 0
+
+    @property
+    def wins(self) -> int:
+        return self.wins_first + self.wins_second
+
+    @property
+    def draws(self) -> int:
+        return self.draws_first + self.draws_second
+
+    @property
+    def losses(self) -> int:
+        return self.losses_first + self.losses_second
+
+    @property
+    def score(self) -> float:
+        """Player 1's mean points per game (win 1, draw 1/2, loss 0)."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% Wilson score interval of ``score``, treating each game's points as a proportion (draws 1/2)."""
+        return wilson_interval(self.score, self.games)
+
+    def add(self, winner_seat: int, player1_first: bool) -> None:
+        """Count one game; ``winner_seat`` is 1 / -1 / 0 for the first mover / second mover / a draw."""
+        seat = "first" if player1_first else "second"
+        outcome = 0 if winner_seat == 0 else (1 if (winner_seat == 1) == player1_first else -1)
+        name = {1: "wins", 0: "draws", -1: "losses"}[outcome]
+        setattr(self, f"{name}_{seat}", getattr(self, f"{name}_{seat}") + 1)
+        self.games += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, by seat and in total, for JSON."""
+        low, high = self.interval
+        p1 = {"wins": self.wins, "draws": self.draws, "losses": self.losses}
+        p1["first"] = {"wins": self.wins_first, "draws": self.draws_first, "losses": self.losses_first}
+        p1["second"] = {"wins": self.wins_second, "draws": self.draws_second, "losses": self.losses_second}
+        p2 = {"wins": self.losses, "draws": self.draws, "losses": self.wins}
+        p2["first"] = {"wins": self.losses_second, "draws": self.draws_second, "losses": self.wins_second}
+        p2["second"] = {"wins": self.losses_first, "draws": self.draws_first, "losses": self.wins_first}
+        return {
+            "player1": self.player1,
+            "player2": self.player2,
+            "games": self.games,
+            "results": {"player1": p1, "player2": p2},
+            "score": self.score,
+            "score_interval": [low, high],
+            "interval": "95% Wilson score interval on player 1's per-game points (win 1, draw 1/2, loss 0)",
+        }
+
+    def __str__(self) -> str:
+        low, high = self.interval
+        return (
+            f"{self.player1} vs {self.player2}: {self.games} games, +{self.wins} ={self.draws} -{self.losses} "
+            f"(first +{self.wins_first} ={self.draws_first} -{self.losses_first}, "
+            f"second +{self.wins_second} ={self.draws_second} -{self.losses_second}); "
+            f"score {self.score:.3f} [95% CI {low:.3f}, {high:.3f}]"
+        )
+
+
+def play_match(game: Game, player1: Player, player2: Player, num_games: int, progress: bool = True) -> MatchResult:
+    """``num_games`` games, player 1 moving first in even-numbered games (0, 2, ...) and second in the others."""
+    if num_games < 1:
+        raise ValueError(f"num_games must be at least 1, got {num_games}")
+    result = MatchResult(player1=player1.name, player2=player2.name)
+    bar = tqdm(range(num_games), desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
+    for i in bar:
+        player1_first = i % 2 == 0
+        first, second = (player1, player2) if player1_first else (player2, player1)
+        result.add(play_game(game, first, second).winner, player1_first)
+        bar.set_postfix(score=f"{result.score:.3f}")
+    return result
+
+
+def fit_elo(
+    points: np.ndarray, games: np.ndarray, prior_games: float = 1.0, iterations: int = 10_000, tol: float = 1e-10
+) -> np.ndarray:
+    """Elo ratings ``[P]`` (mean 0) by a maximum-likelihood Bradley-Terry fit.
+
+    ``points[i, j]`` is what player i scored against j (draws as 1/2) in ``games[i, j]`` games. ``prior_games``
+    adds that many virtual draws to every pair that played, so a perfect record gets a finite rating
+    (0 gives the plain maximum-likelihood fit, which diverges for a player who never dropped a point).
+    Solved with Hunter's MM iterations; rating = 400 * log10(strength).
+    """
+    points = np.asarray(points, dtype=np.float64)
+    games = np.asarray(games, dtype=np.float64)
+    played = games > 0
+    points = points + 0.5 * prior_games * played
+    games = games + prior_games * played
+    wins = points.sum(axis=1)
+    gamma = np.ones(len(points))
+    for _ in range(iterations):
+        denom = (games / (gamma[:, None] + gamma[None, :])).sum(axis=1)
+        new = np.where(denom > 0, wins / np.where(denom > 0, denom, 1), gamma)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.mean(np.log(new)))
+        done = np.max(np.abs(np.log(new) - np.log(gamma))) < tol
+        gamma = new
+        if done:
+            break
+    ratings = 400 * np.log10(gamma)
+    return ratings - ratings.mean()
+
+
+@dataclass
+class TournamentResult:
+    """A round robin: every pair's match and the fitted Elo table."""
+
+    names: list[str]
+    points: np.ndarray
+    games: np.ndarray
+    matches: list[MatchResult]
+    elo: np.ndarray
+
+    def table(self) -> list[tuple[str, float, float]]:
+        """``(name, elo, score)`` rows, best first; score is the mean points per game over all opponents."""
+        scores = self.points.sum(axis=1) / np.maximum(self.games.sum(axis=1), 1)
+        rows = [(n, float(e), float(s)) for n, e, s in zip(self.names, self.elo, scores, strict=True)]
+        return sorted(rows, key=lambda r: -r[1])
+
+    def __str__(self) -> str:
+        lines = [f"{'player':<24} {'elo':>7} {'score':>6}"]
+        lines += [f"{n:<24} {e:>7.0f} {s:>6.3f}" for n, e, s in self.table()]
+        return "\n".join(lines)
+
+
+def round_robin(
+    game: Game, players: Sequence[Player], games_per_pair: int, progress: bool = True, prior_games: float = 1.0
+) -> TournamentResult:
+    """Every pair plays a match of ``games_per_pair`` games; Elo fitted with ``fit_elo`` (mean 0)."""
+    names = [p.name for p in players]
+    if len(set(names)) != len(names):
+        raise ValueError(f"players need distinct names for a tournament, got {names}")
+    n = len(players)
+    points, games, matches = np.zeros((n, n)), np.zeros((n, n)), []
+    for i, j in tqdm(list(combinations(range(n), 2)), desc="round robin", disable=not progress):
+        match = play_match(game, players[i], players[j], games_per_pair, progress=progress)
+        matches.append(match)
+        points[i, j] += match.wins + 0.5 * match.draws
+        points[j, i] += match.losses + 0.5 * match.draws
+        games[i, j] += match.games
+        games[j, i] += match.games
+    return TournamentResult(names, points, games, matches, fit_elo(points, games, prior_games=prior_games))
+
+
+@dataclass
+class GateResult:
+    """A gating match: whether the candidate replaces the best player."""
+
+    accepted: bool
+    score: float
+    threshold: float
+    match: MatchResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "match": self.match.to_dict()}
+
+
+def gate(
+    game: Game, candidate: Player, best: Player, num_games: int, threshold: float = 0.55, progress: bool = True
+) -> GateResult:
+    """Play ``candidate`` against ``best``; accept when its score (draws count 1/2) is at least ``threshold``."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    match = play_match(game, candidate, best, num_games, progress=progress)
+    return GateResult(accepted=match.score >= threshold, score=match.score, threshold=threshold, match=match)

@@ -1,0 +1,101 @@
+"""Player specs: one short string names a player and its settings, for the CLI, notebooks and scripts.
+
+``random``, ``human``, ``perfect`` (Tic-Tac-Toe), ``greedy`` (Othello), ``negamax:DEPTH`` (Connect Four),
+``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]``, ``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
+``value:WEIGHTS``, ``mc:WEIGHTS`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alphazero_lib.config import MCTSConfig, SearchConfig
+from alphazero_lib.games.base import Game
+from alphazero_lib.players import (
+    AlphaZeroPlayer,
+    GreedyPlayer,
+    HumanPlayer,
+    MCTSPlayer,
+    MonteCarloPlayer,
+    NegamaxPlayer,
+    PerfectPlayer,
+    Player,
+    PolicyPlayer,
+    RandomPlayer,
+    ValuePlayer,
+)
+
+SPEC_HELP = (
+    "random | human | perfect | greedy | negamax:DEPTH | mcts:SEARCHES | alphazero:WEIGHTS[:SEARCHES] | "
+    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS | kaggle:AGENT"
+)
+
+
+def resolve_weights(game: Game, text: str) -> Any:
+    """The network named by ``text`` for ``game``: today a checkpoint path (registry names will come here).
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for weights of another game.
+    """
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"weights file {text!r} does not exist")
+    try:
+        from alphazero_lib.checkpoints import load_model
+    except ImportError as err:
+        raise ValueError(f"cannot load weights {text!r}: alphazero_lib.checkpoints is unavailable ({err})") from None
+    return load_model(path, game)
+
+
+def _positive_int(kind: str, text: str, spec: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"player spec {spec!r}: {kind} must be a positive integer, got {text!r}")
+    return int(text)
+
+
+def make_player(game: Game, spec: str, seed: int | None = None) -> Player:
+    """The player a spec names, e.g. ``make_player(game, "mcts:1000", seed=0)``; its ``name`` is the spec.
+
+    Raises ``ValueError`` for an unknown or malformed spec, or a player that does not play ``game``.
+    """
+    spec = str(spec).strip()
+    kind, _, arg = spec.partition(":")
+    kind = kind.lower()
+    player: Player
+    if kind in ("random", "human", "perfect", "greedy") and arg:
+        raise ValueError(f"player spec {spec!r}: {kind!r} takes no argument")
+    if kind in ("negamax", "mcts", "alphazero", "policy", "sampled", "value", "mc", "kaggle") and not arg:
+        raise ValueError(f"player spec {spec!r}: {kind!r} needs an argument; specs: {SPEC_HELP}")
+    if kind == "random":
+        player = RandomPlayer(game, seed=seed)
+    elif kind == "human":
+        player = HumanPlayer(game)
+    elif kind == "perfect":
+        player = PerfectPlayer(game, seed=seed)
+    elif kind == "greedy":
+        player = GreedyPlayer(game, seed=seed)
+    elif kind == "negamax":
+        player = NegamaxPlayer(game, depth=_positive_int("DEPTH", arg, spec), seed=seed)
+    elif kind == "mcts":
+        player = MCTSPlayer(game, MCTSConfig(num_searches=_positive_int("SEARCHES", arg, spec), seed=seed))
+    elif kind == "alphazero":
+        weights, searches = arg, SearchConfig().num_searches
+        head, _, tail = arg.rpartition(":")
+        if head and tail.isdigit():
+            weights, searches = head, _positive_int("SEARCHES", tail, spec)
+        config = SearchConfig(num_searches=searches, seed=seed)
+        player = AlphaZeroPlayer(game, resolve_weights(game, weights), config)
+    elif kind in ("policy", "sampled"):
+        player = PolicyPlayer(game, resolve_weights(game, arg), sample=kind == "sampled", seed=seed)
+    elif kind == "value":
+        player = ValuePlayer(game, resolve_weights(game, arg), seed=seed)
+    elif kind == "mc":
+        player = MonteCarloPlayer(game, resolve_weights(game, arg), seed=seed)
+    elif kind == "kaggle":
+        from alphazero_lib.kaggle import KagglePlayer
+
+        player = KagglePlayer(game, arg, seed=seed)
+    else:
+        raise ValueError(f"unknown player spec {spec!r}; specs: {SPEC_HELP}")
+    player.name = spec
+    return player

@@ -1,0 +1,27 @@
+"""Hand-made canonical positions (the mover's pieces are 1) with one right move: win now, or block."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _c4(own: list[tuple[int, int]], opp: list[tuple[int, int]]) -> np.ndarray:
+    state = np.zeros((6, 7), dtype=np.int8)
+    for r, c in own:
+        state[r, c] = 1
+    for r, c in opp:
+        state[r, c] = -1
+    return state
+
+
+#: (name, game name, canonical state, the only good move)
+TACTICS = [
+    # X X . / O O . / . . .  -> X wins at 2 (and O's threat at 5 does not matter)
+    ("tictactoe-win", "tictactoe", np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), 2),
+    # X . . / O O . / . . X  -> X must block at 5
+    ("tictactoe-block", "tictactoe", np.array([[1, 0, 0], [-1, -1, 0], [0, 0, 1]], dtype=np.int8), 5),
+    # three in the bottom row, columns 0-2 -> win in column 3
+    ("connect_four-win", "connect_four", _c4([(5, 0), (5, 1), (5, 2)], [(4, 0), (4, 1), (5, 6)]), 3),
+    # the opponent has three stacked in column 0 -> block in column 0
+    ("connect_four-block", "connect_four", _c4([(5, 1), (4, 1), (5, 5)], [(5, 0), (4, 0), (3, 0)]), 0),
+]

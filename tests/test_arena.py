@@ -1,0 +1,125 @@
+"""Arena: single games, matches by seat, the Wilson interval, the Elo fit, tournaments and gating."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from alphazero_lib import make_game
+from alphazero_lib.arena import (
+    MatchResult,
+    fit_elo,
+    gate,
+    play_game,
+    play_match,
+    round_robin,
+    wilson_interval,
+)
+from alphazero_lib.players import PerfectPlayer, Player, RandomPlayer
+
+
+class Scripted(Player):
+    """Plays the lowest legal move and remembers which side it was asked to move for."""
+
+    def __init__(self, game, name):
+        super().__init__(game)
+        self.name = name
+        self.sides: list[int] = []
+        self.resets = 0
+
+    def reset(self):
+        self.resets += 1
+
+    def get_action(self, state, player):
+        self.sides.append(player)
+        return self.game.legal_actions(state, player)[0]
+
+
+def test_play_game_logs_and_scores_a_known_game():
+    game = make_game("tictactoe")
+    lines: list[str] = []
+    record = play_game(game, Scripted(game, "a"), Scripted(game, "b"), log=lines.append)
+    # lowest legal cell each time: X 0, O 1, X 2, O 3, X 4, O 5, X 6 -> X wins on the 2-4-6 diagonal
+    assert record.moves == [(1, 0), (-1, 1), (1, 2), (-1, 3), (1, 4), (-1, 5), (1, 6)]
+    assert record.winner == 1
+    assert lines[-1].strip() == "X wins" and "X (a) plays 6" in lines[-2]
+
+
+def test_match_alternates_seats_and_adds_up():
+    game = make_game("tictactoe")
+    a, b = Scripted(game, "a"), Scripted(game, "b")
+    result = play_match(game, a, b, num_games=5, progress=False)
+    # the first mover always wins this scripted game: a wins games 0, 2, 4 (first), loses 1, 3 (second)
+    assert (result.wins_first, result.losses_second, result.wins_second, result.losses_first) == (3, 2, 0, 0)
+    assert result.wins + result.draws + result.losses == result.games == 5
+    assert a.sides[0] == 1 and a.sides[4] == -1  # game 0: four moves as X; game 1 starts as O
+    assert a.resets == b.resets == 5
+    assert result.score == pytest.approx(0.6)
+    data = result.to_dict()
+    assert data["results"]["player2"]["first"] == {"wins": 2, "draws": 0, "losses": 0}
+    assert data["results"]["player2"]["wins"] == 2 and data["results"]["player1"]["wins"] == 3
+
+
+def test_match_results_by_hand():
+    result = MatchResult("x", "y")
+    for winner_seat, p1_first in [(1, True), (0, False), (-1, True), (-1, False), (0, True)]:
+        result.add(winner_seat, p1_first)
+    assert (result.wins, result.draws, result.losses) == (2, 2, 1)
+    assert (result.wins_first, result.draws_first, result.losses_first) == (1, 1, 1)
+    assert (result.wins_second, result.draws_second, result.losses_second) == (1, 1, 0)
+    assert result.score == pytest.approx(3 / 5)
+    assert "score 0.600" in str(result)
+
+
+def test_wilson_interval():
+    low, high = wilson_interval(0.5, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    low, high = wilson_interval(1.0, 10)
+    assert low == pytest.approx(0.7225, abs=1e-4) and high == pytest.approx(1.0)
+    assert wilson_interval(0.0, 0) == (0.0, 1.0)
+
+
+def test_elo_fit_recovers_known_ratings():
+    truth = np.array([0.0, 200.0, -150.0, 400.0])
+    truth -= truth.mean()
+    n = len(truth)
+    games = np.full((n, n), 4000.0) - np.diag(np.full(n, 4000.0))
+    expected = 1 / (1 + 10 ** ((truth[None, :] - truth[:, None]) / 400))
+    points = games * expected  # expected scores, as if measured without noise
+    elo = fit_elo(points, games, prior_games=0)
+    np.testing.assert_allclose(elo, truth, atol=0.5)
+    assert elo.mean() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_elo_fit_stays_finite_for_a_perfect_record():
+    points = np.array([[0.0, 10.0], [0.0, 0.0]])
+    games = np.array([[0.0, 10.0], [10.0, 0.0]])
+    elo = fit_elo(points, games, prior_games=1.0)
+    # one virtual draw: 10.5 of 11 points, a gap of 400 * log10(10.5 / 0.5) ~ 529 Elo
+    assert elo[0] - elo[1] == pytest.approx(400 * np.log10(21), abs=0.01)
+
+
+def test_round_robin_ranks_perfect_first():
+    game = make_game("tictactoe")
+    players = [RandomPlayer(game, seed=0), PerfectPlayer(game, seed=1)]
+    players[0].name = "random"
+    weak = Scripted(game, "lowest-cell")
+    result = round_robin(game, [*players, weak], games_per_pair=6, progress=False)
+    assert result.table()[0][0] == "perfect"
+    assert result.games.sum() == 3 * 6 * 2
+    assert np.allclose(result.points + result.points.T, result.games)  # every game's points add up to 1
+    assert "perfect" in str(result)
+    with pytest.raises(ValueError, match="distinct names"):
+        round_robin(game, [players[0], RandomPlayer(game)], 2, progress=False)
+
+
+def test_gate_counts_draws_as_half_points():
+    game = make_game("tictactoe")
+    candidate, best = PerfectPlayer(game, seed=0), PerfectPlayer(game, seed=1)
+    result = gate(game, candidate, best, num_games=4, threshold=0.55, progress=False)
+    assert result.match.draws == 4 and result.score == 0.5 and not result.accepted
+    assert gate(game, candidate, best, num_games=2, threshold=0.5, progress=False).accepted
+    won = gate(game, PerfectPlayer(game, seed=0), Scripted(game, "weak"), num_games=4, progress=False)
+    assert won.accepted and won.score > 0.55 and won.to_dict()["match"]["games"] == 4
+    with pytest.raises(ValueError, match="threshold"):
+        gate(game, candidate, best, num_games=2, threshold=1.5)

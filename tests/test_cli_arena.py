@@ -1,0 +1,131 @@
+"""The arena, play and demo commands, player specs and their errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from alphazero_lib import make_game, make_player
+from alphazero_lib.cli import main
+from alphazero_lib.players import AlphaZeroPlayer, MCTSPlayer, NegamaxPlayer, PolicyPlayer
+
+
+def test_arena_json_is_valid_and_complete(capsys):
+    code = main(["arena", "--game", "tictactoe", "--player1", "perfect", "--player2", "random", "--games", "6"])
+    assert code == 0
+    assert "perfect vs random: 6 games" in capsys.readouterr().out
+    args = ["arena", "--game", "tictactoe", "--player1", "perfect", "--player2", "random", "--games", "6"]
+    code = main([*args, "--seed", "3", "--json", "--no-progress"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["game"] == "tictactoe" and data["player1"] == "perfect" and data["player2"] == "random"
+    assert data["games"] == 6 and data["seed"] == 3
+    for side in ("player1", "player2"):
+        totals = data["results"][side]
+        for seat in ("first", "second"):
+            assert sum(totals[seat].values()) == 3
+        assert totals["wins"] + totals["draws"] + totals["losses"] == 6
+    assert data["results"]["player1"]["losses"] == 0
+    assert data["results"]["player1"]["wins"] == data["results"]["player2"]["losses"]
+    low, high = data["score_interval"]
+    assert 0 <= low <= data["score"] <= high <= 1 and "Wilson" in data["interval"]
+
+
+def test_arena_is_reproducible_with_a_seed(capsys):
+    args = ["arena", "--game", "connect_four", "--player1", "mcts:20", "--player2", "random"]
+    args += ["--games", "4", "--json", "--no-progress"]
+    runs = []
+    for _ in range(2):
+        assert main(args) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(
+    ("game", "spec", "message"),
+    [
+        ("tictactoe", "minimax", "unknown player spec 'minimax'"),
+        ("tictactoe", "negamax:4", "Connect Four only"),
+        ("connect_four", "negamax:deep", "DEPTH must be a positive integer"),
+        ("connect_four", "mcts", "needs an argument"),
+        ("connect_four", "mcts:0", "SEARCHES must be a positive integer"),
+        ("connect_four", "random:3", "takes no argument"),
+        ("connect_four", "perfect", "Tic-Tac-Toe only"),
+        ("connect_four", "greedy", "Othello only"),
+        ("connect_four", "alphazero:/no/such/weights.pt:50", "does not exist"),
+        ("connect_four", "policy:/no/such/weights.pt", "does not exist"),
+        ("othello6", "kaggle:negamax", "connect_four and tictactoe only"),
+    ],
+)
+def test_spec_errors_are_messages_not_tracebacks(capsys, game, spec, message):
+    code = main(["arena", "--game", game, "--player1", spec, "--player2", "random", "--games", "2"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_weights_for_another_game_are_refused(tmp_path, capsys):
+    checkpoints = pytest.importorskip("alphazero_lib.checkpoints")
+    model_module = pytest.importorskip("alphazero_lib.model")
+    connect_four = make_game("connect_four")
+    model = model_module.ResNet(connect_four, num_res_blocks=1, num_hidden=8)
+    path = checkpoints.save_checkpoint(tmp_path / "c4.pt", checkpoints.make_checkpoint(model, connect_four))
+    player = make_player(connect_four, f"alphazero:{path}:7", seed=0)
+    assert isinstance(player, AlphaZeroPlayer) and player.mcts.config.num_searches == 7
+    assert player.name == f"alphazero:{path}:7"
+    assert player.get_action(connect_four.get_initial_state(), 1) in range(7)
+    code = main(["arena", "--game", "tictactoe", "--player1", f"policy:{path}", "--player2", "random"])
+    assert code == 2 and "error: " in capsys.readouterr().err
+
+
+def test_specs_build_the_right_players():
+    game = make_game("connect_four")
+    assert isinstance(make_player(game, "negamax:3"), NegamaxPlayer)
+    player = make_player(game, " MCTS:25 ", seed=1)
+    assert isinstance(player, MCTSPlayer) and player.mcts.config.num_searches == 25 and player.name == "MCTS:25"
+    assert make_player(game, "human").name == "human"
+
+
+def test_weights_resolution_is_one_hook(monkeypatch):
+    from alphazero_lib import specs
+
+    game = make_game("tictactoe")
+    seen = []
+    monkeypatch.setattr(specs, "resolve_weights", lambda g, text: seen.append(text) or object())
+    player = make_player(game, "alphazero:shipped-ttt:12")
+    assert seen == ["shipped-ttt"] and player.mcts.config.num_searches == 12
+    assert isinstance(make_player(game, "policy:C:/weights/x.pt"), PolicyPlayer) and seen[-1] == "C:/weights/x.pt"
+
+
+def test_play_a_person_against_perfect(monkeypatch, capsys):
+    answers = iter(["4", "0", "0", "2", "6", "3", "5", "7", "8", "1"])  # repeats and occupied cells are re-asked
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "--game", "tictactoe", "--opponent", "perfect", "--first", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "you (X) vs perfect (O)" in out and out.strip().splitlines()[-1] in ("you drew", "you lost")
+    assert out.count("---+---+---") >= 2 * 5  # the board after every move
+
+
+def test_demo_accepts_player_specs(capsys):
+    assert main(["demo", "--game", "tictactoe", "--player1", "perfect", "--player2", "perfect"]) == 0
+    out = capsys.readouterr().out
+    assert "perfect (X) vs perfect (O)" in out and out.strip().endswith("draw")
+
+
+def test_kaggle_agents_play_our_positions():
+    pytest.importorskip("kaggle_environments")
+    from alphazero_lib.kaggle import KagglePlayer
+
+    game = make_game("connect_four")
+    negamax = KagglePlayer(game, "negamax", seed=0)
+    state = np.zeros((6, 7), dtype=np.int8)
+    state[5, :3] = -1  # O to move (player -1, mark 2) wins in column 3 at once
+    state[4, :2] = state[5, 6] = 1
+    assert negamax.get_action(state, -1) == 3
+    tictactoe = make_game("tictactoe")
+    reaction = make_player(tictactoe, "kaggle:reaction", seed=0)
+    assert reaction.get_action(np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), 1) == 2
+    with pytest.raises(ValueError, match="no agent 'nope'"):
+        KagglePlayer(game, "nope")

@@ -1,0 +1,238 @@
+"""Players: perfect play checked exhaustively, negamax against a brute-force search, the network players."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fakes import ConstantNet, FakeNet
+from positions import TACTICS
+
+from alphazero_lib import make_game
+from alphazero_lib.config import MCTSConfig, SearchConfig
+from alphazero_lib.negamax import WIN_SCORE, ConnectFourSolver
+from alphazero_lib.players import (
+    AlphaZeroPlayer,
+    GreedyPlayer,
+    HumanPlayer,
+    MCTSPlayer,
+    MonteCarloPlayer,
+    NegamaxPlayer,
+    PerfectPlayer,
+    PolicyPlayer,
+    RandomPlayer,
+    ValuePlayer,
+)
+
+
+def absolute(state: np.ndarray, player: int) -> np.ndarray:
+    """A canonical test position handed to a player who plays ``player``."""
+    return (state * player).astype(np.int8)
+
+
+# ---- perfect Tic-Tac-Toe -----------------------------------------------------------------------
+def test_perfect_player_never_loses_from_any_line_on_either_seat():
+    game = make_game("tictactoe")
+    perfect = PerfectPlayer(game)
+    finished = {"games": 0}
+
+    def explore(state, player, perfect_side):
+        if player == perfect_side:  # every move the perfect player might choose
+            values = perfect.action_values(state, player)
+            actions = [a for a, v in values.items() if v == max(values.values())]
+        else:  # every reply
+            actions = game.legal_actions(state)
+        for action in actions:
+            child = game.get_next_state(state, action, player)
+            value, terminal = game.get_value_and_terminated(child, action)
+            if terminal:
+                finished["games"] += 1
+                assert not (value == 1 and player != perfect_side), f"perfect player lost:\n{game.render(child)}"
+            else:
+                explore(child, -player, perfect_side)
+
+    for side in (1, -1):
+        explore(game.get_initial_state(), 1, side)
+    assert finished["games"] > 500
+
+
+def test_perfect_values_match_known_positions():
+    game = make_game("tictactoe")
+    perfect = PerfectPlayer(game, seed=0)
+    assert set(perfect.action_values(game.get_initial_state(), 1).values()) == {0}  # every opening draws
+    corner = game.get_next_state(game.get_initial_state(), 0, 1)
+    values = perfect.action_values(corner, -1)
+    assert values[4] == 0 and values[1] == -1  # only the centre holds against a corner opening
+    for _name, _game, state, best in TACTICS[:2]:
+        assert perfect.get_action(absolute(state, -1), -1) == best  # as O, on absolute states
+    with pytest.raises(ValueError, match="Tic-Tac-Toe only"):
+        PerfectPlayer(make_game("connect_four"))
+
+
+# ---- negamax Connect Four ----------------------------------------------------------------------
+def brute_force(solver: ConnectFourSolver, own: int, mask: int, plies: int, depth: int) -> float:
+    """Plain negamax (no pruning) with the same rules and heuristic."""
+    moves = [c for c in solver.order if not mask & solver.top[c]]
+    for c in moves:
+        if solver.is_win(own | ((mask + solver.bottom[c]) & solver.column_mask[c])):
+            return WIN_SCORE - plies - 1
+    if not moves or plies + 1 >= solver.size:
+        return 0
+    if depth == 0:
+        return solver.heuristic(own, mask ^ own)
+    best = -float("inf")
+    for c in moves:
+        move = (mask + solver.bottom[c]) & solver.column_mask[c]
+        new_mask = mask | move
+        best = max(best, -brute_force(solver, new_mask ^ (own | move), new_mask, plies + 1, depth - 1))
+    return best
+
+
+def random_position(game, rng, moves):
+    state, player = game.get_initial_state(), 1
+    for _ in range(moves):
+        action = int(rng.choice(game.legal_actions(state)))
+        nxt = game.get_next_state(state, action, player)
+        if game.get_value_and_terminated(nxt, action)[1]:
+            break
+        state, player = nxt, -player
+    return state, player
+
+
+def test_alpha_beta_finds_the_same_best_moves_as_brute_force():
+    game = make_game("connect_four", rows=5, columns=5, in_a_row=4)
+    solver = ConnectFourSolver(game)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        state, player = random_position(game, rng, int(rng.integers(0, 14)))
+        scores = solver.move_scores(state, player, depth=3)
+        own, mask = solver.from_state(state, player)
+        exact = {}
+        for c in scores:
+            move = (mask + solver.bottom[c]) & solver.column_mask[c]
+            if solver.is_win(own | move):
+                exact[c] = WIN_SCORE - mask.bit_count() - 1
+            else:
+                new_mask = mask | move
+                exact[c] = -brute_force(solver, new_mask ^ (own | move), new_mask, mask.bit_count() + 1, 2)
+        best = max(exact.values())
+        assert {c for c, s in scores.items() if s == max(scores.values())} == {c for c, s in exact.items() if s == best}
+        assert max(scores.values()) == best
+
+
+def test_bitboard_wins_agree_with_the_game():
+    game = make_game("connect_four")
+    solver = ConnectFourSolver(game)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        state, player = game.get_initial_state(), 1
+        while True:
+            action = int(rng.choice(game.legal_actions(state)))
+            state = game.get_next_state(state, action, player)
+            own, _ = solver.from_state(state, player)
+            assert solver.is_win(own) == game.check_win(state, action)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            player = -player
+
+
+@pytest.mark.parametrize("player", [1, -1])
+def test_negamax_takes_the_win_and_blocks(player):
+    game = make_game("connect_four")
+    negamax = NegamaxPlayer(game, depth=4, seed=0)
+    for _name, _game, state, best in TACTICS[2:]:
+        assert negamax.get_action(absolute(state, player), player) == best
+    with pytest.raises(ValueError, match="Connect Four only"):
+        NegamaxPlayer(make_game("tictactoe"))
+    with pytest.raises(ValueError, match="depth"):
+        NegamaxPlayer(game, depth=0)
+
+
+# ---- Othello greedy ----------------------------------------------------------------------------
+def test_greedy_maximises_discs_now():
+    game = make_game("othello6")
+    greedy = GreedyPlayer(game, seed=0)
+    rng = np.random.default_rng(2)
+    state, player = game.get_initial_state(), 1
+    for _ in range(12):
+        action = greedy.get_action(state, player)
+        counts = {
+            a: int(np.sum(game.get_next_state(state, a, player) == player)) for a in game.legal_actions(state, player)
+        }
+        assert counts[action] == max(counts.values())
+        state = game.get_next_state(state, int(rng.choice(game.legal_actions(state, player))), player)
+        player = -player
+    with pytest.raises(ValueError, match="Othello only"):
+        GreedyPlayer(make_game("tictactoe"))
+
+
+# ---- people ------------------------------------------------------------------------------------
+def test_human_player_asks_again_with_the_reason():
+    game = make_game("tictactoe")
+    answers, said = iter(["banana", "4", "9", " 2 "]), []
+    human = HumanPlayer(game, input_fn=lambda prompt: next(answers), output_fn=said.append)
+    state = np.zeros((3, 3), dtype=np.int8)
+    state[1, 1] = 1
+    assert human.get_action(state, -1) == 2
+    assert len(said) == 3
+    assert "cannot read 'banana'" in said[0] and "occupied" in said[1] and "out of range" in said[2]
+
+
+# ---- network players ---------------------------------------------------------------------------
+def test_policy_players_follow_the_network_on_legal_moves():
+    game = make_game("tictactoe")
+    logits = np.array([9.0, 0, 0, 0, 5.0, 0, 0, 0, 1.0])
+    state = np.zeros((3, 3), dtype=np.int8)
+    state[0, 0] = -1  # the network's favourite cell is taken
+    greedy = PolicyPlayer(game, ConstantNet(game, logits=logits), seed=0)
+    assert greedy.get_action(state, 1) == 4
+    sampled = PolicyPlayer(game, ConstantNet(game, logits=logits), sample=True, seed=0)
+    draws = [sampled.get_action(state, 1) for _ in range(300)]
+    assert 0 not in draws and draws.count(4) > 250 and len(set(draws)) > 1
+
+
+@pytest.mark.parametrize("name", ["tictactoe-win", "tictactoe-block"])
+def test_value_and_monte_carlo_players_see_the_rules(name):
+    _name, game_name, state, best = next(t for t in TACTICS if t[0] == name)
+    game = make_game(game_name)
+    uniform = ConstantNet(game)
+    if name.endswith("win"):  # a finished game is scored by the rules, whatever the value head says
+        assert ValuePlayer(game, uniform, seed=0).get_action(state, 1) == best
+    mc = MonteCarloPlayer(game, uniform, top_k=9, num_rollouts=20, depth=9, seed=0)
+    assert mc.get_action(absolute(state, -1), -1) == best
+
+
+def test_value_player_prefers_what_the_value_head_likes():
+    game = make_game("tictactoe")
+
+    class CentreHater(ConstantNet):  # value +1 for the player to move whenever the opponent holds the centre
+        def forward(self, x):
+            logits, _ = super().forward(x)
+            return logits, (x[:, 0, 1, 1] * 1.0)[:, None]
+
+    assert ValuePlayer(game, CentreHater(game), seed=0).get_action(game.get_initial_state(), 1) != 4
+
+
+def test_search_players_are_seeded_and_legal():
+    game = make_game("connect_four")
+    state = game.get_initial_state()
+    for make in (
+        lambda: MCTSPlayer(game, MCTSConfig(num_searches=50), seed=5),
+        lambda: AlphaZeroPlayer(game, FakeNet(game), SearchConfig(num_searches=30), seed=5),
+        lambda: AlphaZeroPlayer(game, FakeNet(game), SearchConfig(num_searches=30), temperature=1.0, seed=5),
+        lambda: MonteCarloPlayer(game, FakeNet(game), num_rollouts=3, depth=3, seed=5),
+        lambda: RandomPlayer(game, seed=5),
+        lambda: NegamaxPlayer(game, depth=2, seed=5),
+    ):
+        a, b = make(), make()
+        moves = [a.get_action(state, 1) for _ in range(5)]
+        assert moves == [b.get_action(state, 1) for _ in range(5)]
+        assert all(0 <= m < 7 for m in moves)
+
+
+def test_alphazero_player_takes_the_win_on_either_seat():
+    _name, game_name, state, best = TACTICS[2]
+    game = make_game(game_name)
+    player = AlphaZeroPlayer(game, ConstantNet(game), SearchConfig(num_searches=100), seed=0)
+    assert player.get_action(state, 1) == best
+    assert player.get_action(absolute(state, -1), -1) == best
+    assert player.mcts.last_search_stats.num_searches == 100
