@@ -51,3 +51,12 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def show_source(obj: Any) -> Any:
+    """The source of a library function or class, for display in a notebook (syntax-highlighted)."""
+    import inspect
+
+    from IPython.display import Code
+
+    return Code(inspect.getsource(obj), language="python")
