@@ -81,6 +81,8 @@ _TRAIN_OVERRIDES = {  # flag -> TrainConfig field
     "batch_size": "batch_size",
     "device": "device",
     "seed": "seed",
+    "threads": "num_threads",
+    "parallel_games": "num_parallel_games",
 }
 
 
@@ -119,13 +121,52 @@ def _train(args: argparse.Namespace) -> int:
                 raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
             settings = dict(PRESETS[preset]) if preset else {}
         config = TrainConfig.from_dict({**settings, **overrides})
-    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress)
+    from alphazero_lib.training import AlphaZero, AlphaZeroParallel
+
+    trainer_class = AlphaZeroParallel if args.parallel_games else AlphaZero  # batched self-play (issue 5)
+    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, trainer_class=trainer_class)
     if args.resume and latest.is_file():
         trainer.restore(latest)
         print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}")
-    print(f"{game}: {trainer.model.summary().splitlines()[0]} on {trainer.model.device}; run dir {run_dir}")
+    print(f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; run dir {run_dir}")
     trainer.learn()
     print(f"done: {trainer.iteration} iterations; weights in {latest}")
+    return 0
+
+
+# ---- bench ----------------------------------------------------------------------------------------
+def _bench(args: argparse.Namespace) -> int:
+    """Throughput figures: ``bench selfplay`` compares serial and batched self-play on one network."""
+    import json
+
+    from alphazero_lib.bench import format_selfplay, selfplay_benchmark
+
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    result = selfplay_benchmark(
+        args.game,
+        preset=args.preset,
+        num_searches=args.searches,
+        num_games=args.games,
+        seconds=args.seconds,
+        mode=args.mode,
+        reuse_tree=args.reuse_tree,
+    )
+    print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
+    return 0
+
+
+# ---- export-kaggle --------------------------------------------------------------------------------
+def _export_kaggle(args: argparse.Namespace) -> int:
+    """Write a one-file ConnectX submission (numpy only at play time) for Connect Four weights."""
+    from alphazero_lib.specs import resolve_weights
+    from alphazero_lib.submission import export_submission
+
+    model = resolve_weights(None, args.weights)
+    path = export_submission(model, args.out, num_searches=args.searches, c_puct=args.C)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB): {model.game!r}, up to {args.searches} searches a move")
     return 0
 
 
@@ -155,7 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--batch-size", type=int, default=None, help="minibatch size")
     train.add_argument("--device", default=None, choices=["auto", "cpu", "cuda"], help="where the network runs")
     train.add_argument("--seed", type=int, default=None, help="random seed of the run")
+    train.add_argument("--threads", type=int, default=None, help="torch CPU threads for training steps")
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
+    train.add_argument(
+        "--parallel-games", type=int, default=None, metavar="N", help="batched self-play with N games in flight"
+    )
     train.set_defaults(func=_train)
 
     arena = commands.add_parser("arena", help="a match between two players, alternating who starts")
@@ -174,6 +219,24 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--first", action="store_true", help="you move first (X)")
     play.add_argument("--seed", type=int, default=None, help="the opponent's seed (default: fresh)")
     play.set_defaults(func=_play)
+    bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")
+    bench.add_argument("what", choices=["selfplay"], help="which benchmark")
+    _add_game_argument(bench, default="connect_four")
+    bench.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
+    bench.add_argument("--searches", type=int, default=None, help="search simulations per move (default: preset)")
+    bench.add_argument("--games", type=int, default=64, help="games in flight in batched self-play (default 64)")
+    bench.add_argument("--seconds", type=float, default=15.0, help="time each self-play side runs (default 15)")
+    bench.add_argument("--mode", default="auto", help="inference mode of batched self-play (default auto)")
+    bench.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    bench.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(func=_bench)
+    export = commands.add_parser("export-kaggle", help="write a one-file ConnectX submission for Connect Four weights")
+    export.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
+    export.add_argument("--out", default="submission.py", help="the file to write (default submission.py)")
+    export.add_argument("--searches", type=int, default=200, help="search simulations per move at most (default 200)")
+    export.add_argument("--C", type=float, default=2.0, help="PUCT exploration constant (default 2.0)")
+    export.set_defaults(func=_export_kaggle)
     return parser
 
 

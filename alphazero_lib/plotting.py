@@ -113,3 +113,41 @@ def _rect(x: float, y: float, w: float, h: float, color: Any, alpha: float = 1.0
     import matplotlib.patches as mpatches
 
     return mpatches.Rectangle((x, y), w, h, facecolor=color, edgecolor="none", alpha=alpha, zorder=0)
+
+
+def plot_training_curves(history: Any, fig: Any = None) -> Any:
+    """Policy and value loss per learn iteration (mean of each iteration's last epoch); returns the figure.
+
+    ``history`` is ``AlphaZero.history`` (a list of per-iteration dicts) or a checkpoint/``history.json`` dict
+    holding it under ``"history"``. The figure is made without pyplot, so a training loop can save it quietly.
+    """
+    from matplotlib.figure import Figure
+
+    records = history.get("history", []) if isinstance(history, dict) else list(history)
+    fig = fig if fig is not None else Figure(figsize=(8, 3.2))
+    axes = fig.subplots(1, 2)
+    iterations = [r["iteration"] for r in records]
+    for ax, key, color in zip(axes, ("policy_loss", "value_loss"), ("#1565c0", "#c62828"), strict=True):
+        # every epoch as a faint point at fractional iterations, the iteration's last epoch as the curve
+        for r in records:
+            epochs = r.get("epochs", [])
+            xs = [r["iteration"] - 1 + (e + 1) / len(epochs) for e in range(len(epochs))]
+            ax.plot(xs, [e[key] for e in epochs], ".", color=color, alpha=0.3)
+        ax.plot(iterations, [r[key] for r in records], "o-", color=color)
+        ax.set_title(key.replace("_", " "))
+        ax.set_xlabel("iteration")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("loss")
+    fig.tight_layout()
+    return fig
+
+
+def plot_policy(game: Game, state: np.ndarray, probs: np.ndarray, ax: Any = None, title: str | None = None) -> Any:
+    """A policy ``[action_size]`` (network or search) as a heatmap on the board ``state``; returns the axes.
+
+    Raises ``ValueError`` when ``probs`` does not have one entry per action.
+    """
+    probs = np.asarray(probs, dtype=float).reshape(-1)
+    if probs.shape != (game.action_size,):
+        raise ValueError(f"probs must have one entry per action ({game.action_size}), got shape {probs.shape}")
+    return draw_board(game, state, ax=ax, heatmap=probs, title=title)

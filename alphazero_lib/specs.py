@@ -28,22 +28,29 @@ from alphazero_lib.players import (
 
 SPEC_HELP = (
     "random | human | perfect | greedy | negamax:DEPTH | mcts:SEARCHES | alphazero:WEIGHTS[:SEARCHES] | "
-    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS | kaggle:AGENT"
+    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS | kaggle:AGENT; "
+    "WEIGHTS is a checkpoint path or shipped weights by name (connect_four, or connect_four@5 for iteration 5)"
 )
 
 
-def resolve_weights(game: Game, text: str) -> Any:
-    """The network named by ``text`` for ``game``: today a checkpoint path (registry names will come here).
+def resolve_weights(game: Game | None, text: str) -> Any:
+    """The network named by ``text`` for ``game``: shipped weights by registry name (``connect_four``, or
+    ``connect_four@5`` for iteration 5), else a checkpoint path.
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for weights of another game.
     """
+    from alphazero_lib.checkpoints import load_model
+    from alphazero_lib.pretrained import available, load_pretrained
+
+    name, _, iteration = text.partition("@")
+    if name in available() and not Path(text).is_file():
+        if iteration and not iteration.isdigit():
+            raise ValueError(f"weights {text!r}: the iteration after '@' must be a number")
+        return load_pretrained(name, int(iteration) if iteration else None, game=game)
     path = Path(text).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"weights file {text!r} does not exist")
-    try:
-        from alphazero_lib.checkpoints import load_model
-    except ImportError as err:
-        raise ValueError(f"cannot load weights {text!r}: alphazero_lib.checkpoints is unavailable ({err})") from None
+        shipped = ", ".join(sorted(available())) or "none yet"
+        raise FileNotFoundError(f"weights {text!r} are neither a file nor shipped weights (shipped: {shipped})")
     return load_model(path, game)
 
 

@@ -77,3 +77,14 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
         atomic_write_bytes(target, "not bytes")  # type: ignore[arg-type]
     assert target.read_bytes() == b"abc"  # the old content survives a failed write
     assert [p.name for p in target.parent.iterdir()] == ["file.bin"]  # no temporary file left behind
+
+
+def test_atomic_write_gives_usual_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        atomic_write_bytes(tmp_path / "f.bin", b"x")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "f.bin").stat().st_mode & 0o777 == 0o644

@@ -1,0 +1,124 @@
+"""Checkpoints: save and load a network with everything needed to trust it (game, architecture, config).
+
+A checkpoint is a plain dict (so ``torch.load(..., weights_only=True)`` can read it) with the keys:
+
+- ``format_version`` (int, ``FORMAT_VERSION``), ``kind`` (``"alphazero_lib checkpoint"``)
+- ``game`` (``game.config``: ``{"name": registry name, **options}``) and ``game_repr`` (``repr(game)``)
+- ``arch`` (``{"num_res_blocks", "num_hidden"}``) and ``model`` (the ResNet's ``state_dict``)
+- optional: ``optimizer`` (its ``state_dict``), ``train_config`` (``TrainConfig.to_dict()``), ``iteration``
+  (completed learn iterations), ``history`` (a list of per-iteration dicts), ``best_model`` (the gated best
+  network's ``state_dict``, with gating only) and ``replay`` (the replay buffer, in ``latest.pt`` only).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from alphazero_lib.games import make_game
+from alphazero_lib.games.base import Game
+from alphazero_lib.utils import atomic_write_bytes, resolve_device
+
+FORMAT_VERSION = 1
+KIND = "alphazero_lib checkpoint"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: damaged, another game, another architecture or an unknown format."""
+
+
+def make_checkpoint(model: torch.nn.Module, game: Game, **extra: Any) -> dict[str, Any]:
+    """The checkpoint dict for ``model`` (a ``ResNet``) on ``game``, plus ``extra`` keys (see the module doc)."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "kind": KIND,
+        "game": dict(game.config),
+        "game_repr": repr(game),
+        "arch": dict(model.arch),
+        "model": model.state_dict(),
+        **extra,
+    }
+
+
+def save_checkpoint(path: str | os.PathLike[str], checkpoint: dict[str, Any]) -> Path:
+    """Write ``checkpoint`` atomically (temporary file, then ``os.replace``); returns the path."""
+    buffer = io.BytesIO()
+    torch.save(checkpoint, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
+    return Path(path)
+
+
+def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> dict[str, Any]:
+    """Read a checkpoint dict with ``weights_only=True``.
+
+    Raises ``FileNotFoundError`` naming the path, and ``CheckpointError`` for a damaged or truncated file,
+    one that is not an alphazero_lib checkpoint, or an unknown ``format_version``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    try:
+        checkpoint = torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as err:
+        raise CheckpointError(
+            f"{path} holds objects other than tensors, dicts, lists, strings and numbers, or is damaged; "
+            f"refusing to unpickle it ({str(err).splitlines()[0]})"
+        ) from None
+    except Exception as err:  # zip errors, EOF, ...: torch raises several kinds for a cut-off file
+        raise CheckpointError(f"{path} is not a readable torch file (damaged or truncated?): {err}") from None
+    if not isinstance(checkpoint, dict) or checkpoint.get("kind") != KIND:
+        raise CheckpointError(f"{path} is a torch file but not an alphazero_lib checkpoint (no 'kind': {KIND!r})")
+    version = checkpoint.get("format_version")
+    if version != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{path} has checkpoint format version {version!r}; this alphazero_lib reads version {FORMAT_VERSION}"
+        )
+    return checkpoint
+
+
+def check_game(checkpoint: dict[str, Any], game: Game, path: Any = "checkpoint") -> None:
+    """Raise ``CheckpointError`` unless the checkpoint was trained on ``game`` (same rules and board)."""
+    if checkpoint["game_repr"] != repr(game):
+        raise CheckpointError(f"{path}: weights are for {checkpoint['game_repr']}, not {game!r}")
+
+
+def load_state(model: torch.nn.Module, state_dict: dict[str, Any], path: Any = "checkpoint") -> None:
+    """``model.load_state_dict`` with an error that names the architectures when they differ."""
+    try:
+        model.load_state_dict(state_dict)
+    except RuntimeError as err:
+        arch = getattr(model, "arch", type(model).__name__)
+        detail = " ".join(str(err).split())[:400]
+        raise CheckpointError(
+            f"{path}: the stored weights do not fit a model with architecture {arch} (state_dict mismatch: {detail})"
+        ) from None
+
+
+def load_model(
+    path: str | os.PathLike[str], game: Game | None = None, device: Any = "cpu", model: torch.nn.Module | None = None
+) -> torch.nn.Module:
+    """The trained ``ResNet`` from a checkpoint, in eval mode, with ``.game`` (the game it plays) and ``.arch``.
+
+    ``game`` (optional) must be the game the weights were trained for; ``None`` rebuilds it from the
+    checkpoint. ``model`` (optional) receives the weights instead of a new ``ResNet`` built from the stored
+    architecture. With gating, the best network (``best_model``) is loaded, otherwise ``model``.
+    Raises ``FileNotFoundError`` or ``CheckpointError`` (a ``ValueError``) saying what is wrong.
+    """
+    from alphazero_lib.model import ResNet
+
+    checkpoint = load_checkpoint(path)
+    if game is None:
+        game = make_game(**checkpoint["game"])
+    check_game(checkpoint, game, path)
+    if model is None:
+        model = ResNet(game, **checkpoint["arch"], device="cpu")
+    load_state(model, checkpoint["best_model"] if "best_model" in checkpoint else checkpoint["model"], path)
+    model.to(resolve_device(device) if isinstance(device, str) else device)
+    model.game = game
+    model.eval()
+    return model

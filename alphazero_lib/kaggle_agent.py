@@ -1,0 +1,209 @@
+"""A self-contained ConnectX agent: the course's ResNet run in numpy, and the AlphaZero search.
+
+This module imports nothing but numpy and the standard library, because ``export-kaggle`` copies its
+source into a single submission file (with the weights embedded) that runs on Kaggle without torch.
+The network is the library's ``ResNet`` with every BatchNorm folded into the convolution before it.
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import io
+import math
+import time
+
+import numpy as np
+
+
+def limit_blas_threads(threads: int = 1) -> bool:
+    """Ask the OpenBLAS numpy loaded to use ``threads`` threads; True if it took.
+
+    The matrices here are tiny: one thread is fastest, and several threads that spin-wait on a busy
+    machine made one network call 100x slower in our measurements. Best effort: False if not found.
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return False
+    for path in paths:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for symbol in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            if hasattr(library, symbol):
+                getattr(library, symbol)(threads)
+                return True
+    return False
+
+
+# ---- the network, in numpy ---------------------------------------------------------------------------
+def conv3x3(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """3x3 convolution with padding 1: ``x [B, H, W, C]``, ``weight [O, C, 3, 3]`` -> ``[B, H, W, O]``."""
+    batch, height, width, channels = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))  # [B, H, W, C, 3, 3]
+    columns = windows.reshape(batch * height * width, channels * 9)
+    out = columns @ weight.reshape(weight.shape[0], channels * 9).T + bias
+    return out.reshape(batch, height, width, weight.shape[0])
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+class NumpyResNet:
+    """Inference-only ResNet: ``params`` maps names to float32 arrays (BatchNorm folded into the convs)."""
+
+    def __init__(self, params: dict[str, np.ndarray], num_res_blocks: int) -> None:
+        self.p = params
+        self.num_res_blocks = num_res_blocks
+
+    def __call__(self, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Encoded states ``[B, 3, R, C]`` -> (policy logits ``[B, A]``, values ``[B]``)."""
+        p = self.p
+        x = np.ascontiguousarray(np.transpose(encoded, (0, 2, 3, 1)), dtype=np.float32)
+        x = relu(conv3x3(x, p["start.w"], p["start.b"]))
+        for i in range(self.num_res_blocks):
+            h = relu(conv3x3(x, p[f"block{i}.conv1.w"], p[f"block{i}.conv1.b"]))
+            h = conv3x3(h, p[f"block{i}.conv2.w"], p[f"block{i}.conv2.b"])
+            x = relu(h + x)
+        heads = []
+        for head in ("policy", "value"):
+            h = relu(conv3x3(x, p[f"{head}.conv.w"], p[f"{head}.conv.b"]))
+            flat = np.transpose(h, (0, 3, 1, 2)).reshape(h.shape[0], -1)  # torch flattens [C, H, W]
+            heads.append(flat @ p[f"{head}.linear.w"].T + p[f"{head}.linear.b"])
+        return heads[0], np.tanh(heads[1][:, 0])
+
+
+def decode_weights(blob: str) -> dict[str, np.ndarray]:
+    """Arrays from the base64 text of an ``.npz`` archive (as ``export-kaggle`` embeds them)."""
+    with np.load(io.BytesIO(base64.b64decode(blob))) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+# ---- Connect Four rules (canonical states: the mover's pieces are 1) --------------------------------
+def drop(state: np.ndarray, column: int) -> np.ndarray:
+    """The state after the mover (1) drops a piece in ``column``, seen from the opponent (a new array)."""
+    out = state.copy()
+    row = np.flatnonzero(out[:, column] == 0)[-1]
+    out[row, column] = 1
+    return -out
+
+
+def wins(state: np.ndarray, column: int, in_a_row: int) -> bool:
+    """Whether the piece on top of ``column`` completes ``in_a_row`` in a line."""
+    rows, columns = state.shape
+    row = np.flatnonzero(state[:, column] != 0)[0]
+    player = state[row, column]
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        count = 1
+        for sign in (1, -1):
+            r, c = row + sign * dr, column + sign * dc
+            while 0 <= r < rows and 0 <= c < columns and state[r, c] == player:
+                count += 1
+                r, c = r + sign * dr, c + sign * dc
+        if count >= in_a_row:
+            return True
+    return False
+
+
+# ---- the search ---------------------------------------------------------------------------------------
+class Node:
+    """A search node; ``state`` is canonical for the player to move here."""
+
+    __slots__ = ("children", "priors", "state", "terminal_value", "value_sum", "visit_count")
+
+    def __init__(self, state: np.ndarray, terminal_value: float | None) -> None:
+        self.state = state
+        self.terminal_value = terminal_value  # value for the player to move, if the game is over
+        self.children: dict[int, Node] = {}
+        self.priors: dict[int, float] = {}
+        self.visit_count = 0
+        self.value_sum = 0.0
+
+
+class Agent:
+    """AlphaZero search (PUCT, no noise, most-visited move) within a time budget per move."""
+
+    def __init__(self, net: NumpyResNet, rows: int, columns: int, in_a_row: int, num_searches: int, c_puct: float):
+        limit_blas_threads(1)
+        self.net, self.rows, self.columns, self.in_a_row = net, rows, columns, in_a_row
+        self.num_searches, self.c_puct = num_searches, c_puct
+
+    def expand(self, node: Node) -> float:
+        """Evaluate ``node`` with the network, store its priors, return its value for its mover."""
+        s = node.state
+        encoded = np.stack((s == -1, s == 0, s == 1)).astype(np.float32)[None]
+        logits, value = self.net(encoded)
+        legal = np.flatnonzero(s[0] == 0)
+        z = logits[0, legal] - logits[0, legal].max()
+        probs = np.exp(z) / np.exp(z).sum()
+        node.priors = {int(a): float(p) for a, p in zip(legal, probs, strict=True)}
+        return float(value[0])
+
+    def child(self, node: Node, action: int) -> Node:
+        if action not in node.children:
+            state = drop(node.state, action)
+            if wins(state, action, self.in_a_row):
+                terminal = -1.0  # the opponent of the new mover just won
+            elif not (state[0] == 0).any():
+                terminal = 0.0
+            else:
+                terminal = None
+            node.children[action] = Node(state, terminal)
+        return node.children[action]
+
+    def select(self, node: Node) -> int:
+        sqrt_n = math.sqrt(node.visit_count)
+        best, best_score = -1, -math.inf
+        for action, prior in node.priors.items():
+            child = node.children.get(action)
+            n = child.visit_count if child else 0
+            q = -child.value_sum / n if n else 0.0
+            score = q + self.c_puct * prior * sqrt_n / (1 + n)
+            if score > best_score:
+                best, best_score = action, score
+        return best
+
+    def search(self, state: np.ndarray, deadline: float) -> np.ndarray:
+        """Visit counts per column for the canonical ``state`` (stops early at ``deadline``)."""
+        root = Node(state, None)
+        self.expand(root)
+        root.visit_count = 1
+        for action in list(root.priors):  # an immediate win needs no search
+            if self.child(root, action).terminal_value == -1.0:
+                counts = np.zeros(self.columns)
+                counts[action] = 1
+                return counts
+        for _ in range(self.num_searches):
+            if time.perf_counter() > deadline:
+                break
+            node, path = root, [root]
+            while node.priors and node.terminal_value is None:
+                node = self.child(node, self.select(node))
+                path.append(node)
+            value = node.terminal_value if node.terminal_value is not None else self.expand(node)
+            for visited in reversed(path):
+                visited.value_sum += value
+                visited.visit_count += 1
+                value = -value
+        counts = np.zeros(self.columns)
+        for action, child in root.children.items():
+            counts[action] = child.visit_count
+        return counts
+
+    def __call__(self, observation: dict, configuration: dict) -> int:
+        start = time.perf_counter()
+        board = np.asarray(observation["board"]).reshape(configuration["rows"], configuration["columns"])
+        mark = observation["mark"]
+        state = np.where(board == mark, 1, np.where(board == 0, 0, -1)).astype(np.int8)
+        legal = np.flatnonzero(state[0] == 0)
+        if state.shape != (self.rows, self.columns) or configuration["inarow"] != self.in_a_row:
+            return int(legal[np.argmin(np.abs(legal - (state.shape[1] - 1) / 2))])  # not our board: centre-most
+        budget = 0.5 * float(configuration.get("actTimeout", 2.0))
+        counts = self.search(state, deadline=start + budget)
+        counts[state[0] != 0] = -1  # never an illegal move
+        return int(np.argmax(counts))

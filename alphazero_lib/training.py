@@ -1,0 +1,474 @@
+"""AlphaZero training: self-play with the search, then learning from the search's own games.
+
+A memory sample is ``(encoded_state float32 [3, R, C], policy float32 [A], value float32)``: the position as
+the mover saw it, the search's visit distribution there, and the game's outcome from the mover's view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import math
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm, trange
+
+from alphazero_lib.checkpoints import check_game, load_checkpoint, load_state, make_checkpoint, save_checkpoint
+from alphazero_lib.config import TrainConfig
+from alphazero_lib.games.base import Game
+from alphazero_lib.utils import atomic_write_bytes
+
+Sample = tuple[np.ndarray, np.ndarray, float]
+
+
+@contextlib.contextmanager
+def cpu_threads(model: torch.nn.Module, num_threads: int | None) -> Iterator[None]:
+    """Run torch on ``num_threads`` CPU threads inside the block when ``model`` is on the CPU (None: unchanged)."""
+    if num_threads is None or next(model.parameters()).device.type != "cpu":
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(num_threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def one_cpu_thread(model: torch.nn.Module) -> contextlib.AbstractContextManager[None]:
+    """One torch thread while a CPU model sees batches of one (about 4x faster than two threads here)."""
+    return cpu_threads(model, 1)
+
+
+def derived_seed(*parts: int) -> int:
+    """A 32-bit seed from several ints (run seed, iteration, purpose), stable across runs and resumes."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Samples -> (states ``[N, 3, R, C]``, policies ``[N, A]``, values ``[N]``), all float32."""
+    if len(memory) == 0:
+        raise ValueError("the memory is empty: play some self-play games first")
+    states = np.stack([s for s, _, _ in memory]).astype(np.float32, copy=False)
+    policies = np.stack([p for _, p, _ in memory]).astype(np.float32, copy=False)
+    values = np.asarray([v for _, _, v in memory], dtype=np.float32)
+    return states, policies, values
+
+
+def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Shuffled index batches covering every sample once; a last batch of one joins the batch before it."""
+    if num_samples < 2:
+        raise ValueError(f"training needs at least 2 samples (BatchNorm), got {num_samples}")
+    order = rng.permutation(num_samples)
+    batches = [order[i : i + batch_size] for i in range(0, num_samples, batch_size)]
+    if len(batches) > 1 and len(batches[-1]) == 1:
+        batches[-2] = np.concatenate(batches[-2:])
+        batches.pop()
+    return batches
+
+
+class AlphaZero:
+    """The course's trainer: ``learn()`` alternates self-play and training, checkpointing every iteration.
+
+    ``run_dir`` (optional) receives ``config.json``, ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay
+    buffer, for ``resume``), ``history.json`` and ``loss.png``. Subclasses replace ``self_play_iteration``.
+    """
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        optimizer: torch.optim.Optimizer,
+        game: Game,
+        config: TrainConfig,
+        run_dir: str | os.PathLike[str] | None = None,
+        progress: bool = True,
+    ) -> None:
+        if not isinstance(config, TrainConfig):
+            raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
+        self.model = model
+        self.optimizer = optimizer
+        self.game = game
+        self.config = config
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.progress = progress
+        self.iteration = 0  # completed learn iterations
+        self.replay: list[list[Sample]] = []  # one list of samples per recent iteration, oldest first
+        self.history: list[dict[str, Any]] = []  # one dict per completed iteration
+        self.best_model = copy.deepcopy(model) if config.gating_games > 0 else None
+        self.game_stats: dict[str, int] = {}
+        self._reset_game_stats()
+
+    # ---- self-play ----------------------------------------------------------------------------------
+    @property
+    def self_play_model(self) -> torch.nn.Module:
+        """The network that plays the self-play games: the best one with gating, else the one being trained."""
+        return self.best_model if self.best_model is not None else self.model
+
+    def temperature_at(self, move_number: int) -> float:
+        """The move-selection temperature for a game's ``move_number``-th move (0-based)."""
+        moves = self.config.temperature_moves
+        return self.config.temperature if moves is None or move_number < moves else 0.0
+
+    def _reset_game_stats(self) -> None:
+        self.game_stats = {"games": 0, "positions": 0, "first_player_wins": 0, "second_player_wins": 0, "draws": 0}
+
+    def record_game(self, winner: int, num_moves: int) -> None:
+        """Count one finished self-play game (``winner`` 1, -1 or 0 for a draw); self-play methods call it."""
+        self.game_stats["games"] += 1
+        self.game_stats["positions"] += int(num_moves)
+        key = {1: "first_player_wins", -1: "second_player_wins", 0: "draws"}[int(winner)]
+        self.game_stats[key] += 1
+
+    def game_memory(
+        self, history: list[tuple[np.ndarray, np.ndarray, int]], value: float, last_player: int
+    ) -> list[Sample]:
+        """Samples for one finished game from its ``(canonical state, search probs, mover)`` history.
+
+        ``value`` is the result for ``last_player`` (who made the final move); symmetries are added when enabled.
+        """
+        memory: list[Sample] = []
+        for state, probs, player in history:
+            # ALGO LOGIC: the value target is the final outcome seen by the player who moved in this position
+            outcome = value if player == last_player else self.game.get_opponent_value(value)
+            pairs = self.game.get_symmetries(state, probs) if self.config.augment_symmetries else [(state, probs)]
+            for sym_state, sym_probs in pairs:
+                encoded = self.game.get_encoded_state(sym_state)
+                memory.append((encoded, np.asarray(sym_probs, dtype=np.float32), np.float32(outcome)))
+        return memory
+
+    def self_play(self, mcts: Any, rng: np.random.Generator) -> list[Sample]:
+        """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; returns its samples."""
+        from alphazero_lib.alpha_mcts import select_action
+
+        game = self.game
+        history: list[tuple[np.ndarray, np.ndarray, int]] = []
+        player = 1
+        state = game.get_initial_state()
+        while True:
+            # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
+            neutral_state = game.change_perspective(state, player)
+            action_probs = mcts.search(neutral_state)
+            history.append((neutral_state, action_probs, player))
+            action = select_action(action_probs, self.temperature_at(len(history) - 1), rng)
+            state = game.get_next_state(state, action, player)
+            value, is_terminal = game.get_value_and_terminated(state, action)
+            if is_terminal:
+                winner = player if value > 0 else -player if value < 0 else 0
+                self.record_game(winner, len(history))
+                return self.game_memory(history, value, player)
+            player = game.get_opponent(player)
+
+    def self_play_iteration(self) -> list[Sample]:
+        """Play ``num_self_play_iterations`` games and return all their samples (override for batched self-play).
+
+        Implementations call ``record_game`` once per game and seed from ``derived_seed(seed, iteration, ...)``.
+        """
+        from alphazero_lib.alpha_mcts import AlphaMCTS
+
+        cfg = self.config
+        search_config = cfg.search_config(seed=derived_seed(cfg.seed, self.iteration, 1))
+        mcts = AlphaMCTS(self.game, self.self_play_model, search_config)
+        rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 2))
+        memory: list[Sample] = []
+        with one_cpu_thread(self.self_play_model):
+            for _ in trange(cfg.num_self_play_iterations, desc="self-play", leave=False, disable=not self.progress):
+                memory += self.self_play(mcts, rng)
+        return memory
+
+    # ---- training -----------------------------------------------------------------------------------
+    def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
+        """One epoch over ``memory`` in shuffled minibatches; returns the mean policy, value and total loss."""
+        states, policies, values = stack_memory(memory)
+        rng = rng if rng is not None else np.random.default_rng()
+        device = next(self.model.parameters()).device
+        self.model.train()
+        totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        for batch in minibatches(len(states), self.config.batch_size, rng):
+            state = torch.as_tensor(states[batch], device=device)
+            policy_targets = torch.as_tensor(policies[batch], device=device)
+            value_targets = torch.as_tensor(values[batch], device=device).unsqueeze(1)
+
+            # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
+            out_policy, out_value = self.model(state)
+            policy_loss = F.cross_entropy(out_policy, policy_targets)
+            value_loss = F.mse_loss(out_value, value_targets)
+            loss = policy_loss + value_loss  # weight decay (the L2 term) lives in the optimizer
+
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            totals["policy_loss"] += policy_loss.item() * len(batch)
+            totals["value_loss"] += value_loss.item() * len(batch)
+        losses = {k: v / len(states) for k, v in totals.items()}
+        losses["loss"] = losses["policy_loss"] + losses["value_loss"]
+        return losses
+
+    # ---- the learn loop -----------------------------------------------------------------------------
+    def learn(self) -> list[dict[str, Any]]:
+        """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history."""
+        cfg = self.config
+        if self.run_dir is not None:
+            self._write_json("config.json", {"game": self.game.config, "train_config": cfg.to_dict()})
+        while self.iteration < cfg.num_iterations:
+            start = time.perf_counter()
+            self._reset_game_stats()
+            self.model.eval()
+            samples = self.self_play_iteration()
+            self_play_seconds = time.perf_counter() - start
+
+            # ALGO LOGIC: the replay memory holds the games of the last `replay_window` iterations
+            self.replay = [*self.replay, samples][-cfg.replay_window :]
+            memory = [sample for games in self.replay for sample in games]
+            rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
+            epochs = []
+            with cpu_threads(self.model, cfg.num_threads):
+                for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
+                    epochs.append(self.train(memory, rng))
+            self.model.eval()
+            train_seconds = time.perf_counter() - start - self_play_seconds
+
+            record = {
+                "iteration": self.iteration + 1,
+                **self.game_stats,
+                "samples": len(samples),
+                "memory": len(memory),
+                "policy_loss": epochs[-1]["policy_loss"],
+                "value_loss": epochs[-1]["value_loss"],
+                "epochs": epochs,
+                "self_play_seconds": round(self_play_seconds, 3),
+                "train_seconds": round(train_seconds, 3),
+            }
+            if self.best_model is not None:
+                record["gating"] = self.gate()
+            record["wall_seconds"] = round(time.perf_counter() - start, 3)
+            self.history.append(record)
+            self.iteration += 1
+            tqdm.write(self.summary_line(record))
+            if self.run_dir is not None:
+                self.save()
+        return self.history
+
+    def gate(self) -> dict[str, Any]:
+        """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``."""
+        cfg = self.config
+        with one_cpu_thread(self.model):
+            score = play_match(
+                self.game,
+                self.model,
+                self.best_model,
+                num_games=cfg.gating_games,
+                num_searches=cfg.num_searches,
+                C=cfg.C,
+                seed=derived_seed(cfg.seed, self.iteration, 4),
+            )
+        accepted = score >= cfg.gating_threshold
+        if accepted:
+            self.best_model.load_state_dict(self.model.state_dict())
+        return {"score": round(score, 4), "accepted": bool(accepted)}
+
+    def summary_line(self, record: dict[str, Any]) -> str:
+        """One line per iteration: games and results, samples, losses and times."""
+        games = max(record["games"], 1)
+        line = (
+            f"iteration {record['iteration']}/{self.config.num_iterations}: {record['games']} games "
+            f"(X {record['first_player_wins'] / games:.0%}, draw {record['draws'] / games:.0%}, "
+            f"O {record['second_player_wins'] / games:.0%}), {record['samples']} samples "
+            f"(memory {record['memory']}), policy loss {record['policy_loss']:.3f}, "
+            f"value loss {record['value_loss']:.3f}, self-play {record['self_play_seconds']:.0f}s, "
+            f"train {record['train_seconds']:.0f}s"
+        )
+        if "gating" in record:
+            verdict = "accepted" if record["gating"]["accepted"] else "rejected"
+            line += f", gating {record['gating']['score']:.2f} {verdict}"
+        return line
+
+    # ---- checkpoints and resuming -------------------------------------------------------------------
+    def checkpoint(self, with_replay: bool = False) -> dict[str, Any]:
+        """The checkpoint dict of the current state (``with_replay`` adds the replay buffer)."""
+        extra: dict[str, Any] = {
+            "optimizer": self.optimizer.state_dict(),
+            "train_config": self.config.to_dict(),
+            "iteration": self.iteration,
+            "history": self.history,
+        }
+        if self.best_model is not None:
+            extra["best_model"] = self.best_model.state_dict()
+        if with_replay:
+            extra["replay"] = [replay_to_tensors(games) for games in self.replay]
+        return make_checkpoint(self.model, self.game, **extra)
+
+    def save(self) -> None:
+        """Write ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay buffer), history and loss curves."""
+        assert self.run_dir is not None
+        save_checkpoint(self.run_dir / "checkpoints" / f"iter_{self.iteration:04d}.pt", self.checkpoint())
+        save_checkpoint(self.run_dir / "latest.pt", self.checkpoint(with_replay=True))
+        self._write_json("history.json", self.history)
+        from alphazero_lib.plotting import plot_training_curves
+
+        fig = plot_training_curves(self.history)
+        fig.savefig(self.run_dir / "loss.png", dpi=100)
+
+    def restore(self, path: str | os.PathLike[str]) -> None:
+        """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer."""
+        checkpoint = load_checkpoint(path)
+        check_game(checkpoint, self.game, path)
+        load_state(self.model, checkpoint["model"], path)
+        if self.best_model is not None:
+            load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
+        self.optimizer.load_state_dict(checkpoint["optimizer"])
+        self.iteration = int(checkpoint["iteration"])
+        self.history = list(checkpoint.get("history", []))
+        self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
+
+    def _write_json(self, name: str, data: Any) -> None:
+        atomic_write_bytes(self.run_dir / name, (json.dumps(data, indent=1) + "\n").encode())
+
+
+def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
+    """One iteration's samples as three tensors (what a checkpoint can hold under ``weights_only``)."""
+    if not memory:
+        return {"states": torch.zeros(0), "policies": torch.zeros(0), "values": torch.zeros(0)}
+    states, policies, values = stack_memory(memory)
+    return {
+        "states": torch.from_numpy(states),
+        "policies": torch.from_numpy(policies),
+        "values": torch.from_numpy(values),
+    }
+
+
+def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[Sample]:
+    """The inverse of ``replay_to_tensors``."""
+    states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
+    return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
+
+
+def build_trainer(
+    game: Game,
+    config: TrainConfig,
+    run_dir: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    trainer_class: type[AlphaZero] = AlphaZero,
+) -> AlphaZero:
+    """A fresh seeded ``ResNet``, its Adam optimizer and the trainer, as ``config`` describes them."""
+    from alphazero_lib.model import ResNet
+    from alphazero_lib.utils import seed_everything
+
+    seed_everything(config.seed)
+    model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress)
+
+
+def play_match(
+    game: Game,
+    model_a: torch.nn.Module,
+    model_b: torch.nn.Module,
+    num_games: int,
+    num_searches: int,
+    C: float = 2.0,
+    seed: int = 0,
+    opening_moves: int = 2,
+) -> float:
+    """Score of ``model_a`` against ``model_b`` (wins 1, draws 1/2) over ``num_games`` with alternating seats.
+
+    Both search with ``AlphaMCTS`` and no root noise; the first ``opening_moves`` moves of each game are drawn
+    from the search distribution (so the games differ), the rest are the most-visited move.
+    """
+    from alphazero_lib.alpha_mcts import AlphaMCTS, select_action
+    from alphazero_lib.config import SearchConfig
+
+    rng = np.random.default_rng(seed)
+    searches = {
+        name: AlphaMCTS(game, model, SearchConfig(num_searches=num_searches, C=C, seed=derived_seed(seed, i)))
+        for i, (name, model) in enumerate((("a", model_a), ("b", model_b)))
+    }
+    points = 0.0
+    for index in range(num_games):
+        seats = {1: "a", -1: "b"} if index % 2 == 0 else {1: "b", -1: "a"}
+        state, player, moves = game.get_initial_state(), 1, 0
+        while True:
+            probs = searches[seats[player]].search(game.change_perspective(state, player))
+            action = select_action(probs, 1.0 if moves < opening_moves else 0.0, rng)
+            state = game.get_next_state(state, action, player)
+            moves += 1
+            value, is_terminal = game.get_value_and_terminated(state, action)
+            if is_terminal:
+                winner = player if value > 0 else -player if value < 0 else 0
+                points += 0.5 if winner == 0 else float(seats[winner] == "a")
+                break
+            player = game.get_opponent(player)
+    return points / num_games if num_games else math.nan
+
+
+# ---- batched self-play (issue 5) ------------------------------------------------------------------------
+class AlphaZeroParallel(AlphaZero):
+    """AlphaZero with batched self-play: ``num_parallel_games`` games in flight, searched together by ``BatchedMCTS``.
+
+    Same settings, checkpoints, seeds and memory format as ``AlphaZero``; only ``self_play_iteration`` differs.
+    Every move searches all live games at once (one batched network call per simulation, through a
+    ``FastEvaluator`` copy of the self-play network); a finished game is replaced by a new one while games
+    remain to be played, else its slot goes idle, so no game waits for another. ``inference_mode`` picks the
+    evaluator's mode ("auto" measures); ``reuse_tree`` keeps the subtree of the move played.
+    """
+
+    def __init__(self, *args: Any, inference_mode: str = "auto", reuse_tree: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.inference_mode = inference_mode
+        self.reuse_tree = reuse_tree
+        self.search_stats: dict[str, Any] = {}  # the last iteration's BatchedSearchStats.to_dict()
+
+    def self_play_iteration(self) -> list[Sample]:
+        """Play ``num_self_play_iterations`` games, ``num_parallel_games`` at a time; returns all their samples."""
+        from alphazero_lib.alpha_mcts import select_action
+        from alphazero_lib.batched_mcts import BatchedMCTS
+        from alphazero_lib.inference import FastEvaluator
+
+        cfg, game = self.config, self.game
+        total = cfg.num_self_play_iterations
+        slots = min(cfg.num_parallel_games, total)
+        evaluator = FastEvaluator(self.self_play_model, self.inference_mode, batch_size=slots)
+        search_config = cfg.search_config(seed=derived_seed(cfg.seed, self.iteration, 1))
+        mcts = BatchedMCTS(game, evaluator, search_config, reuse_tree=self.reuse_tree)
+        rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 2))
+
+        states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
+        players = np.ones(slots, dtype=np.int64)  # the side to move in each slot
+        histories: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in range(slots)]
+        live = np.ones(slots, dtype=bool)
+        started = slots
+        memory: list[Sample] = []
+        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
+            while live.any():
+                # ALGO LOGIC: one batched search for every live game, from each mover's view
+                canonical = (states * players[:, None, None]).astype(states.dtype)
+                probs = mcts.search(canonical, active=live)
+                played = np.full(slots, -1)
+                for i in np.flatnonzero(live):
+                    histories[i].append((canonical[i], probs[i], int(players[i])))
+                    action = select_action(probs[i], self.temperature_at(len(histories[i]) - 1), rng)
+                    states[i] = game.get_next_state(states[i], action, int(players[i]))
+                    value, is_terminal = game.get_value_and_terminated(states[i], action)
+                    if not is_terminal:
+                        played[i] = action
+                        players[i] = game.get_opponent(int(players[i]))
+                        continue
+                    player = int(players[i])
+                    self.record_game(player if value > 0 else -player if value < 0 else 0, len(histories[i]))
+                    memory += self.game_memory(histories[i], value, player)
+                    bar.update(1)
+                    if started < total:  # a new game takes the slot; the others go on undisturbed
+                        states[i], players[i], histories[i] = game.get_initial_state(), 1, []
+                        started += 1
+                    else:
+                        live[i] = False
+                mcts.advance(played)  # with reuse_tree, keep each continuing game's subtree
+        self.search_stats = mcts.stats.to_dict()
+        return memory

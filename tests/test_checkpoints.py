@@ -1,0 +1,122 @@
+"""Checkpoints: round trips, and a clear error for every way a file can be wrong."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero_lib import make_game
+from alphazero_lib.checkpoints import (
+    FORMAT_VERSION,
+    CheckpointError,
+    load_checkpoint,
+    load_model,
+    make_checkpoint,
+    save_checkpoint,
+)
+from alphazero_lib.config import TrainConfig
+from alphazero_lib.model import ResNet
+from alphazero_lib.training import build_trainer
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks on a shared 2-core machine: one thread is several times faster than two fighting."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def ttt_checkpoint(tmp_path):
+    """A Tic-Tac-Toe checkpoint of a tiny freshly built trainer, and the trainer."""
+    config = TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu")
+    trainer = build_trainer(make_game("tictactoe"), config, progress=False)
+    path = save_checkpoint(tmp_path / "ttt.pt", trainer.checkpoint())
+    return path, trainer
+
+
+def test_round_trip_gives_the_same_network(ttt_checkpoint):
+    path, trainer = ttt_checkpoint
+    model = load_model(path)
+    assert not model.training and repr(model.game) == "TicTacToe" and model.arch == trainer.model.arch
+    encoded = model.game.get_encoded_state(np.stack([model.game.get_initial_state()] * 2))
+    np.testing.assert_allclose(model.predict(encoded)[0], trainer.model.predict(encoded)[0], rtol=1e-6)
+    checkpoint = torch.load(path, weights_only=True)  # plain data only
+    assert checkpoint["format_version"] == FORMAT_VERSION
+    assert checkpoint["game"] == {"name": "tictactoe"} and checkpoint["game_repr"] == "TicTacToe"
+    assert TrainConfig.from_dict(checkpoint["train_config"]) == trainer.config
+    assert {"model", "optimizer", "arch", "iteration", "history"} <= set(checkpoint)
+
+
+def test_loading_connect_four_weights_into_tictactoe_says_so(tmp_path):
+    c4 = make_game("connect_four")
+    path = save_checkpoint(tmp_path / "c4.pt", make_checkpoint(ResNet(c4, 1, 8), c4))
+    expected = re.escape("weights are for ConnectFour(rows=6, columns=7, in_a_row=4), not TicTacToe")
+    with pytest.raises(CheckpointError, match=expected):
+        load_model(path, make_game("tictactoe"))
+    assert repr(load_model(path).game) == "ConnectFour(rows=6, columns=7, in_a_row=4)"
+
+
+def test_architecture_mismatch(ttt_checkpoint):
+    path, _ = ttt_checkpoint
+    game = make_game("tictactoe")
+    with pytest.raises(CheckpointError, match=r"do not fit a model with architecture \{'num_res_blocks': 2"):
+        load_model(path, game, model=ResNet(game, 2, 8))
+    checkpoint = torch.load(path, weights_only=True)
+    checkpoint["arch"] = {"num_res_blocks": 1, "num_hidden": 16}  # a file whose arch and weights disagree
+    save_checkpoint(path, checkpoint)
+    with pytest.raises(CheckpointError, match="state_dict mismatch"):
+        load_model(path)
+
+
+def test_damaged_truncated_and_foreign_files(ttt_checkpoint, tmp_path):
+    path, _ = ttt_checkpoint
+    data = path.read_bytes()
+    truncated = tmp_path / "cut.pt"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="damaged or truncated"):
+        load_model(truncated)
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"this is not a torch file")
+    with pytest.raises(CheckpointError, match="damaged or truncated"):
+        load_model(garbage)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(CheckpointError, match="not an alphazero_lib checkpoint"):
+        load_model(other)
+
+
+def test_missing_file_names_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "nowhere.pt"))):
+        load_model(tmp_path / "nowhere.pt")
+
+
+def test_unknown_format_version(ttt_checkpoint):
+    path, _ = ttt_checkpoint
+    checkpoint = torch.load(path, weights_only=True)
+    checkpoint["format_version"] = 99
+    save_checkpoint(path, checkpoint)
+    with pytest.raises(CheckpointError, match="format version 99; this alphazero_lib reads version 1"):
+        load_checkpoint(path)
+
+
+class NotPlainData:
+    """An object ``weights_only`` loading must refuse."""
+
+
+def test_objects_beyond_plain_data_are_refused(tmp_path):
+    path = tmp_path / "pickled.pt"
+    torch.save({"kind": "alphazero_lib checkpoint", "format_version": 1, "thing": NotPlainData()}, path)
+    with pytest.raises(CheckpointError, match="refusing to unpickle"):
+        load_checkpoint(path)
+
+
+def test_save_is_atomic_and_leaves_no_temporary_files(ttt_checkpoint, tmp_path):
+    path, trainer = ttt_checkpoint
+    save_checkpoint(path, trainer.checkpoint())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ttt.pt"]

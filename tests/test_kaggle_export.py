@@ -1,0 +1,102 @@
+"""The one-file ConnectX submission: numpy forward pass, the file itself, and play in kaggle-environments."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero_lib import make_game
+from alphazero_lib.kaggle_agent import NumpyResNet
+from alphazero_lib.model import ResNet
+from alphazero_lib.submission import export_submission, numpy_params
+
+
+def random_resnet(game, blocks=2, hidden=16, seed=0) -> ResNet:
+    """A ResNet with random weights and random BatchNorm statistics (so folding is really exercised)."""
+    torch.manual_seed(seed)
+    model = ResNet(game, blocks, hidden)
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+            module.weight.data.uniform_(0.5, 1.5)
+            module.bias.data.uniform_(-0.3, 0.3)
+    return model.eval()
+
+
+@pytest.mark.parametrize("options", [{}, {"rows": 5, "columns": 8, "in_a_row": 5}])
+def test_numpy_forward_matches_torch(options):
+    game = make_game("connect_four", **options)
+    model = random_resnet(game, blocks=3, hidden=32)
+    states = np.random.default_rng(0).integers(-1, 2, size=(32, game.row_count, game.column_count))
+    encoded = game.get_encoded_state(states)
+    with torch.no_grad():
+        logits, value = model(torch.from_numpy(encoded))
+    np_logits, np_value = NumpyResNet(numpy_params(model), num_res_blocks=3)(encoded)
+    np.testing.assert_allclose(np_logits, logits.numpy(), atol=1e-4)
+    np.testing.assert_allclose(np_value, value.numpy()[:, 0], atol=1e-4)
+
+
+def load_submission(path) -> dict:
+    """Execute the file the way kaggle-environments does; return its namespace."""
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def submission(tmp_path_factory):
+    game = make_game("connect_four")
+    path = export_submission(random_resnet(game), tmp_path_factory.mktemp("sub") / "submission.py", num_searches=50)
+    return path
+
+
+def test_submission_is_one_numpy_file_whose_last_callable_is_the_agent(submission):
+    text = submission.read_text()
+    assert "import torch" not in text and "alphazero_lib" not in text.split("# ---- generated")[0].split('"""', 2)[2]
+    namespace = load_submission(submission)
+    last = [v for v in namespace.values() if callable(v)][-1]
+    assert last.__name__ == "agent"
+
+
+def test_submission_plays_legal_moves_and_takes_a_win(submission):
+    agent = load_submission(submission)["agent"]
+    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
+    rng = np.random.default_rng(1)
+    game = make_game("connect_four")
+    for _ in range(5):  # random positions: the answer is always a legal column
+        state, player = game.get_initial_state(), 1
+        for _ in range(int(rng.integers(0, 30))):
+            action = int(rng.choice(game.legal_actions(state)))
+            state = game.get_next_state(state, action, player)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            player = -player
+        else:
+            board = np.where(state == 1, 1, np.where(state == -1, 2, 0)).reshape(-1).tolist()
+            mark = 1 if player == 1 else 2
+            assert game.get_valid_moves(state)[agent({"board": board, "mark": mark}, config)]
+    # mark 2 has three in column 6 and wins there, whatever the (random) network thinks
+    board = np.zeros((6, 7), dtype=int)
+    board[3:, 6] = 2
+    board[5, 0:3] = 1
+    assert agent({"board": board.reshape(-1).tolist(), "mark": 2}, config) == 6
+
+
+def test_export_refuses_other_games(tmp_path):
+    with pytest.raises(ValueError, match="needs a Connect Four model"):
+        export_submission(random_resnet(make_game("tictactoe")), tmp_path / "x.py")
+
+
+def test_submission_in_kaggle_environments(submission):
+    kaggle_environments = pytest.importorskip("kaggle_environments")
+    for agents in ([str(submission), "random"], ["random", str(submission)]):
+        env = kaggle_environments.make("connectx", debug=True)
+        start = time.perf_counter()
+        env.run(agents)
+        final = env.steps[-1]
+        assert all(agent.status == "DONE" for agent in final), [agent.status for agent in final]
+        assert time.perf_counter() - start < 120

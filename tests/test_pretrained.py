@@ -1,0 +1,84 @@
+"""The registry of shipped weights: publish, resolve by name, verify sha256, clear errors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from alphazero_lib import make_game, make_player
+from alphazero_lib import pretrained as pt
+from alphazero_lib.checkpoints import make_checkpoint, save_checkpoint
+from alphazero_lib.model import ResNet
+
+
+@pytest.fixture
+def registry_dir(tmp_path, monkeypatch):
+    """An empty registry in a temporary folder instead of the package's."""
+    monkeypatch.setattr(pt, "WEIGHTS_DIR", tmp_path / "weights")
+    monkeypatch.setattr(pt, "REGISTRY_PATH", tmp_path / "weights" / "registry.json")
+    pt._verified.clear()
+    return tmp_path
+
+
+def training_checkpoint(tmp_path, game, iteration, seed=0):
+    torch.manual_seed(seed)
+    model = ResNet(game, 1, 8)
+    optimizer = torch.optim.Adam(model.parameters())
+    path = tmp_path / f"run_iter{iteration}.pt"
+    save_checkpoint(path, make_checkpoint(model, game, optimizer=optimizer.state_dict(), iteration=iteration))
+    return path, model
+
+
+def test_publish_then_load_by_name_and_iteration(registry_dir):
+    game = make_game("tictactoe")
+    models = {}
+    for iteration in (1, 2):
+        path, models[iteration] = training_checkpoint(registry_dir, game, iteration, seed=iteration)
+        pt.publish(path, "tictactoe", iteration)
+    assert pt.available() == {"tictactoe": [1, 2]}
+    final = pt.load_pretrained("tictactoe")
+    first = pt.load_pretrained("tictactoe", iteration=1)
+    for loaded, original in ((final, models[2]), (first, models[1])):
+        for key, value in original.state_dict().items():
+            assert torch.equal(loaded.state_dict()[key], value)
+    shipped = torch.load(pt.pretrained_path("tictactoe", 1), weights_only=True)
+    assert "optimizer" not in shipped and shipped["iteration"] == 1  # trimmed for shipping
+    # the player spec language resolves registry names, with @iteration
+    player = make_player(game, "alphazero:tictactoe@1:10", seed=0)
+    assert player.get_action(game.get_initial_state(), 1) in range(9)
+
+
+def test_unknown_names_and_iterations_are_clear_errors(registry_dir):
+    game = make_game("tictactoe")
+    path, _ = training_checkpoint(registry_dir, game, 1)
+    pt.publish(path, "tictactoe", 1)
+    with pytest.raises(ValueError, match=r"no shipped weights named 'chess'; shipped: \['tictactoe'\]"):
+        pt.pretrained_path("chess")
+    with pytest.raises(ValueError, match=r"'tictactoe' has no iteration 7; shipped iterations: \[1\]"):
+        pt.pretrained_path("tictactoe", 7)
+    with pytest.raises(FileNotFoundError, match="neither a file nor shipped weights"):
+        make_player(game, "alphazero:nothing_here.pt")
+    with pytest.raises(ValueError, match="weights are for TicTacToe"):
+        make_player(make_game("connect_four"), "alphazero:tictactoe")
+
+
+def test_altered_or_missing_files_are_refused(registry_dir):
+    game = make_game("tictactoe")
+    path, _ = training_checkpoint(registry_dir, game, 1)
+    target = pt.publish(path, "tictactoe", 1)
+    data = bytearray(target.read_bytes())
+    data[-10] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="altered or damaged: sha256"):
+        pt.load_pretrained("tictactoe")
+    target.unlink()
+    with pytest.raises(FileNotFoundError, match="are missing"):
+        pt.load_pretrained("tictactoe")
+
+
+def test_publish_refuses_mixing_games_under_one_name(registry_dir):
+    path, _ = training_checkpoint(registry_dir, make_game("tictactoe"), 1)
+    pt.publish(path, "mine", 1)
+    other, _ = training_checkpoint(registry_dir, make_game("connect_four"), 2)
+    with pytest.raises(ValueError, match="holds weights for TicTacToe"):
+        pt.publish(other, "mine", 2)
