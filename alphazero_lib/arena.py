@@ -30,8 +30,17 @@ class GameRecord:
     final_state: np.ndarray | None = None
 
 
-def play_game(game: Game, first: Player, second: Player, log: Callable[[str], Any] | None = None) -> GameRecord:
-    """Play one game, ``first`` as player 1; ``log`` (e.g. ``print``) receives every board if given."""
+def play_game(
+    game: Game,
+    first: Player,
+    second: Player,
+    log: Callable[[str], Any] | None = None,
+    opening: Sequence[int] = (),
+) -> GameRecord:
+    """Play one game, ``first`` as player 1; ``log`` (e.g. ``print``) receives every board if given.
+
+    ``opening`` lists moves played for both sides before the players take over (they appear in ``moves``).
+    """
     players = {1: first, -1: second}
     for p in players.values():
         p.reset()
@@ -39,12 +48,14 @@ def play_game(game: Game, first: Player, second: Player, log: Callable[[str], An
     if log:
         log(game.render(state))
     while True:
-        action = int(players[player].get_action(state.copy(), player))
+        ply = len(moves)
+        chooser = "opening" if ply < len(opening) else players[player].name
+        action = int(opening[ply]) if ply < len(opening) else int(players[player].get_action(state.copy(), player))
         state = game.get_next_state(state, action, player)  # raises ValueError for an illegal move
         moves.append((player, action))
         if log:
             mark = "X" if player == 1 else "O"
-            log(f"\n{mark} ({players[player].name}) plays {game.action_to_string(action)}\n{game.render(state)}")
+            log(f"\n{mark} ({chooser}) plays {game.action_to_string(action)}\n{game.render(state)}")
         value, terminated = game.get_value_and_terminated(state, action)
         if terminated:
             winner = int(player * value)
@@ -52,6 +63,22 @@ def play_game(game: Game, first: Player, second: Player, log: Callable[[str], An
                 log("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
             return GameRecord(winner=winner, moves=moves, final_state=state)
         player = game.get_opponent(player)
+
+
+def random_opening(game: Game, num_moves: int, rng: np.random.Generator) -> list[int]:
+    """``num_moves`` uniformly random moves from the start that do not end the game."""
+    for _ in range(1000):
+        state, player, moves = game.get_initial_state(), 1, []
+        for _ in range(num_moves):
+            action = int(rng.choice(game.legal_actions(state, player)))
+            state = game.get_next_state(state, action, player)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            moves.append(action)
+            player = game.get_opponent(player)
+        if len(moves) == num_moves:
+            return moves
+    raise ValueError(f"could not find a {num_moves}-move opening that leaves the game open")
 
 
 def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -138,16 +165,35 @@ class MatchResult:
         )
 
 
-def play_match(game: Game, player1: Player, player2: Player, num_games: int, progress: bool = True) -> MatchResult:
-    """``num_games`` games, player 1 moving first in even-numbered games (0, 2, ...) and second in the others."""
+def play_match(
+    game: Game,
+    player1: Player,
+    player2: Player,
+    num_games: int,
+    progress: bool = True,
+    opening_moves: int = 0,
+    seed: int | None = None,
+) -> MatchResult:
+    """``num_games`` games, player 1 moving first in even-numbered games (0, 2, ...) and second in the others.
+
+    With ``opening_moves`` > 0, each pair of games starts from the same random opening of that many moves
+    (seeded by ``seed``), once with each player on each seat: deterministic players then meet in many
+    different positions instead of replaying one game, and neither seat gets an easier opening.
+    """
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
+    if opening_moves < 0:
+        raise ValueError(f"opening_moves must be 0 or more, got {opening_moves}")
+    rng = np.random.default_rng(seed)
     result = MatchResult(player1=player1.name, player2=player2.name)
     bar = tqdm(range(num_games), desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
+    opening: list[int] = []
     for i in bar:
         player1_first = i % 2 == 0
+        if player1_first and opening_moves:
+            opening = random_opening(game, opening_moves, rng)
         first, second = (player1, player2) if player1_first else (player2, player1)
-        result.add(play_game(game, first, second).winner, player1_first)
+        result.add(play_game(game, first, second, opening=opening).winner, player1_first)
         bar.set_postfix(score=f"{result.score:.3f}")
     return result
 
@@ -244,3 +290,62 @@ def gate(
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
     match = play_match(game, candidate, best, num_games, progress=progress)
     return GateResult(accepted=match.score >= threshold, score=match.score, threshold=threshold, match=match)
+
+
+# ---- exhaustive check (small games) --------------------------------------------------------------------
+@dataclass
+class ExhaustiveResult:
+    """Every line of play where ``player`` keeps its seat and the opponent tries each allowed reply."""
+
+    seat: int
+    replies: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def __str__(self) -> str:
+        side = "first (X)" if self.seat == 1 else "second (O)"
+        return f"as {side} against {self.replies} replies: {self.wins} wins, {self.draws} draws, {self.losses} losses"
+
+
+def exhaustive_check(game: Game, player: Player, seat: int, replies: Player | None = None) -> ExhaustiveResult:
+    """Play ``player`` on ``seat`` against every opponent reply (or, with ``replies`` a ``PerfectPlayer``,
+    every reply it rates best), counting the end of each line. Feasible for Tic-Tac-Toe.
+
+    ``player`` should be deterministic (e.g. AlphaZero at temperature 0): its move in each position is
+    asked once and cached.
+    """
+    cache: dict[bytes, int] = {}
+    result = ExhaustiveResult(seat=seat, replies="perfect-play" if replies is not None else "all legal")
+
+    def own_move(state: np.ndarray, mover: int) -> int:
+        key = state.tobytes()
+        if key not in cache:
+            player.reset()
+            cache[key] = int(player.get_action(state.copy(), mover))
+        return cache[key]
+
+    def walk(state: np.ndarray, mover: int) -> None:
+        if mover == seat:
+            moves = [own_move(state, mover)]
+        elif replies is not None:
+            values = replies.action_values(state, mover)
+            moves = [a for a, v in values.items() if v == max(values.values())]
+        else:
+            moves = game.legal_actions(state, mover)
+        for action in moves:
+            after = game.get_next_state(state, action, mover)
+            value, terminated = game.get_value_and_terminated(after, action)
+            if not terminated:
+                walk(after, game.get_opponent(mover))
+                continue
+            winner = int(mover * value)
+            if winner == 0:
+                result.draws += 1
+            elif winner == seat:
+                result.wins += 1
+            else:
+                result.losses += 1
+
+    walk(game.get_initial_state(), 1)
+    return result

@@ -38,16 +38,30 @@ def _arena(args: argparse.Namespace) -> int:
     """Play a match with alternating first player; print the results by seat or one JSON object."""
     import json
 
-    from alphazero_lib.arena import play_match
+    from alphazero_lib.arena import exhaustive_check, play_match
     from alphazero_lib.specs import make_player
 
     game = make_game(args.game)
-    seed2 = None if args.seed is None else args.seed + 1
     player1 = make_player(game, args.player1, seed=args.seed)
+    if args.exhaustive:
+        from alphazero_lib.players import PerfectPlayer
+
+        perfect = PerfectPlayer(game)  # raises a clear error for games other than Tic-Tac-Toe
+        results = [exhaustive_check(game, player1, seat, replies) for replies in (None, perfect) for seat in (1, -1)]
+        if args.json:
+            print(json.dumps({"game": args.game, "player": args.player1, "lines": [vars(r) for r in results]}))
+        else:
+            print("\n".join(f"{args.player1} {r}" for r in results))
+        return 0
+    if args.player2 is None:
+        raise ValueError("--player2 is required (unless --exhaustive)")
+    seed2 = None if args.seed is None else args.seed + 1
     player2 = make_player(game, args.player2, seed=seed2)
-    result = play_match(game, player1, player2, args.games, progress=not args.no_progress)
+    result = play_match(
+        game, player1, player2, args.games, progress=not args.no_progress, opening_moves=args.openings, seed=args.seed
+    )
     if args.json:
-        print(json.dumps({"game": args.game, "seed": args.seed, **result.to_dict()}))
+        print(json.dumps({"game": args.game, "seed": args.seed, "opening_moves": args.openings, **result.to_dict()}))
     else:
         print(f"{game}: {result}")
     return 0
@@ -206,9 +220,17 @@ def build_parser() -> argparse.ArgumentParser:
     arena = commands.add_parser("arena", help="a match between two players, alternating who starts")
     _add_game_argument(arena)
     arena.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
-    arena.add_argument("--player2", required=True, metavar="SPEC", help="the other player's spec")
+    arena.add_argument("--player2", metavar="SPEC", help="the other player's spec")
     arena.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     arena.add_argument("--seed", type=int, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
+    arena.add_argument(
+        "--openings", type=int, default=0, metavar="K", help="start each pair of games from a random K-move opening"
+    )
+    arena.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="Tic-Tac-Toe: player 1 on both seats against every reply, and against every perfect reply",
+    )
     arena.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.set_defaults(func=_arena)

@@ -123,3 +123,53 @@ def test_gate_counts_draws_as_half_points():
     assert won.accepted and won.score > 0.55 and won.to_dict()["match"]["games"] == 4
     with pytest.raises(ValueError, match="threshold"):
         gate(game, candidate, best, num_games=2, threshold=1.5)
+
+
+def test_exhaustive_check_counts_every_line():
+    from alphazero_lib.arena import exhaustive_check
+    from alphazero_lib.games import TicTacToe
+    from alphazero_lib.players import PerfectPlayer, RandomPlayer
+
+    game = TicTacToe()
+    perfect = PerfectPlayer(game, seed=0)
+    for seat in (1, -1):
+        result = exhaustive_check(game, perfect, seat)
+        assert result.losses == 0 and result.wins > 0
+        against_perfect = exhaustive_check(game, perfect, seat, replies=PerfectPlayer(game))
+        assert against_perfect.wins == against_perfect.losses == 0 and against_perfect.draws > 0
+    # a random player (fixed by the cache, one move per position) loses some lines: the check can fail
+    weak = exhaustive_check(game, RandomPlayer(game, seed=0), 1)
+    assert weak.losses > 0
+    assert "as first (X) against all legal replies" in str(weak)
+
+
+def test_openings_are_shared_by_each_pair_of_games():
+    from alphazero_lib.arena import play_match, random_opening
+    from alphazero_lib.games import ConnectFour
+    from alphazero_lib.players import NegamaxPlayer
+
+    game = ConnectFour()
+    opening = random_opening(game, 4, np.random.default_rng(0))
+    assert len(opening) == 4
+    # two deterministic players: without openings every pair of games repeats; with them they differ
+    a, b = NegamaxPlayer(game, depth=2, seed=0), NegamaxPlayer(game, depth=1, seed=0)
+    records = []
+    import alphazero_lib.arena as arena
+
+    original = arena.play_game
+
+    def spy(*args, **kwargs):
+        record = original(*args, **kwargs)
+        records.append((tuple(kwargs.get("opening", ())), record.moves))
+        return record
+
+    arena.play_game = spy
+    try:
+        result = play_match(game, a, b, 6, progress=False, opening_moves=3, seed=1)
+    finally:
+        arena.play_game = original
+    assert result.games == 6
+    openings = [o for o, _ in records]
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[0] != openings[2]
+    for opening, moves in records:
+        assert [m for _, m in moves[: len(opening)]] == list(opening)

@@ -54,8 +54,8 @@ def test_arena_is_reproducible_with_a_seed(capsys):
         ("connect_four", "random:3", "takes no argument"),
         ("connect_four", "perfect", "Tic-Tac-Toe only"),
         ("connect_four", "greedy", "Othello only"),
-        ("connect_four", "alphazero:/no/such/weights.pt:50", "does not exist"),
-        ("connect_four", "policy:/no/such/weights.pt", "does not exist"),
+        ("connect_four", "alphazero:/no/such/weights.pt:50", "neither a file nor shipped weights"),
+        ("connect_four", "policy:/no/such/weights.pt", "neither a file nor shipped weights"),
         ("othello6", "kaggle:negamax", "connect_four and tictactoe only"),
     ],
 )
