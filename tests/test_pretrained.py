@@ -82,3 +82,23 @@ def test_publish_refuses_mixing_games_under_one_name(registry_dir):
     other, _ = training_checkpoint(registry_dir, make_game("connect_four"), 2)
     with pytest.raises(ValueError, match="holds weights for TicTacToe"):
         pt.publish(other, "mine", 2)
+
+
+def test_every_shipped_file_is_present_and_intact():
+    shipped = pt.available()
+    assert "tictactoe" in shipped
+    for name, iterations in shipped.items():
+        for iteration in iterations:
+            path = pt.pretrained_path(name, iteration)  # checks the sha256
+            assert path.is_relative_to(pt.WEIGHTS_DIR)
+
+
+def test_shipped_tictactoe_blocks_and_wins():
+    import numpy as np
+
+    game = make_game("tictactoe")
+    player = make_player(game, "alphazero:tictactoe:50", seed=0)
+    win = np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8)
+    assert player.get_action(win, 1) == 2
+    block = np.array([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=np.int8)
+    assert player.get_action(block, 1) == 3
