@@ -1,15 +1,30 @@
 """Running a policy-value network on numpy batches: the one place the searches call the model.
 
 A model is any ``torch.nn.Module`` that maps encoded states ``[B, 3, R, C]`` (float32) to
-``(policy_logits [B, A], value [B, 1])``.
+``(policy_logits [B, A], value [B, 1])``, or any object with its own ``evaluate(encoded)``.
+
+``evaluate(model, encoded)`` is the plain, always-correct path. ``FastEvaluator(model)`` is the fast one for
+batched self-play: an inference copy of the model (BatchNorm folded into the convolutions where it pays,
+channels-last memory, bfloat16 where the CPU has bf16 matrix instructions, the GPU when the model is on one),
+in the mode that a quick measurement at start-up found fastest. The training model is never changed.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+#: Inference modes ``FastEvaluator`` knows; ``"auto"`` measures the candidates and keeps the fastest.
+MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile")
+_MEASURED: dict[str, str] = {}  # cache key -> fastest mode, for this process
 
 
 def model_device(model: torch.nn.Module) -> torch.device:
@@ -23,8 +38,9 @@ def evaluate(model: Any, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Policy logits ``[B, A]`` and values ``[B]`` (float32 numpy) for encoded states ``[B, 3, R, C]``.
 
     Runs under ``torch.inference_mode`` with the model in eval mode (BatchNorm uses running statistics).
+    An object with its own ``evaluate(encoded)`` (e.g. ``FastEvaluator``) is asked directly.
     """
-    if hasattr(model, "evaluate"):  # an evaluator with its own fast path (see the parallel self-play issue)
+    if hasattr(model, "evaluate"):  # an evaluator with its own fast path
         return model.evaluate(encoded)
     model.eval()
     with torch.inference_mode():
@@ -34,19 +50,223 @@ def evaluate(model: Any, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def masked_softmax(logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Softmax over legal actions only, ``[..., A]``; illegal actions get 0.
+    """Softmax over legal actions only, ``[..., A]`` float64; illegal actions get 0.
 
-    Where the network gives every legal action zero probability (underflow) the result is uniform over
-    the legal actions instead of a division by zero.
+    Where the network gives every legal action zero probability (underflow, or non-finite logits) the result
+    is uniform over the legal actions instead of a division by zero; a row without legal actions is all 0.
     """
     logits = np.asarray(logits, dtype=np.float64)
-    valid = np.asarray(valid).astype(bool)
+    valid = np.asarray(valid, dtype=bool)
     shifted = np.where(valid, logits, -np.inf)
     top = np.max(shifted, axis=-1, keepdims=True)
+    if np.isfinite(top).all():  # the usual case: the best legal action gets exp(0) = 1, so the sum is >= 1
+        weights = np.exp(shifted - top)  # exp(-inf) = 0 for illegal actions
+        return weights / weights.sum(axis=-1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
-    weights = np.where(valid, np.exp(shifted - top), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        weights = np.where(valid, np.exp(shifted - top), 0.0)
+    weights = np.where(np.isfinite(weights), weights, 0.0)
     total = weights.sum(axis=-1, keepdims=True)
     uniform = valid / np.maximum(valid.sum(axis=-1, keepdims=True), 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         probs = np.where(total > 0, weights / np.where(total > 0, total, 1.0), uniform)
     return probs
+
+
+# ---- the fast path ---------------------------------------------------------------------------------------
+def has_fast_bf16(device: torch.device | str = "cpu") -> bool:
+    """Whether bfloat16 runs fast here: a CUDA GPU with bf16, or a CPU with bf16 matrix instructions
+    (AVX512-BF16 or AMX); bf16 emulated in software is slower than float32."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    if device.type != "cpu":
+        return False
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def fold_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
+    """An eval-mode copy with every BatchNorm folded into the convolution before it (``torch.fx``).
+
+    Raises ``ValueError`` when the model cannot be traced.
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # torch's own fx code trips its deprecation of torch.jit.script_method
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from torch.fx.experimental.optimization import fuse
+
+        try:
+            return fuse(copy.deepcopy(model).eval())
+        except Exception as err:  # tracing fails on data-dependent control flow
+            raise ValueError(f"cannot fold BatchNorm in {type(model).__name__}: {err}") from None
+
+
+class FastEvaluator:
+    """The fastest inference of a policy-value network this machine offers, behind ``evaluate(encoded)``.
+
+    ``mode`` is one of ``MODES`` or ``"auto"``:
+
+    - ``fp32`` / ``fp32_cl``: float32, contiguous or channels-last memory;
+    - ``fp32_fused``: float32, channels-last, BatchNorm folded into the convolutions;
+    - ``bf16`` / ``bf16_cl``: bfloat16 autocast (float32 weights, bf16 matmuls), contiguous or channels-last;
+    - ``bf16_fused``: BatchNorm folded, then the whole copy in bfloat16, channels-last;
+    - ``compile``: ``torch.compile`` of the folded copy (slow to start; only pays for long runs, never "auto").
+
+    ``"auto"`` times the candidates on a batch of ``batch_size`` (bf16 ones only where ``has_fast_bf16``) and
+    keeps the fastest; the choice is cached per architecture, batch size, device and torch version in memory
+    and in ``cache_dir/inference_modes.json`` (default ``~/.cache/alphazero_lib``; ``cache_dir=None``: memory
+    only). The model is copied: training goes on in float32 and ``refresh()`` picks up its new weights.
+    """
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        mode: str = "auto",
+        *,
+        batch_size: int = 64,
+        cache_dir: str | os.PathLike[str] | None = "default",
+    ) -> None:
+        if mode != "auto" and mode not in MODES:
+            raise ValueError(f"unknown inference mode {mode!r}; modes: {['auto', *MODES]}")
+        self.source = model
+        self.device = model_device(model)
+        self.batch_size = int(batch_size)
+        self.cache_path = _cache_path(cache_dir)
+        self.requested_mode = mode
+        self.timings: dict[str, float] = {}  # mode -> evaluations per second, when "auto" measured them
+        self.mode = self._choose_mode() if mode == "auto" else mode
+        self.refresh()
+
+    # ---- building the inference copy ------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Rebuild the inference copy from the source model's current weights (call after training)."""
+        self.net, self.input_dtype, self.autocast = self._build(self.mode)
+
+    def _build(self, mode: str) -> tuple[Any, torch.dtype, bool]:
+        """``(network, input dtype, bf16 autocast)`` for ``mode``."""
+        net = copy.deepcopy(self.source).eval()
+        if mode in ("fp32_fused", "bf16_fused", "compile"):
+            net = fold_batch_norm(net)
+        if mode != "fp32" and mode != "bf16":
+            net = net.to(memory_format=torch.channels_last)
+        if mode == "bf16_fused":
+            return net.to(torch.bfloat16), torch.bfloat16, False
+        if mode == "compile":
+            return torch.compile(net, dynamic=True), torch.float32, False
+        return net, torch.float32, mode in ("bf16", "bf16_cl")
+
+    def _candidates(self) -> list[str]:
+        modes = ["fp32", "fp32_cl", "fp32_fused"]
+        if has_fast_bf16(self.device):
+            modes += ["bf16", "bf16_cl", "bf16_fused"]
+        return modes
+
+    def _cache_key(self) -> str:
+        shapes = [(name, tuple(p.shape)) for name, p in self.source.state_dict().items()]
+        digest = hashlib.sha256(repr((type(self.source).__name__, shapes)).encode()).hexdigest()[:16]
+        return f"{digest}|b{self.batch_size}|{self.device.type}|t{torch.get_num_threads()}|torch{torch.__version__}"
+
+    def _choose_mode(self) -> str:
+        key = self._cache_key()
+        if key in _MEASURED:
+            return _MEASURED[key]
+        stored = _read_cache(self.cache_path).get(key)
+        if stored in MODES:
+            _MEASURED[key] = stored
+            return stored
+        self.timings = self.measure(self._candidates())
+        best = max(self.timings, key=self.timings.get)
+        _MEASURED[key] = best
+        _write_cache(self.cache_path, key, best)
+        return best
+
+    def measure(self, modes: list[str] | tuple[str, ...], repeats: int = 3) -> dict[str, float]:
+        """Evaluations per second of each mode at ``batch_size`` (best of ``repeats`` short runs).
+
+        The modes take turns within each repeat, so a change in the machine's load hits them all alike.
+        """
+        encoded = self._example_batch()
+        runs = {}
+        for mode in modes:
+            try:
+                net, dtype, autocast = self._build(mode)
+            except ValueError:
+                continue  # e.g. a model that cannot be folded
+            runs[mode] = (net, self._to_input(encoded, mode, dtype), autocast)
+            self._forward(*runs[mode]).cpu()  # warm-up (allocations, kernel choice)
+        calls = max(2, 512 // self.batch_size)
+        best = dict.fromkeys(runs, float("inf"))
+        for _ in range(repeats):
+            for mode, (net, x, autocast) in runs.items():
+                start = time.perf_counter()
+                for _ in range(calls):
+                    self._forward(net, x, autocast).cpu()  # .cpu() waits for a GPU to finish
+                best[mode] = min(best[mode], (time.perf_counter() - start) / calls)
+        return {mode: self.batch_size / seconds for mode, seconds in best.items()}
+
+    def _example_batch(self) -> np.ndarray:
+        """A batch of plausible encoded states (random boards), ``[batch_size, 3, R, C]``."""
+        game = getattr(self.source, "game", None)
+        rows, columns = (game.row_count, game.column_count) if game is not None else (6, 7)
+        boards = np.random.default_rng(0).integers(-1, 2, size=(self.batch_size, rows, columns))
+        return np.stack((boards == -1, boards == 0, boards == 1), axis=1).astype(np.float32)
+
+    # ---- running it ---------------------------------------------------------------------------------
+    def _to_input(self, encoded: np.ndarray, mode: str, dtype: torch.dtype) -> torch.Tensor:
+        x = torch.from_numpy(np.ascontiguousarray(encoded, dtype=np.float32)).to(self.device, non_blocking=True)
+        if mode != "fp32" and mode != "bf16":
+            x = x.contiguous(memory_format=torch.channels_last)
+        return x.to(dtype)
+
+    def _forward(self, net: Any, x: torch.Tensor, autocast: bool) -> torch.Tensor:
+        """One forward pass; logits and values side by side, ``[B, A + 1]`` float32 on the model's device."""
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=autocast):
+            logits, value = net(x)
+            return torch.cat((logits.float(), value.float().reshape(-1, 1)), dim=1)
+
+    def evaluate(self, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Policy logits ``[B, A]`` and values ``[B]`` (float32 numpy) for encoded states ``[B, 3, R, C]``.
+
+        One transfer to the device and one back per call.
+        """
+        x = self._to_input(encoded, self.mode, self.input_dtype)
+        out = self._forward(self.net, x, self.autocast).cpu().numpy()
+        return out[:, :-1], out[:, -1]
+
+    def __repr__(self) -> str:
+        return f"FastEvaluator({type(self.source).__name__}, mode={self.mode!r}, device={self.device.type})"
+
+
+def _cache_path(cache_dir: str | os.PathLike[str] | None) -> Path | None:
+    if cache_dir is None:
+        return None
+    if cache_dir == "default":
+        base = os.environ.get("ALPHAZERO_CACHE_DIR") or Path.home() / ".cache" / "alphazero_lib"
+        return Path(base) / "inference_modes.json"
+    return Path(cache_dir) / "inference_modes.json"
+
+
+def _read_cache(path: Path | None) -> dict[str, str]:
+    if path is None or not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}  # a damaged cache only costs a new measurement
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: Path | None, key: str, mode: str) -> None:
+    if path is None:
+        return
+    try:
+        from alphazero_lib.utils import atomic_write_bytes
+
+        data = {**_read_cache(path), key: mode}
+        atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    except OSError:
+        pass  # a read-only home directory: keep the choice in memory only

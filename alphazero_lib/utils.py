@@ -56,10 +56,21 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
-def show_source(obj: Any) -> Any:
-    """The source of a library function or class, for display in a notebook (syntax-highlighted)."""
+class SourceCode:
+    """Source text that notebooks show as a highlighted Markdown code block (plain text elsewhere)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_markdown_(self) -> str:
+        return f"```python\n{self.text.rstrip()}\n```"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def show_source(obj: Any) -> SourceCode:
+    """The source of a library function or class, for display in a notebook."""
     import inspect
 
-    from IPython.display import Code
-
-    return Code(inspect.getsource(obj), language="python")
+    return SourceCode(inspect.getsource(obj))

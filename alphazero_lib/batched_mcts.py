@@ -1,0 +1,358 @@
+"""The fast path: AlphaZero's search over many games at once, every tree held in numpy arrays (mctx style).
+
+One ``BatchedMCTS.search`` call searches ``B`` games. Each simulation walks all ``B`` trees to a leaf
+together (numpy ops over the ``B`` axis, a Python loop over depth only), scores finished games with the
+vectorised rules of ``alphazero_lib.batched_rules``, makes ONE batched network call for every game's leaf
+and backs all values up in one fancy-indexed update.
+
+The tree of game ``b`` lives in row ``b`` of these arrays (``N = num_searches + 2`` nodes per game)::
+
+    visit_count        [B, N]        float64  visits through the node (the root starts at 1)
+    value_sum          [B, N]        float64  sum of backed-up values, seen by the player to move at the node
+    parent             [B, N]        intp     parent node (0 = NULL for the root)
+    action_from_parent [B, N]        intp     the move that led here
+    is_expanded        [B, N]        bool     evaluated by the network, children's priors known
+    is_terminal        [B, N]        bool     the game is over at this node (never expanded)
+    terminal_value     [B, N]        float64  its value for the player to move there (-1 lost, 0 draw)
+    states             [B, N, R, C]  int8     canonical states (the player to move owns the 1s; no to_play)
+    children_index     [B, N, A]     intp     FLAT index ``b * N + n`` of the child per action; 0 = none yet
+    priors             [B, N, A]     float64  the network's priors (root: with Dirichlet noise)
+    illegal_penalty    [B, N, A]     float64  0 on legal actions, -inf on illegal ones (added to the scores)
+
+Node 0 is a *null node* whose statistics stay 0: an action without a child points at flat node 0, so a
+child's statistics are one gather with no masking, and a walk that steps into it stays there. The root is
+node 1; a new node is created for the leaf of every simulation that reaches an action without a child.
+Children hold flat indices so that one fancy index reaches any node of any game without adding offsets.
+
+Semantics (identical to the serial ``AlphaMCTS``; see its module docstring): PUCT
+``U = Q + c * prior * sqrt(N_parent) / (1 + n_child)`` computed in float64 in the same order,
+``Q = -value_sum / visit_count`` of the child and 0 for an unvisited one, ties to the lowest action,
+one network call at the root (Dirichlet noise drawn game by game, in order ``0..B-1``, from one
+``np.random.default_rng(config.seed)``), the root's value not backed up, terminal leaves scored by the rules.
+
+Equivalence with the serial search: for ``B = 1`` (same seed, network and settings, ``reuse_tree=False``)
+the visit counts are identical. For ``B > 1`` with the noise off each game's counts equal the serial search's
+whenever the network gives a state the same output in a batch as alone; a fake numpy network does, but a torch
+network may change the last bits of a float with the batch size (different kernels), which can tip a near-tie
+of two PUCT scores. With root noise on and ``B > 1``, the noise draws are shared out game by game from one
+generator, so game ``b`` sees other draws than a serial search with the same seed.
+
+Tree reuse (``reuse_tree=True``): ``advance(actions)`` keeps the subtree under the move each game played and
+the next ``search`` tops the kept root up to ``num_searches + 1`` visits instead of starting from scratch, so a
+position costs fewer network evaluations; visit counts then differ from the serial search (which always starts
+afresh), so equivalence is tested with reuse off. ``stats`` counts network evaluations per position searched.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.batched_rules import BatchedRules, batched_rules_for
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.games.base import STATE_DTYPE, Game
+from alphazero_lib.inference import evaluate, masked_softmax
+
+NULL, ROOT = 0, 1
+
+
+@dataclass
+class BatchedSearchStats:
+    """What the searches of one ``BatchedMCTS`` did (cumulative; ``reset_stats`` clears it)."""
+
+    positions: int = 0
+    """Positions searched (one per active game per ``search`` call)."""
+    simulations: int = 0
+    """Simulations run, summed over games."""
+    network_evaluations: int = 0
+    """States evaluated by the network (roots plus non-terminal leaves), summed over games."""
+    network_calls: int = 0
+    """Batched network calls (one per simulation for all games, plus one per search for the roots)."""
+    terminal_leaves: int = 0
+    """Simulations that ended on a finished game (scored by the rules, no network call)."""
+    reused_roots: int = 0
+    """Searches that started from a subtree kept by ``advance`` (tree reuse)."""
+    network_seconds: float = 0.0
+    """Wall time inside the network calls (``inference.evaluate``: transfer, forward pass, transfer back)."""
+    search_seconds: float = 0.0
+    """Wall time of the ``search`` calls in total."""
+
+    @property
+    def evaluations_per_position(self) -> float:
+        """Network evaluations a searched position cost on average."""
+        return self.network_evaluations / max(self.positions, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain ``dict`` of the fields plus ``evaluations_per_position``."""
+        return {**asdict(self), "evaluations_per_position": self.evaluations_per_position}
+
+
+class BatchedMCTS:
+    """AlphaZero's search for a batch of games at once: array trees, one batched network call per simulation.
+
+    ``model`` is a ``torch.nn.Module`` or any object with ``evaluate(encoded [B, 3, R, C]) -> (logits [B, A],
+    values [B])`` (e.g. ``inference.FastEvaluator``). ``rules`` defaults to ``batched_rules_for(game)``.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        model: Any,
+        config: SearchConfig | None = None,
+        *,
+        reuse_tree: bool = False,
+        rules: BatchedRules | None = None,
+    ) -> None:
+        self.game = game
+        self.model = model
+        self.config = config if config is not None else SearchConfig()
+        self.reuse_tree = bool(reuse_tree)
+        self.rules = rules if rules is not None else batched_rules_for(game)
+        self.rng = np.random.default_rng(self.config.seed)
+        self.stats = BatchedSearchStats()
+        self.num_nodes_max = self.config.num_searches + 2  # null node, root, one new node per simulation
+        self.batch_size = 0  # trees are allocated on the first search
+        # PUCT's c for every possible parent visit count (pb_c schedule), with math.log as the serial search has it
+        if self.config.pb_c_base is not None:
+            base, init = self.config.pb_c_base, self.config.pb_c_init
+            self.c_table = np.array([math.log((1 + n + base) / base) + init for n in range(self.num_nodes_max + 1)])
+
+    # ---- the arrays ---------------------------------------------------------------------------------
+    def _allocate(self, batch_size: int) -> None:
+        """Preallocate the trees of ``batch_size`` games (see the module docstring for the arrays)."""
+        B, N, A = batch_size, self.num_nodes_max, self.game.action_size
+        R, C = self.game.row_count, self.game.column_count
+        self.batch_size = B
+        self.visit_count = np.zeros((B, N), dtype=np.float64)
+        self.value_sum = np.zeros((B, N), dtype=np.float64)
+        self.parent = np.zeros((B, N), dtype=np.intp)
+        self.action_from_parent = np.zeros((B, N), dtype=np.intp)
+        self.is_expanded = np.zeros((B, N), dtype=bool)
+        self.is_terminal = np.zeros((B, N), dtype=bool)
+        self.terminal_value = np.zeros((B, N), dtype=np.float64)
+        self.states = np.zeros((B, N, R, C), dtype=STATE_DTYPE)
+        self.children_index = np.zeros((B, N, A), dtype=np.intp)
+        self.priors = np.zeros((B, N, A), dtype=np.float64)
+        self.illegal_penalty = np.zeros((B, N, A), dtype=np.float64)
+        self.num_nodes = np.full(B, ROOT + 1, dtype=np.intp)  # next free node per game
+        self.root_kept = np.zeros(B, dtype=bool)  # a subtree kept by `advance` waits to be reused
+        self.offsets = np.arange(B, dtype=np.intp) * N  # node n of game b is flat node b * N + n
+        self._path = np.zeros((N + 2, B), dtype=np.intp)  # flat nodes from the root down, NULL below the leaf
+        self._path_action = np.zeros((N + 2, B), dtype=np.intp)  # the action chosen at each level
+
+    @property
+    def legal(self) -> np.ndarray:
+        """Legal actions of every node, ``[B, N, A]`` bool."""
+        return self.illegal_penalty == 0
+
+    def _clear(self, games: np.ndarray) -> None:
+        """Empty the trees of ``games [M]`` (every node but the null node and the root slot)."""
+        for array in (self.visit_count, self.value_sum, self.is_expanded, self.is_terminal, self.children_index):
+            array[games] = 0
+        self.num_nodes[games] = ROOT + 1
+
+    def reset(self) -> None:
+        """Forget every tree (the next search starts afresh for all games)."""
+        if self.batch_size:
+            self.root_kept[:] = False
+
+    def reset_stats(self) -> None:
+        """Zero the cumulative ``stats``."""
+        self.stats = BatchedSearchStats()
+
+    # ---- the network --------------------------------------------------------------------------------
+    def _evaluate(self, states: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``[M, A]`` (float64, 0 off ``valid``) and values ``[M]`` (float64) of ``states [M, R, C]``."""
+        encoded = self.game.get_encoded_state(states)
+        start = time.perf_counter()
+        logits, values = evaluate(self.model, encoded)
+        self.stats.network_seconds += time.perf_counter() - start
+        self.stats.network_calls += 1
+        self.stats.network_evaluations += len(states)
+        return masked_softmax(logits, valid), np.asarray(values, dtype=np.float64).reshape(-1)
+
+    # ---- the search ---------------------------------------------------------------------------------
+    def search(self, states: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """Visit-count distributions ``[B, A]`` for canonical ``states [B, R, C]`` (the mover's pieces are 1).
+
+        ``active [B]`` (bool, default all) picks the games to search; the others' rows are 0 and their trees,
+        and the random generator, are left untouched. Raises ``ValueError`` when an active game has no legal move.
+        """
+        start_time = time.perf_counter()
+        game, config = self.game, self.config
+        states = np.asarray(states, dtype=STATE_DTYPE)
+        if states.ndim != 3 or states.shape[1:] != (game.row_count, game.column_count):
+            raise ValueError(f"states must be [B, {game.row_count}, {game.column_count}], got {states.shape}")
+        B = len(states)
+        active = np.ones(B, dtype=bool) if active is None else np.asarray(active, dtype=bool).reshape(B)
+        if B != self.batch_size:
+            self._allocate(B)
+
+        # ROOT: keep a reused subtree where its state matches, else one batched network call for the new roots
+        reused = active & self.root_kept
+        if reused.any():
+            reused &= (self.states[:, ROOT] == states).reshape(B, -1).all(axis=1)
+        self.root_kept[:] = False
+        fresh_games = np.flatnonzero(active & ~reused)
+        if fresh_games.size:
+            valid = self.rules.valid_moves(states[fresh_games])
+            if not valid.any(axis=1).all():
+                bad = int(fresh_games[np.flatnonzero(~valid.any(axis=1))[0]])
+                raise ValueError(f"game {bad} has no legal moves; the search needs a live game:\n{states[bad]}")
+            priors, _ = self._evaluate(states[fresh_games], valid)
+            self._clear(fresh_games)
+            self.states[fresh_games, ROOT] = states[fresh_games]
+            self.priors[fresh_games, ROOT] = priors
+            self.illegal_penalty[fresh_games, ROOT] = np.where(valid, 0.0, -np.inf)
+            self.visit_count[fresh_games, ROOT] = 1  # the root's own evaluation; its value is not backed up
+            self.is_expanded[fresh_games, ROOT] = True
+            self.parent[fresh_games, ROOT] = NULL
+        if config.dirichlet_epsilon > 0:  # noise game by game, in order, from the one generator
+            eps = config.dirichlet_epsilon
+            for b in np.flatnonzero(active):
+                legal = np.flatnonzero(self.illegal_penalty[b, ROOT] == 0)
+                noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
+                self.priors[b, ROOT, legal] = (1 - eps) * self.priors[b, ROOT, legal] + eps * noise
+
+        # a fresh root runs num_searches simulations; a reused one is topped up to num_searches + 1 visits
+        simulations = np.where(active, config.num_searches, 0)
+        simulations[reused] = np.maximum(config.num_searches + 1 - self.visit_count[reused, ROOT], 0)
+        self.stats.positions += int(active.sum())
+        self.stats.reused_roots += int(reused.sum())
+        self.stats.simulations += int(simulations.sum())
+        for simulation in range(int(simulations.max(initial=0))):
+            self._simulate(simulation < simulations)
+
+        # RESULT: root children's visit counts, normalised
+        counts = self.visit_count.reshape(-1)[self.children_index[:, ROOT]]  # [B, A]
+        totals = counts.sum(axis=1, keepdims=True)
+        probs = np.divide(counts, totals, out=np.zeros_like(counts), where=(totals > 0) & active[:, None])
+        self.stats.search_seconds += time.perf_counter() - start_time
+        return probs
+
+    def _simulate(self, searching: np.ndarray) -> None:
+        """One simulation in every game where ``searching [B]``: select, expand and evaluate, back up."""
+        B, N, A = self.batch_size, self.num_nodes_max, self.game.action_size
+        visit_flat, value_flat = self.visit_count.reshape(-1), self.value_sum.reshape(-1)
+        children2d, priors2d = self.children_index.reshape(B * N, A), self.priors.reshape(B * N, A)
+        penalty2d, expanded_flat = self.illegal_penalty.reshape(B * N, A), self.is_expanded.reshape(-1)
+        c_constant = self.config.pb_c_base is None
+        path, path_action = self._path, self._path_action
+        row_starts = np.arange(B, dtype=np.intp) * A
+
+        # SELECTION: every game walks down its tree at once; the Python loop runs over depth only. A game
+        # that reaches an action without a child, or a finished game, walks on into the null node and stays.
+        node = np.where(searching, self.offsets + ROOT, NULL)  # [B] flat node index
+        path[0] = node
+        level = 0
+        descending = searching
+        while descending.any():
+            child = children2d[node]  # [B, A] flat child nodes (NULL: not created, visit_count 0)
+            child_visits = visit_flat[child]
+            parent_visits = visit_flat[node]
+            # U = Q + c * prior * sqrt(N_parent) / (1 + n), Q = -value_sum / n: the serial search's float64 ops
+            if c_constant:
+                score = priors2d[node] * self.config.C
+            else:
+                score = priors2d[node] * self.c_table[parent_visits.astype(np.intp)][:, None]
+            score *= np.sqrt(parent_visits)[:, None]
+            score /= 1 + child_visits
+            score -= value_flat[child] / np.maximum(child_visits, 1)  # t - x == t + (-x) exactly; 0 if unvisited
+            score += penalty2d[node]  # -inf on illegal actions
+            action = score.argmax(axis=1)  # the first maximum: ties go to the lowest action
+            path_action[level] = action
+            node = child.reshape(-1)[row_starts + action]
+            level += 1
+            path[level] = node
+            descending = expanded_flat[node]
+
+        # the leaf of each game: the last non-null node of its path
+        on_path = path[: level + 1] != NULL  # [L, B]
+        depth = on_path.sum(axis=0) - 1  # [B]; -1 for a game not searching
+        last = path[np.maximum(depth, 0), np.arange(B)]
+        leaf_value = np.where(self.is_terminal.reshape(-1)[last], self.terminal_value.reshape(-1)[last], 0.0)
+        self.stats.terminal_leaves += int(self.is_terminal.reshape(-1)[last].sum())
+
+        # EXPANSION: a game that stopped on an expanded node chose an action without a child: create it
+        new_games = np.flatnonzero(expanded_flat[last] & searching)
+        if new_games.size:
+            parent_flat = last[new_games]
+            actions = path_action[depth[new_games], new_games]
+            new_flat = self.offsets[new_games] + self.num_nodes[new_games]
+            self.num_nodes[new_games] += 1
+            children2d[parent_flat, actions] = new_flat
+            parent_states = self.states.reshape(B * N, *self.states.shape[2:])[parent_flat]
+            child_states, values, terminated, valid = self.rules.step(parent_states, actions)
+            self.states.reshape(B * N, *self.states.shape[2:])[new_flat] = child_states
+            self.parent.reshape(-1)[new_flat] = parent_flat - self.offsets[new_games]
+            self.action_from_parent.reshape(-1)[new_flat] = actions
+            self.is_terminal.reshape(-1)[new_flat] = terminated
+            self.terminal_value.reshape(-1)[new_flat] = -values  # the leaf mover's view
+            leaf_value[new_games] = -values
+            self.stats.terminal_leaves += int(terminated.sum())
+            # EVALUATION: one network call for every game's non-terminal leaf
+            open_leaves = np.flatnonzero(~terminated)
+            if open_leaves.size:
+                open_flat = new_flat[open_leaves]
+                priors, values = self._evaluate(child_states[open_leaves], valid[open_leaves])
+                priors2d[open_flat] = priors
+                penalty2d[open_flat] = np.where(valid[open_leaves], 0.0, -np.inf)
+                expanded_flat[open_flat] = True
+                leaf_value[new_games[open_leaves]] = values
+            depth[new_games] += 1
+            path[depth[new_games], new_games] = new_flat
+            on_path[depth[new_games], new_games] = True
+
+        # BACKUP: value_sum += value, visit_count += 1, value = -value, from the leaf up to the root
+        levels = np.arange(level + 1)[:, None]  # [L, 1]
+        signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)  # [L, B]
+        nodes_on_path = path[: level + 1][on_path]  # distinct nodes, so += with fancy indexing is safe
+        visit_flat[nodes_on_path] += 1
+        value_flat[nodes_on_path] += (signs * leaf_value)[on_path]
+
+    # ---- tree reuse ---------------------------------------------------------------------------------
+    def advance(self, actions: np.ndarray) -> None:
+        """After each game played ``actions [B]`` (-1: none), keep the subtree under that move for the next search.
+
+        Only with ``reuse_tree=True`` (otherwise the next search starts afresh anyway). The kept subtree is
+        renumbered so that its root becomes node 1; a game whose move leads to no expanded node starts afresh.
+        """
+        if not self.reuse_tree or not self.batch_size:
+            return
+        B, N = self.batch_size, self.num_nodes_max
+        games = np.arange(B)
+        actions = np.asarray(actions, dtype=np.intp).reshape(B)
+        played = actions >= 0
+        child_flat = np.where(played, self.children_index[games, ROOT, np.maximum(actions, 0)], NULL)
+        keep = played & (child_flat != NULL) & self.is_expanded.reshape(-1)[child_flat]
+        # the subtree: the kept child and every node whose parent is in it (found level by level)
+        in_subtree = np.zeros((B, N), dtype=bool)
+        in_subtree[games[keep], (child_flat - self.offsets)[keep]] = True
+        live = np.arange(N)[None, :] < self.num_nodes[:, None]
+        while True:
+            grown = in_subtree | (np.take_along_axis(in_subtree, self.parent, axis=1) & live)
+            grown[:, NULL] = False
+            if (grown == in_subtree).all():
+                break
+            in_subtree = grown
+        # renumber in creation order (parents before children): the kept child becomes node 1
+        new_index = np.where(in_subtree, np.cumsum(in_subtree, axis=1), NULL)  # [B, N]
+        new_flat = np.where(in_subtree, new_index + self.offsets[:, None], NULL).reshape(-1)  # old flat -> new flat
+        g, old = np.nonzero(in_subtree)
+        new = new_index[g, old]
+        for array in (self.visit_count, self.value_sum, self.action_from_parent, self.is_expanded, self.is_terminal):
+            array[g, new] = array[g, old]
+        for array in (self.terminal_value, self.states, self.priors, self.illegal_penalty):
+            array[g, new] = array[g, old]
+        self.parent[g, new] = new_index[g, self.parent[g, old]]  # the new root's parent becomes NULL
+        self.children_index[g, new] = new_flat[self.children_index[g, old]]
+        kept_nodes = in_subtree.sum(axis=1)
+        unused = keep[:, None] & (np.arange(N)[None, :] > kept_nodes[:, None])  # [B, N] slots now free
+        for array in (self.visit_count, self.value_sum, self.is_expanded, self.is_terminal, self.children_index):
+            array[unused] = 0
+        self.num_nodes = np.where(keep, kept_nodes + 1, ROOT + 1).astype(np.intp)
+        self.root_kept = keep

@@ -1,0 +1,291 @@
+"""The batched search: vectorised rules vs the games, equivalence with the serial search, tactics, tree reuse,
+masked games, and a few steps of batched self-play training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from fakes import ConstantNet, FakeNet
+from positions import TACTICS
+from test_alpha_mcts import GOLDEN
+
+from alphazero_lib import make_game
+from alphazero_lib.alpha_mcts import AlphaMCTS
+from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
+from alphazero_lib.batched_rules import BatchedRules, LineGameRules, batched_rules_for
+from alphazero_lib.config import SearchConfig, TrainConfig
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and a shared 2-core machine makes two spin (50x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+GAMES = [
+    ("tictactoe", {}),
+    ("connect_four", {}),
+    ("connect_four", {"rows": 5, "columns": 4, "in_a_row": 3}),
+    ("othello", {"size": 4}),
+]
+
+
+def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
+    """Canonical non-terminal positions from random playouts (the mover's pieces are 1)."""
+    rng = np.random.default_rng(seed)
+    positions: list[np.ndarray] = []
+    while len(positions) < count:
+        state, player = game.get_initial_state(), 1
+        while True:
+            positions.append(game.change_perspective(state, player))
+            action = int(rng.choice(game.legal_actions(state, player)))
+            state = game.get_next_state(state, action, player)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            player = -player
+    return positions[:count]
+
+
+# ---- batched rules ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "options"), GAMES)
+def test_batched_rules_agree_with_the_game_on_random_playouts(name, options):
+    game = make_game(name, **options)
+    rules = batched_rules_for(game)
+    assert isinstance(rules, LineGameRules) == (name != "othello")
+    rng = np.random.default_rng(1)
+    states = np.stack(random_positions(game, 400, seed=2))
+    before = states.copy()
+    valid = rules.valid_moves(states)
+    expected_valid = np.array([game.get_valid_moves(s) for s in states], dtype=bool)
+    assert np.array_equal(valid, expected_valid)
+    actions = np.array([rng.choice(np.flatnonzero(v)) for v in valid])
+    children, values, terminated, child_valid = rules.step(states, actions)
+    assert np.array_equal(states, before)  # inputs are never changed
+    for state, action, child, value, done, moves in zip(
+        states, actions, children, values, terminated, child_valid, strict=True
+    ):
+        expected = game.change_perspective(game.get_next_state(state, int(action), 1), -1)
+        assert np.array_equal(child, expected)
+        assert (value, done) == game.get_value_and_terminated(expected, int(action))
+        assert np.array_equal(moves, game.get_valid_moves(expected).astype(bool))
+    assert terminated.any() and values.any()  # the playouts reached wins and ends
+
+
+def test_batched_rules_reject_an_illegal_move():
+    game = make_game("connect_four")
+    state = np.zeros((1, 6, 7), dtype=np.int8)
+    state[0, :, 2] = 1  # column 2 is full
+    with pytest.raises(ValueError, match="illegal action 2"):
+        batched_rules_for(game).child_states(state, np.array([2]))
+
+
+# ---- equivalence with the serial search ------------------------------------------------------------------
+@pytest.mark.parametrize(("game_name", "state", "options", "expected"), GOLDEN)
+def test_batched_search_gives_the_serial_golden_counts(game_name, state, options, expected):
+    game = make_game(game_name)
+    state = game.get_initial_state() if state is None else state
+    mcts = BatchedMCTS(game, FakeNet(game), SearchConfig(num_searches=200, seed=0, **options))
+    counts = np.round(mcts.search(state[None])[0] * 200).astype(int)
+    assert counts.tolist() == expected
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+@pytest.mark.parametrize("options", [{}, {"dirichlet_epsilon": 0.25}, {"pb_c_base": 500.0, "C": 0.0}])
+def test_one_game_gives_the_same_visit_counts_as_alpha_mcts(name, options):
+    game = make_game(name)
+    net = FakeNet(game, seed=3)
+    for state in random_positions(game, 4, seed=5):
+        config = SearchConfig(num_searches=60, seed=11, **options)
+        serial = AlphaMCTS(game, net, config)
+        batched = BatchedMCTS(game, net, config, rules=BatchedRules(game) if name == "tictactoe" else None)
+        serial_evaluations = 0
+        for _ in range(2):  # the second search checks that the generators stay in step
+            assert np.array_equal(batched.search(state[None])[0], serial.search(state))
+            serial_evaluations += serial.last_search_stats.network_evaluations
+        assert batched.stats.network_evaluations == serial_evaluations > 0
+
+
+def test_one_game_with_a_resnet_gives_the_same_visit_counts():
+    from alphazero_lib.model import ResNet
+
+    game = make_game("connect_four")
+    torch.manual_seed(0)
+    model = ResNet(game, 1, 16).eval()
+    state = random_positions(game, 6, seed=1)[-1]
+    config = SearchConfig(num_searches=40, seed=2, dirichlet_epsilon=0.25)
+    assert np.array_equal(
+        BatchedMCTS(game, model, config).search(state[None])[0], AlphaMCTS(game, model, config).search(state)
+    )
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+def test_every_game_of_a_batch_matches_its_own_serial_search_without_noise(name):
+    game = make_game(name)
+    net = FakeNet(game, seed=4)
+    states = np.stack(random_positions(game, 12, seed=6))
+    config = SearchConfig(num_searches=50, seed=0)
+    probs = BatchedMCTS(game, net, config).search(states)
+    for state, row in zip(states, probs, strict=True):
+        assert np.array_equal(row, AlphaMCTS(game, net, config).search(state))
+
+
+# ---- tactics and statistics ------------------------------------------------------------------------------
+def test_takes_the_win_and_blocks_the_loss_in_one_batch():
+    for game_name in ("tictactoe", "connect_four"):
+        cases = [(state, best) for _, name, state, best in TACTICS if name == game_name]
+        game = make_game(game_name)
+        probs = BatchedMCTS(game, ConstantNet(game), SearchConfig(num_searches=200, seed=0)).search(
+            np.stack([state for state, _ in cases])
+        )
+        assert [int(np.argmax(p)) for p in probs] == [best for _, best in cases]
+
+
+def test_stats_count_one_evaluation_per_non_terminal_leaf_plus_the_root():
+    game = make_game("tictactoe")
+    mcts = BatchedMCTS(game, FakeNet(game), SearchConfig(num_searches=300, seed=0))
+    probs = mcts.search(np.stack(random_positions(game, 5, seed=0)))
+    stats = mcts.stats
+    assert stats.positions == 5 and stats.simulations == 1500
+    assert stats.network_evaluations == 5 + 1500 - stats.terminal_leaves
+    assert stats.terminal_leaves > 0  # small trees: the search reaches finished games and scores them by rule
+    assert np.allclose(probs.sum(axis=1), 1.0)
+    assert np.array_equal(mcts.visit_count[:, ROOT], np.full(5, 301.0))
+
+
+# ---- masked games ----------------------------------------------------------------------------------------
+def test_inactive_games_are_left_alone_and_draw_no_noise():
+    game = make_game("connect_four")
+    net = FakeNet(game)
+    states = np.stack(random_positions(game, 3, seed=9))
+    config = SearchConfig(num_searches=30, seed=7, dirichlet_epsilon=0.25)
+    mcts = BatchedMCTS(game, net, config)
+    mcts.search(states)
+    snapshot = {name: getattr(mcts, name)[1].copy() for name in ("visit_count", "value_sum", "states", "priors")}
+    mcts.rng = np.random.default_rng(123)
+    probs = mcts.search(states, active=np.array([True, False, True]))
+    assert not probs[1].any()
+    for name, before in snapshot.items():
+        assert np.array_equal(getattr(mcts, name)[1], before), name
+    # the active games see exactly what a batch of only them would see (same noise draws, in order)
+    pair = BatchedMCTS(game, net, config)
+    pair.rng = np.random.default_rng(123)
+    assert np.array_equal(pair.search(states[[0, 2]]), probs[[0, 2]])
+
+
+def test_a_game_without_legal_moves_is_an_error():
+    game = make_game("tictactoe")
+    full = np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 1]], dtype=np.int8)
+    with pytest.raises(ValueError, match="no legal moves"):
+        BatchedMCTS(game, FakeNet(game), SearchConfig(num_searches=5)).search(
+            np.stack([game.get_initial_state(), full])
+        )
+
+
+# ---- tree reuse ------------------------------------------------------------------------------------------
+def subtree_statistics(mcts: BatchedMCTS, game_index: int, node: int) -> list[tuple]:
+    """The statistics of the subtree under ``node``, in a canonical order (by action path)."""
+    N = mcts.num_nodes_max
+    rows = []
+
+    def walk(n: int, path: tuple) -> None:
+        rows.append(
+            (
+                path,
+                float(mcts.visit_count[game_index, n]),
+                float(mcts.value_sum[game_index, n]),
+                mcts.states[game_index, n].tobytes(),
+                bool(mcts.is_terminal[game_index, n]),
+            )
+        )
+        for action, child in enumerate(mcts.children_index[game_index, n]):
+            if child:
+                assert child // N == game_index and mcts.parent[game_index, child % N] == n
+                walk(int(child % N), (*path, action))
+
+    walk(node, ())
+    return rows
+
+
+def test_tree_reuse_keeps_the_subtree_of_the_move_played():
+    game = make_game("connect_four")
+    net = FakeNet(game)
+    states = np.stack(random_positions(game, 4, seed=3))
+    config = SearchConfig(num_searches=80, seed=0)
+    mcts = BatchedMCTS(game, net, config, reuse_tree=True)
+    probs = mcts.search(states)
+    actions = probs.argmax(axis=1)
+    actions[3] = -1  # game 3 is not continued: its tree is dropped
+    N = mcts.num_nodes_max
+    expected = [
+        subtree_statistics(mcts, b, int(mcts.children_index[b, ROOT, a] % N)) if a >= 0 else None
+        for b, a in enumerate(actions)
+    ]
+    mcts.advance(actions)
+    assert mcts.root_kept.tolist() == [True, True, True, False]
+    for b in range(3):
+        assert subtree_statistics(mcts, b, ROOT) == expected[b]
+        assert mcts.num_nodes[b] == len(expected[b]) + 1
+    # the next search tops the kept roots up to num_searches + 1 visits, at fewer network evaluations
+    children = batched_rules_for(game).child_states(states[:3], actions[:3])
+    mcts.reset_stats()
+    next_probs = mcts.search(np.concatenate([children, states[3:]]))
+    assert np.allclose(next_probs.sum(axis=1), 1.0)
+    assert mcts.stats.reused_roots == 3
+    assert np.array_equal(mcts.visit_count[:, ROOT], np.full(4, 81.0))
+    assert mcts.stats.network_evaluations < 4 * 81
+
+
+def test_a_search_from_another_position_does_not_reuse_the_tree():
+    game = make_game("tictactoe")
+    net = FakeNet(game)
+    config = SearchConfig(num_searches=40, seed=0)
+    mcts = BatchedMCTS(game, net, config, reuse_tree=True)
+    start = game.get_initial_state()[None]
+    mcts.search(start)
+    mcts.advance(np.array([4]))
+    other = game.change_perspective(game.get_next_state(start[0], 0, 1), -1)[None]
+    assert np.array_equal(mcts.search(other), BatchedMCTS(game, net, config).search(other))
+    assert mcts.stats.reused_roots == 0
+
+
+# ---- batched self-play training --------------------------------------------------------------------------
+def test_alpha_zero_parallel_plays_every_game_and_trains(tmp_path):
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+
+    game = make_game("tictactoe")
+    config = TrainConfig(
+        num_res_blocks=1,
+        num_hidden=8,
+        num_iterations=1,
+        num_self_play_iterations=5,
+        num_parallel_games=3,  # games 4 and 5 take the slots of the first to finish
+        num_searches=8,
+        num_epochs=1,
+        batch_size=16,
+        device="cpu",
+    )
+    trainer = build_trainer(game, config, run_dir=tmp_path, progress=False, trainer_class=AlphaZeroParallel)
+    trainer.inference_mode = "fp32"
+    history = trainer.learn()
+    assert history[-1]["games"] == 5
+    assert history[-1]["samples"] == 8 * history[-1]["positions"]  # 8 symmetries per position
+    assert trainer.search_stats["positions"] == history[-1]["positions"]
+    assert (tmp_path / "latest.pt").is_file()
+
+
+def test_bench_selfplay_command_prints_the_figures(capsys):
+    import json
+
+    from alphazero_lib.cli import main
+
+    argv = ["bench", "selfplay", "--game", "tictactoe", "--games", "16", "--searches", "4", "--seconds", "0.2"]
+    assert main([*argv, "--mode", "fp32", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["inference_mode"] == "fp32" and result["num_searches"] == 4
+    assert result["serial_positions_per_second"] > 0 and result["batched_positions_per_second"] > 0
+    assert 0 <= result["batched_share_outside_network"] <= 1
+    assert set(result["network_evals_per_second"]) >= {"fp32 batch 1 (serial path)", "fp32", "fp32_fused"}

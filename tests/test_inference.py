@@ -1,0 +1,116 @@
+"""Inference: masked softmax edge cases, ``evaluate``, and ``FastEvaluator``'s modes against plain float32."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero_lib import inference, make_game
+from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16, masked_softmax
+from alphazero_lib.model import ResNet
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks run fastest on one thread, and a shared 2-core machine makes two spin (50x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def model() -> ResNet:
+    """A small Connect Four ResNet whose BatchNorm layers have non-trivial running statistics."""
+    torch.manual_seed(0)
+    net = ResNet(make_game("connect_four"), num_res_blocks=2, num_hidden=16).eval()
+    generator = torch.Generator().manual_seed(1)
+    for module in net.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.copy_(torch.rand(module.num_features, generator=generator) - 0.5)
+            module.running_var.copy_(torch.rand(module.num_features, generator=generator) + 0.5)
+            module.weight.data.copy_(torch.rand(module.num_features, generator=generator) + 0.5)
+    return net
+
+
+def encoded_batch(size: int = 32) -> np.ndarray:
+    boards = np.random.default_rng(0).integers(-1, 2, size=(size, 6, 7))
+    return np.stack((boards == -1, boards == 0, boards == 1), axis=1).astype(np.float32)
+
+
+# ---- masked softmax --------------------------------------------------------------------------------------
+def test_masked_softmax_matches_a_direct_softmax_over_legal_moves():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(50, 7)) * 5
+    valid = rng.random((50, 7)) < 0.6
+    valid[:, 3] = True
+    probs = masked_softmax(logits, valid)
+    for row, legal, p in zip(logits, valid, probs, strict=True):
+        expected = np.zeros(7)
+        expected[legal] = np.exp(row[legal]) / np.exp(row[legal]).sum()
+        assert np.allclose(p, expected, rtol=1e-12, atol=0)
+
+
+def test_masked_softmax_falls_back_to_uniform_and_zero():
+    valid = np.array([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 0]], dtype=bool)
+    logits = np.array([[-np.inf, 0.0, -np.inf, -np.inf], [1.0, 2.0, 3.0, 4.0], [np.nan, 0.0, 1.0, 1.0]])
+    probs = masked_softmax(logits, valid)
+    assert np.allclose(probs[0], [1 / 3, 0, 1 / 3, 1 / 3])  # every legal logit -inf: uniform
+    assert not probs[1].any()  # no legal move: all zero
+    assert np.allclose(probs[2], [0, 1, 0, 0])  # a nan logit counts as zero weight
+    assert np.allclose(masked_softmax(np.zeros(3), np.array([1, 1, 0])), [0.5, 0.5, 0])  # one state [A]
+
+
+# ---- evaluate and FastEvaluator --------------------------------------------------------------------------
+def test_evaluate_defers_to_an_evaluator(model):
+    evaluator = FastEvaluator(model, "fp32", cache_dir=None)
+    x = encoded_batch(4)
+    for a, b in zip(evaluate(evaluator, x), evaluate(model, x), strict=True):
+        assert a.shape == b.shape and a.dtype == np.float32
+        assert np.allclose(a, b, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [m for m in MODES if m != "compile"])
+def test_every_mode_agrees_with_float32(model, mode):
+    x = encoded_batch()
+    reference_logits, reference_values = evaluate(model, x)
+    logits, values = FastEvaluator(model, mode, cache_dir=None).evaluate(x)
+    tolerance = 5e-2 if mode.startswith("bf16") else 1e-4  # bfloat16 keeps 8 bits of mantissa
+    assert np.abs(logits - reference_logits).max() < tolerance
+    assert np.abs(values - reference_values).max() < tolerance
+    valid = np.ones_like(logits, dtype=bool)
+    assert np.abs(masked_softmax(logits, valid) - masked_softmax(reference_logits, valid)).max() < tolerance
+
+
+def test_the_training_model_is_left_in_float32_and_refresh_picks_up_new_weights(model):
+    evaluator = FastEvaluator(model, "bf16_fused", cache_dir=None)
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+    trained = ResNet(make_game("connect_four"), num_res_blocks=2, num_hidden=16).eval()
+    trained.load_state_dict(model.state_dict())
+    evaluator = FastEvaluator(trained, "fp32_fused", cache_dir=None)
+    before = evaluator.evaluate(encoded_batch(4))[1]
+    with torch.no_grad():
+        trained.value_head[-2].bias.add_(1.0)
+    assert np.allclose(evaluator.evaluate(encoded_batch(4))[1], before)  # the copy keeps the old weights
+    evaluator.refresh()
+    assert np.allclose(evaluator.evaluate(encoded_batch(4))[1], evaluate(trained, encoded_batch(4))[1], atol=1e-5)
+
+
+def test_auto_measures_once_and_caches_the_choice(model, tmp_path, monkeypatch):
+    monkeypatch.setattr(inference, "_MEASURED", {})  # forget choices made earlier in this process
+    first = FastEvaluator(model, "auto", batch_size=8, cache_dir=tmp_path)
+    candidates = ["fp32", "fp32_cl", "fp32_fused"] + (["bf16", "bf16_cl", "bf16_fused"] if has_fast_bf16() else [])
+    assert sorted(first.timings) == sorted(candidates)
+    assert first.mode == max(first.timings, key=first.timings.get)
+    stored = json.loads((tmp_path / "inference_modes.json").read_text())
+    assert list(stored.values()) == [first.mode]
+    second = FastEvaluator(model, "auto", batch_size=8, cache_dir=tmp_path)
+    assert second.mode == first.mode and second.timings == {}  # no new measurement
+
+
+def test_an_unknown_mode_is_an_error_that_lists_the_modes(model):
+    with pytest.raises(ValueError, match="bf16_fused"):
+        FastEvaluator(model, "fp8")
