@@ -30,6 +30,7 @@ visit-count distribution and renormalises before sampling.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -128,10 +129,11 @@ class AlphaMCTS:
         self.last_search_stats.network_evaluations += 1
         return priors, float(values[0])
 
-    def search(self, state: np.ndarray) -> np.ndarray:
+    def search(self, state: np.ndarray, deadline: float | None = None) -> np.ndarray:
         """Visit-count distribution ``[action_size]`` for a canonical ``state`` (the mover's pieces are 1).
 
-        Raises ``ValueError`` when the mover has no legal move.
+        ``deadline`` (a ``time.perf_counter()`` value) stops the simulations early when passed, after at
+        least one, for a time limit per move. Raises ``ValueError`` when the mover has no legal move.
         """
         game, config = self.game, self.config
         state = np.asarray(state)
@@ -151,7 +153,10 @@ class AlphaMCTS:
         root.visit_count = 1
         root.expand(game, priors)
 
-        for _ in range(config.num_searches):
+        for simulation in range(config.num_searches):
+            if deadline is not None and simulation > 0 and time.perf_counter() > deadline:
+                stats.num_searches = simulation
+                break
             # SELECTION: follow PUCT down to a node without children
             node, depth = root, 0
             while node.is_expanded():

@@ -184,6 +184,36 @@ def _export_kaggle(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- playoff --------------------------------------------------------------------------------------
+def _playoff(args: argparse.Namespace) -> int:
+    """One game in kaggle-environments, written as a self-contained HTML animation (and optionally a GIF)."""
+    from pathlib import Path
+
+    from alphazero_lib.animation import playoff_html, save_gif
+    from alphazero_lib.kaggle import episode_states, run_episode
+
+    game = make_game(args.game)
+    env = run_episode(game, args.player1, args.player2, seed=args.seed)
+    states = episode_states(game, env)
+    rewards = [agent["reward"] for agent in env.steps[-1]]
+    statuses = [agent["status"] for agent in env.steps[-1]]
+    if statuses != ["DONE", "DONE"]:
+        result = f"ended with statuses {statuses}"
+    elif rewards[0] == rewards[1]:
+        result = "draw"
+    else:
+        result = f"{args.player1 if rewards[0] > rewards[1] else args.player2} wins"
+    captions = [f"move {i}" for i in range(len(states) - 1)] + [f"move {len(states) - 1}: {result}"]
+    title = f"{args.player1} (X) vs {args.player2} (O)"
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(playoff_html(game, states, captions, title=title, players=f"{game!r}: {result}"))
+    print(f"{title}: {result} in {len(states) - 1} moves; wrote {out}")
+    if args.gif:
+        print(f"wrote {save_gif(game, states, args.gif, captions)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="python -m alphazero_lib", description=__doc__)
@@ -259,6 +289,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--searches", type=int, default=200, help="search simulations per move at most (default 200)")
     export.add_argument("--C", type=float, default=2.0, help="PUCT exploration constant (default 2.0)")
     export.set_defaults(func=_export_kaggle)
+    playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
+    _add_game_argument(playoff, default="connect_four")
+    playoff.add_argument(
+        "--player1", default="alphazero:connect_four", metavar="SPEC", help="first player: a spec or kaggle:NAME"
+    )
+    playoff.add_argument("--player2", default="kaggle:negamax", metavar="SPEC", help="second player")
+    playoff.add_argument("--out", default="playoff.html", help="HTML file to write (default playoff.html)")
+    playoff.add_argument("--gif", default=None, help="also write an animated GIF here")
+    playoff.add_argument("--seed", type=int, default=0, help="seed for both players (default 0)")
+    playoff.set_defaults(func=_playoff)
     return parser
 
 

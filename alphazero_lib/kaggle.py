@@ -73,3 +73,157 @@ class KagglePlayer(Player):
             self.random_state = random.getstate()
             random.setstate(outer)
         return int(action)
+
+
+# ---- our players as kaggle agents ------------------------------------------------------------------
+ENVIRONMENTS = {"ConnectFour": "connectx", "TicTacToe": "tictactoe"}
+
+
+def environment_name(game: Game) -> str:
+    """The kaggle-environments environment for ``game`` (``connectx`` or ``tictactoe``)."""
+    name = ENVIRONMENTS.get(type(game).__name__)
+    if name is None:
+        raise ValueError(f"kaggle-environments plays connect_four and tictactoe only, not {game!r}")
+    return name
+
+
+def board_to_state(game: Game, board: list[int]) -> np.ndarray:
+    """A kaggle board (flat, 0 empty, 1 and 2 the marks) as our absolute state (1, -1)."""
+    flat = np.asarray(board, dtype=np.int8)
+    return np.where(flat == 2, -1, flat).astype(np.int8).reshape(game.row_count, game.column_count)
+
+
+def as_kaggle_agent(game: Game, player: Player, time_fraction: float = 0.5) -> Any:
+    """``player`` as a kaggle agent ``agent(observation, configuration) -> action``.
+
+    It reads rows, columns and inarow from the configuration (they must match ``game``), maps the board and
+    the mark to our state and perspective, and gives a searching player ``time_fraction`` of ``actTimeout``.
+    """
+
+    def agent(observation: Any, configuration: Any) -> int:
+        shape = (configuration.get("rows"), configuration.get("columns"), configuration.get("inarow"))
+        if isinstance(game, ConnectFour) and shape != (game.row_count, game.column_count, game.in_a_row):
+            raise ValueError(f"this agent plays {game!r}, not rows, columns, inarow = {shape}")
+        if hasattr(player, "time_limit"):
+            player.time_limit = time_fraction * float(configuration.get("actTimeout", 2.0))
+        state = board_to_state(game, observation["board"])
+        return int(player.get_action(state, 1 if observation["mark"] == 1 else -1))
+
+    return agent
+
+
+def _agent(game: Game, spec: str, seed: int | None) -> Any:
+    """A kaggle built-in by name (``negamax``; ``kaggle:negamax`` also works) or one of our player specs."""
+    name = spec.removeprefix("kaggle:")
+    if name in kaggle_agents(game):
+        return name
+    from alphazero_lib.specs import make_player
+
+    return as_kaggle_agent(game, make_player(game, spec, seed=seed))
+
+
+def run_episode(game: Game, spec1: str, spec2: str, seed: int | None = 0) -> Any:
+    """One kaggle-environments episode between two specs (``spec1`` moves first); returns the env."""
+    from kaggle_environments import make
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        env = make(environment_name(game), debug=True)
+    outer = random.getstate()
+    random.seed(seed)  # the built-in agents draw from the global ``random``
+    try:
+        env.run([_agent(game, spec1, seed), _agent(game, spec2, None if seed is None else seed + 1)])
+    finally:
+        random.setstate(outer)
+    return env
+
+
+def episode_states(game: Game, env: Any) -> list[np.ndarray]:
+    """The absolute board after every step of a finished episode (the first is the empty board)."""
+    states = [board_to_state(game, step[0]["observation"]["board"]) for step in env.steps]
+    return [s for i, s in enumerate(states) if i == 0 or not np.array_equal(s, states[i - 1])]
+
+
+def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int = 0, progress: bool = True) -> dict:
+    """``spec`` against ``opponent`` in kaggle-environments, ``episodes`` on each seat.
+
+    Returns wins/draws/losses/errors per seat for ``spec`` and the largest time one of its moves took.
+    An invalid move or a timeout is an error (kaggle-environments ends the episode and scores it).
+    """
+    import time
+
+    from tqdm.auto import tqdm
+
+    from alphazero_lib.specs import make_player
+
+    player = make_player(game, spec, seed=seed)
+    base = as_kaggle_agent(game, player)
+    longest = [0.0]
+
+    def timed(observation: Any, configuration: Any) -> int:
+        start = time.perf_counter()
+        action = base(observation, configuration)
+        longest[0] = max(longest[0], time.perf_counter() - start)
+        return action
+
+    from kaggle_environments import make
+
+    results = {seat: {"wins": 0, "draws": 0, "losses": 0, "errors": 0} for seat in ("first", "second")}
+    bar = tqdm(total=2 * episodes, desc=f"{spec} vs {opponent}", disable=not progress, leave=False)
+    rng = random.Random(seed)
+    for seat, index in (("first", 0), ("second", 1)):
+        for _ in range(episodes):
+            with contextlib.redirect_stdout(io.StringIO()):
+                env = make(environment_name(game), debug=False)
+            agents = [timed, opponent.removeprefix("kaggle:")]
+            if index == 1:
+                agents.reverse()
+            outer = random.getstate()
+            random.seed(rng.random())
+            try:
+                env.run(agents)
+            finally:
+                random.setstate(outer)
+            final = env.steps[-1]
+            ours, theirs = final[index], final[1 - index]
+            if ours["status"] != "DONE":
+                results[seat]["errors"] += 1
+            elif ours["reward"] == theirs["reward"]:
+                results[seat]["draws"] += 1
+            elif ours["reward"] > theirs["reward"]:
+                results[seat]["wins"] += 1
+            else:
+                results[seat]["losses"] += 1
+            bar.update(1)
+    bar.close()
+    total = {k: results["first"][k] + results["second"][k] for k in results["first"]}
+    score = (total["wins"] + 0.5 * total["draws"]) / (2 * episodes)
+    return {
+        "spec": spec,
+        "opponent": opponent,
+        "episodes_per_seat": episodes,
+        **results,
+        "total": total,
+        "score": score,
+        "max_move_seconds": round(longest[0], 3),
+    }
+
+
+def plot_evaluation(results: list[dict], ax: Any = None) -> Any:
+    """Stacked win/draw/loss bars per opponent and seat from ``evaluate`` results; returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.6 * len(results) + 2, 3))
+    labels, bottoms = [], np.zeros(2 * len(results))
+    rows = []
+    for r in results:
+        for seat in ("first", "second"):
+            labels.append(f"{r['opponent']}\n({seat})")
+            rows.append(r[seat])
+    for key, color in (("wins", "#2e7d32"), ("draws", "#9e9e9e"), ("losses", "#c62828"), ("errors", "black")):
+        heights = np.array([row[key] for row in rows], dtype=float)
+        ax.bar(labels, heights, bottom=bottoms, color=color, label=key)
+        bottoms += heights
+    ax.set_ylabel("episodes")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax

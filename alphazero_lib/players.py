@@ -7,6 +7,7 @@ Players that draw random numbers take a ``seed`` so that matches can be replayed
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -224,9 +225,11 @@ class AlphaZeroPlayer(Player):
         self.temperature = temperature
         self.rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
         self.name = f"alphazero:{config.num_searches}"
+        self.time_limit: float | None = None  # seconds per move; the search stops early when it runs out
 
     def get_action(self, state: np.ndarray, player: int) -> int:
-        probs = self.mcts.search(self.game.change_perspective(state, player))
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        probs = self.mcts.search(self.game.change_perspective(state, player), deadline=deadline)
         return select_action(probs, self.temperature, self.rng)
 
 

@@ -1,0 +1,75 @@
+"""kaggle-environments both ways: our players as agents, evaluation over both seats, playoffs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("kaggle_environments")
+
+import itertools
+
+from alphazero_lib import make_game
+from alphazero_lib.cli import main
+from alphazero_lib.kaggle import as_kaggle_agent, board_to_state, episode_states, evaluate, run_episode
+from alphazero_lib.specs import make_player
+
+
+def test_board_to_state_maps_marks_to_players():
+    game = make_game("connect_four")
+    board = [0] * 42
+    board[41], board[40] = 1, 2
+    state = board_to_state(game, board)
+    assert state.shape == (6, 7) and state[5, 6] == 1 and state[5, 5] == -1 and state.sum() == 0
+
+
+def test_agent_plays_for_its_mark_and_checks_the_board_size():
+    game = make_game("tictactoe")
+    agent = as_kaggle_agent(game, make_player(game, "alphazero:tictactoe:30", seed=0))
+    # mark 2 (O) must block X's row at cell 2
+    board = [1, 1, 0, 2, 0, 0, 0, 0, 0]
+    assert agent({"board": board, "mark": 2}, {"actTimeout": 2}) == 2
+    c4 = make_game("connect_four")
+    c4_agent = as_kaggle_agent(c4, make_player(c4, "negamax:2", seed=0))
+    with pytest.raises(ValueError, match="not rows, columns, inarow = \\(5, 7, 4\\)"):
+        c4_agent({"board": [0] * 35, "mark": 1}, {"rows": 5, "columns": 7, "inarow": 4})
+
+
+def test_searching_agent_respects_act_timeout():
+    game = make_game("tictactoe")
+    player = make_player(game, "alphazero:tictactoe:100000", seed=0)
+    agent = as_kaggle_agent(game, player, time_fraction=0.5)
+    agent({"board": [0] * 9, "mark": 1}, {"actTimeout": 0.2})
+    assert player.time_limit == pytest.approx(0.1)
+    assert 1 <= player.mcts.last_search_stats.num_searches < 100000  # stopped by the clock
+
+
+def test_evaluate_counts_both_seats_and_the_slowest_move():
+    game = make_game("tictactoe")
+    result = evaluate(game, "perfect", "reaction", episodes=3, progress=False)
+    assert result["first"]["losses"] == result["second"]["losses"] == 0  # perfect play never loses
+    assert sum(result["total"].values()) == 6 and result["total"]["errors"] == 0
+    assert 0.5 <= result["score"] <= 1.0 and result["max_move_seconds"] >= 0
+
+
+def test_episode_states_follow_the_game():
+    game = make_game("tictactoe")
+    env = run_episode(game, "perfect", "kaggle:random", seed=3)
+    states = episode_states(game, env)
+    assert np.count_nonzero(states[0]) == 0
+    for before, after in itertools.pairwise(states):
+        assert np.count_nonzero(after) == np.count_nonzero(before) + 1
+
+
+def test_playoff_cli_writes_a_page(tmp_path, capsys):
+    out = tmp_path / "playoff.html"
+    args = ["--game", "tictactoe", "--player1", "perfect", "--player2", "kaggle:reaction", "--out", str(out)]
+    code = main(["playoff", *args])
+    assert code == 0
+    page = out.read_text()
+    assert "perfect (X) vs kaggle:reaction (O)" in page and "https://" not in page
+    data = json.loads(page.split("const DATA = ", 1)[1].split(";\n", 1)[0])
+    assert data["frames"][-1]["caption"].endswith(("draw", "wins"))
+    assert "wrote" in capsys.readouterr().out
