@@ -251,16 +251,27 @@ class TournamentResult:
 
 
 def round_robin(
-    game: Game, players: Sequence[Player], games_per_pair: int, progress: bool = True, prior_games: float = 1.0
+    game: Game,
+    players: Sequence[Player],
+    games_per_pair: int,
+    progress: bool = True,
+    prior_games: float = 1.0,
+    opening_moves: int = 0,
+    seed: int | None = None,
 ) -> TournamentResult:
-    """Every pair plays a match of ``games_per_pair`` games; Elo fitted with ``fit_elo`` (mean 0)."""
+    """Every pair plays a match of ``games_per_pair`` games; Elo fitted with ``fit_elo`` (mean 0).
+
+    ``opening_moves`` and ``seed`` are passed to ``play_match`` (paired random openings).
+    """
     names = [p.name for p in players]
     if len(set(names)) != len(names):
         raise ValueError(f"players need distinct names for a tournament, got {names}")
     n = len(players)
     points, games, matches = np.zeros((n, n)), np.zeros((n, n)), []
     for i, j in tqdm(list(combinations(range(n), 2)), desc="round robin", disable=not progress):
-        match = play_match(game, players[i], players[j], games_per_pair, progress=progress)
+        match = play_match(
+            game, players[i], players[j], games_per_pair, progress=progress, opening_moves=opening_moves, seed=seed
+        )
         matches.append(match)
         points[i, j] += match.wins + 0.5 * match.draws
         points[j, i] += match.losses + 0.5 * match.draws
@@ -283,12 +294,19 @@ class GateResult:
 
 
 def gate(
-    game: Game, candidate: Player, best: Player, num_games: int, threshold: float = 0.55, progress: bool = True
+    game: Game,
+    candidate: Player,
+    best: Player,
+    num_games: int,
+    threshold: float = 0.55,
+    progress: bool = True,
+    opening_moves: int = 0,
+    seed: int | None = None,
 ) -> GateResult:
     """Play ``candidate`` against ``best``; accept when its score (draws count 1/2) is at least ``threshold``."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-    match = play_match(game, candidate, best, num_games, progress=progress)
+    match = play_match(game, candidate, best, num_games, progress=progress, opening_moves=opening_moves, seed=seed)
     return GateResult(accepted=match.score >= threshold, score=match.score, threshold=threshold, match=match)
 
 
