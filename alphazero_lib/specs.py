@@ -2,7 +2,7 @@
 
 ``random``, ``human``, ``perfect`` (Tic-Tac-Toe), ``greedy`` (Othello), ``negamax:DEPTH`` (Connect Four),
 ``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]``, ``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
-``value:WEIGHTS``, ``mc:WEIGHTS`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
+``value:WEIGHTS``, ``mc:WEIGHTS[:ROLLOUTS]`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from alphazero_lib.players import (
 
 SPEC_HELP = (
     "random | human | perfect | greedy | negamax:DEPTH | mcts:SEARCHES | alphazero:WEIGHTS[:SEARCHES] | "
-    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS | kaggle:AGENT; "
+    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS[:ROLLOUTS] | kaggle:AGENT; "
     "WEIGHTS is a checkpoint path or shipped weights by name (connect_four, or connect_four@5 for iteration 5)"
 )
 
@@ -97,7 +97,12 @@ def make_player(game: Game, spec: str, seed: int | None = None) -> Player:
     elif kind == "value":
         player = ValuePlayer(game, resolve_weights(game, arg), seed=seed)
     elif kind == "mc":
-        player = MonteCarloPlayer(game, resolve_weights(game, arg), seed=seed)
+        weights, rollouts = arg, None
+        head, _, tail = arg.rpartition(":")
+        if head and tail.isdigit():
+            weights, rollouts = head, _positive_int("ROLLOUTS", tail, spec)
+        options = {} if rollouts is None else {"num_rollouts": rollouts}
+        player = MonteCarloPlayer(game, resolve_weights(game, weights), seed=seed, **options)
     elif kind == "kaggle":
         from alphazero_lib.kaggle import KagglePlayer
 

@@ -236,3 +236,20 @@ def test_alphazero_player_takes_the_win_on_either_seat():
     assert player.get_action(state, 1) == best
     assert player.get_action(absolute(state, -1), -1) == best
     assert player.mcts.last_search_stats.num_searches == 100
+
+
+def test_mc_spec_takes_a_rollout_count():
+    from fakes import ConstantNet
+
+    from alphazero_lib import make_game, make_player
+
+    game = make_game("tictactoe")
+    import alphazero_lib.specs as specs
+
+    original = specs.resolve_weights
+    specs.resolve_weights = lambda g, text: ConstantNet(g)
+    try:
+        assert make_player(game, "mc:any:3").num_rollouts == 3
+        assert make_player(game, "mc:any").num_rollouts == 10
+    finally:
+        specs.resolve_weights = original
