@@ -16,16 +16,6 @@ from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.batched_rules import BatchedRules, LineGameRules, batched_rules_for
 from alphazero_lib.config import SearchConfig, TrainConfig
 
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and a shared 2-core machine makes two spin (50x slower)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 GAMES = [
     ("tictactoe", {}),
     ("connect_four", {}),

@@ -22,15 +22,6 @@ from alphazero_lib.model import ResNet
 from alphazero_lib.training import build_trainer
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks on a shared 2-core machine: one thread is several times faster than two fighting."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture
 def ttt_checkpoint(tmp_path):
     """A Tic-Tac-Toe checkpoint of a tiny freshly built trainer, and the trainer."""

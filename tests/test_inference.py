@@ -13,15 +13,6 @@ from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf1
 from alphazero_lib.model import ResNet
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks run fastest on one thread, and a shared 2-core machine makes two spin (50x slower)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def model() -> ResNet:
     """A small Connect Four ResNet whose BatchNorm layers have non-trivial running statistics."""

@@ -10,15 +10,6 @@ from alphazero_lib import make_game
 from alphazero_lib.model import ResNet
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks on a shared 2-core machine: one thread is several times faster than two fighting."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
 def test_forward_shapes_and_value_range(name):
     game = make_game(name)

@@ -27,15 +27,6 @@ TINY = dict(
 )
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Tiny networks on a shared 2-core machine: one thread is several times faster than two fighting."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def tiny_trainer(tmp_path=None, **overrides) -> AlphaZero:
     config = TrainConfig(**{**TINY, **overrides})
     return build_trainer(make_game("tictactoe"), config, run_dir=tmp_path, progress=False)
