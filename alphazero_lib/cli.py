@@ -214,6 +214,29 @@ def _playoff(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- kaggle-eval ----------------------------------------------------------------------------------
+def _kaggle_eval(args: argparse.Namespace) -> int:
+    """A player or a submission file against kaggle's built-in agents, N episodes on each seat."""
+    import json
+
+    from alphazero_lib.kaggle import evaluate
+
+    game = make_game(args.game)
+    results = [
+        evaluate(game, args.player, opponent, episodes=args.episodes, seed=args.seed, progress=not args.no_progress)
+        for opponent in args.opponents
+    ]
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    for r in results:
+        print(
+            f"{r['spec']} vs {r['opponent']}: first seat {r['first']}, second seat {r['second']}; "
+            f"score {r['score']:.3f}; slowest move {r['max_move_seconds']:.3f} s"
+        )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="python -m alphazero_lib", description=__doc__)
@@ -299,6 +322,15 @@ def build_parser() -> argparse.ArgumentParser:
     playoff.add_argument("--gif", default=None, help="also write an animated GIF here")
     playoff.add_argument("--seed", type=int, default=0, help="seed for both players (default 0)")
     playoff.set_defaults(func=_playoff)
+    kaggle_eval = commands.add_parser("kaggle-eval", help="a player or submission file vs kaggle's built-in agents")
+    _add_game_argument(kaggle_eval, default="connect_four")
+    kaggle_eval.add_argument("--player", required=True, help="a player spec, or a submission .py file")
+    kaggle_eval.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
+    kaggle_eval.add_argument("--episodes", type=int, default=100, help="episodes on each seat (default 100)")
+    kaggle_eval.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    kaggle_eval.add_argument("--json", action="store_true", help="print one JSON list")
+    kaggle_eval.add_argument("--no-progress", action="store_true", help="no progress bar")
+    kaggle_eval.set_defaults(func=_kaggle_eval)
     return parser
 
 

@@ -143,8 +143,24 @@ def episode_states(game: Game, env: Any) -> list[np.ndarray]:
     return [s for i, s in enumerate(states) if i == 0 or not np.array_equal(s, states[i - 1])]
 
 
+def load_submission(path: str) -> Any:
+    """The agent of a one-file submission: its last callable, as kaggle-environments takes it."""
+    from pathlib import Path
+
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"no submission file at {path}")
+    namespace: dict[str, Any] = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    agents = [value for value in namespace.values() if callable(value)]
+    if not agents:
+        raise ValueError(f"{path} defines no callable agent")
+    return agents[-1]
+
+
 def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int = 0, progress: bool = True) -> dict:
-    """``spec`` against ``opponent`` in kaggle-environments, ``episodes`` on each seat.
+    """``spec`` (a player spec, or a submission ``.py`` file) against ``opponent`` in kaggle-environments,
+    ``episodes`` on each seat.
 
     Returns wins/draws/losses/errors per seat for ``spec`` and the largest time one of its moves took.
     An invalid move or a timeout is an error (kaggle-environments ends the episode and scores it).
@@ -155,8 +171,7 @@ def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int
 
     from alphazero_lib.specs import make_player
 
-    player = make_player(game, spec, seed=seed)
-    base = as_kaggle_agent(game, player)
+    base = load_submission(spec) if spec.endswith(".py") else as_kaggle_agent(game, make_player(game, spec, seed=seed))
     longest = [0.0]
 
     def timed(observation: Any, configuration: Any) -> int:

@@ -73,3 +73,19 @@ def test_playoff_cli_writes_a_page(tmp_path, capsys):
     data = json.loads(page.split("const DATA = ", 1)[1].split(";\n", 1)[0])
     assert data["frames"][-1]["caption"].endswith(("draw", "wins"))
     assert "wrote" in capsys.readouterr().out
+
+
+def test_kaggle_eval_cli_takes_a_submission_file(tmp_path, capsys):
+    from alphazero_lib.model import ResNet
+    from alphazero_lib.submission import export_submission
+
+    path = export_submission(ResNet(make_game("connect_four"), 1, 8), tmp_path / "submission.py", num_searches=4)
+    code = main(
+        ["kaggle-eval", "--player", str(path), "--opponents", "random", "--episodes", "1", "--json", "--no-progress"]
+    )
+    assert code == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
+    assert result["max_move_seconds"] < 2.0
+    with pytest.raises(FileNotFoundError, match="no submission file"):
+        evaluate(make_game("connect_four"), str(tmp_path / "missing.py"), "random", episodes=1, progress=False)
