@@ -48,3 +48,13 @@ def test_notebook_has_the_course_parts(path: Path):
         assert text(solution).startswith("# Solution")
     for c in code:
         assert not any(o["output_type"] == "error" for o in c["outputs"]) or c in [code[i] for i in exercises]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_nbval_markers_stand_alone(path: Path):
+    """nbval honours a marker only when it is the whole comment line: '# NBVAL_IGNORE_OUTPUT (why)' is ignored."""
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        for line in "".join(cell["source"]).splitlines():
+            if "NBVAL_" in line:
+                assert line.strip().lstrip("#").strip().startswith("NBVAL_") and " " not in line.strip("# \n"), line
