@@ -122,19 +122,25 @@ def _agent(game: Game, spec: str, seed: int | None) -> Any:
     return as_kaggle_agent(game, make_player(game, spec, seed=seed))
 
 
-def run_episode(game: Game, spec1: str, spec2: str, seed: int | None = 0) -> Any:
-    """One kaggle-environments episode between two specs (``spec1`` moves first); returns the env."""
+def _run(game: Game, agents: list[Any], seed: Any) -> Any:
+    """A fresh kaggle-environments env for ``game``, run with ``agents``; the global ``random`` (which the
+    built-in agents draw from) is seeded for the run and restored afterwards. Returns the env."""
     from kaggle_environments import make
 
     with contextlib.redirect_stdout(io.StringIO()):
         env = make(environment_name(game), debug=True)
     outer = random.getstate()
-    random.seed(seed)  # the built-in agents draw from the global ``random``
+    random.seed(seed)
     try:
-        env.run([_agent(game, spec1, seed), _agent(game, spec2, None if seed is None else seed + 1)])
+        env.run(agents)
     finally:
         random.setstate(outer)
     return env
+
+
+def run_episode(game: Game, spec1: str, spec2: str, seed: int | None = 0) -> Any:
+    """One kaggle-environments episode between two specs (``spec1`` moves first); returns the env."""
+    return _run(game, [_agent(game, spec1, seed), _agent(game, spec2, None if seed is None else seed + 1)], seed)
 
 
 def episode_states(game: Game, env: Any) -> list[np.ndarray]:
@@ -180,24 +186,15 @@ def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int
         longest[0] = max(longest[0], time.perf_counter() - start)
         return action
 
-    from kaggle_environments import make
-
     results = {seat: {"wins": 0, "draws": 0, "losses": 0, "errors": 0} for seat in ("first", "second")}
     bar = tqdm(total=2 * episodes, desc=f"{spec} vs {opponent}", disable=not progress, leave=False)
     rng = random.Random(seed)
     for seat, index in (("first", 0), ("second", 1)):
         for _ in range(episodes):
-            with contextlib.redirect_stdout(io.StringIO()):
-                env = make(environment_name(game), debug=False)
             agents = [timed, opponent.removeprefix("kaggle:")]
             if index == 1:
                 agents.reverse()
-            outer = random.getstate()
-            random.seed(rng.random())
-            try:
-                env.run(agents)
-            finally:
-                random.setstate(outer)
+            env = _run(game, agents, rng.random())
             final = env.steps[-1]
             ours, theirs = final[index], final[1 - index]
             if ours["status"] != "DONE":

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.nn.utils.fusion import fuse_conv_bn_weights
 
 from alphazero_lib import kaggle_agent
 from alphazero_lib.games.connect_four import ConnectFour
@@ -19,10 +20,9 @@ from alphazero_lib.utils import atomic_write_bytes
 
 def _fold(conv: torch.nn.Conv2d, bn: torch.nn.BatchNorm2d) -> tuple[np.ndarray, np.ndarray]:
     """A convolution followed by an eval-mode BatchNorm, as one convolution's weight and bias."""
-    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
-    weight = conv.weight * scale[:, None, None, None]
-    bias = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)
-    bias = (bias - bn.running_mean) * scale + bn.bias
+    weight, bias = fuse_conv_bn_weights(
+        conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
     return weight.detach().float().numpy(), bias.detach().float().numpy()
 
 
