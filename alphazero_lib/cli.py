@@ -97,6 +97,8 @@ _TRAIN_OVERRIDES = {  # flag -> TrainConfig field
     "seed": "seed",
     "threads": "num_threads",
     "parallel_games": "num_parallel_games",
+    "workers": "num_workers",
+    "inference_mode": "inference_mode",
 }
 
 
@@ -137,7 +139,8 @@ def _train(args: argparse.Namespace) -> int:
         config = TrainConfig.from_dict({**settings, **overrides})
     from alphazero_lib.training import AlphaZero, AlphaZeroParallel
 
-    trainer_class = AlphaZeroParallel if args.parallel_games else AlphaZero  # batched self-play (issue 5)
+    batched = args.parallel_games or args.workers or args.inference_mode  # batched self-play (issue 5)
+    trainer_class = AlphaZeroParallel if batched else AlphaZero
     trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, trainer_class=trainer_class)
     if args.resume and latest.is_file():
         trainer.restore(latest)
@@ -267,6 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
     train.add_argument(
         "--parallel-games", type=int, default=None, metavar="N", help="batched self-play with N games in flight"
+    )
+    train.add_argument(
+        "--workers", type=int, default=None, metavar="W", help="with --parallel-games: W self-play processes (CPU)"
+    )
+    train.add_argument(
+        "--inference-mode", default=None, help="with --parallel-games: 'auto' (measured) or an inference.MODES entry"
     )
     train.set_defaults(func=_train)
 

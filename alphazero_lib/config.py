@@ -169,6 +169,15 @@ class TrainConfig:
     num_threads: int | None = None
     """Torch CPU threads for the training steps (None = torch's default); serial self-play always uses one."""
 
+    num_workers: int = 1
+    """Self-play processes of ``AlphaZeroParallel`` on the CPU, each playing its share of the games with
+    ``num_parallel_games / num_workers`` in flight and one torch thread per core it gets. On the 2-core machine
+    2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). Ignored on a GPU."""
+
+    inference_mode: str = "auto"
+    """How ``AlphaZeroParallel`` runs the network in self-play: one of ``inference.MODES`` (``"fp32"``,
+    ``"bf16"``, ...) or ``"auto"``: measured once per machine and network shape, cached."""
+
     def __post_init__(self) -> None:
         check_fields(self)
         positive = ("num_searches", "num_iterations", "num_self_play_iterations", "num_epochs", "replay_window")
@@ -198,6 +207,14 @@ class TrainConfig:
             raise ValueError(f"TrainConfig.C and weight_decay must be non-negative, got {self.C}, {self.weight_decay}")
         if self.num_threads is not None and (not isinstance(self.num_threads, int) or self.num_threads < 1):
             raise ValueError(f"TrainConfig.num_threads must be None or a positive integer, got {self.num_threads!r}")
+        if not isinstance(self.num_workers, int) or self.num_workers < 1:
+            raise ValueError(f"TrainConfig.num_workers must be a positive integer, got {self.num_workers!r}")
+        from alphazero_lib.inference import MODES
+
+        if self.inference_mode != "auto" and self.inference_mode not in MODES:
+            raise ValueError(
+                f"TrainConfig.inference_mode must be 'auto' or one of {list(MODES)}, got {self.inference_mode!r}"
+            )
         if not isinstance(self.gating_games, int) or self.gating_games < 0:
             raise ValueError(f"TrainConfig.gating_games must be a non-negative integer, got {self.gating_games!r}")
         if not 0.0 <= self.gating_threshold <= 1.0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import math
 import os
@@ -183,6 +184,10 @@ class AlphaZero:
                 memory += self.self_play(mcts, rng)
         return memory
 
+    def iteration_record(self) -> dict[str, Any]:
+        """Extra entries for this iteration's history record (subclasses add their self-play statistics)."""
+        return {}
+
     # ---- training -----------------------------------------------------------------------------------
     def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
         """One epoch over ``memory`` in shuffled minibatches; returns the mean policy, value and total loss."""
@@ -246,6 +251,7 @@ class AlphaZero:
                 "self_play_seconds": round(self_play_seconds, 3),
                 "train_seconds": round(train_seconds, 3),
             }
+            record.update(self.iteration_record())
             if self.best_model is not None:
                 record["gating"] = self.gate()
             record["wall_seconds"] = round(time.perf_counter() - start, 3)
@@ -415,29 +421,59 @@ class AlphaZeroParallel(AlphaZero):
     Same settings, checkpoints, seeds and memory format as ``AlphaZero``; only ``self_play_iteration`` differs.
     Every move searches all live games at once (one batched network call per simulation, through a
     ``FastEvaluator`` copy of the self-play network); a finished game is replaced by a new one while games
-    remain to be played, else its slot goes idle, so no game waits for another. ``inference_mode`` picks the
-    evaluator's mode ("auto" measures); ``reuse_tree`` keeps the subtree of the move played.
+    remain to be played, else its slot goes idle, so no game waits for another. ``inference_mode`` (default:
+    the config's) picks the evaluator's mode ("auto" measures); ``reuse_tree`` keeps the subtree of the move played.
+
+    With ``config.num_workers > 1`` on the CPU, the games are shared among that many worker processes (kept for
+    the whole ``learn``), each running the same batched self-play on its share with its own seeds; their samples
+    are joined in worker order, so a run is reproducible for a given ``num_workers`` (another count plays
+    other games). ``close()`` stops the workers (``learn`` does it on the way out). Workers are started with
+    "spawn", so a script that trains with workers needs the ``if __name__ == "__main__":`` guard.
     """
 
-    def __init__(self, *args: Any, inference_mode: str = "auto", reuse_tree: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, inference_mode: str | None = None, reuse_tree: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.inference_mode = inference_mode
+        self.inference_mode = inference_mode if inference_mode is not None else self.config.inference_mode
         self.reuse_tree = reuse_tree
         self.search_stats: dict[str, Any] = {}  # the last iteration's BatchedSearchStats.to_dict()
+        self._pool: Any = None  # the worker processes (concurrent.futures.ProcessPoolExecutor) and their queue
+        self._progress_queue: Any = None
+
+    @property
+    def num_workers(self) -> int:
+        """Self-play processes this iteration will use: ``config.num_workers`` on the CPU, one on a GPU."""
+        on_cpu = next(self.self_play_model.parameters()).device.type == "cpu"
+        return min(self.config.num_workers, self.config.num_self_play_iterations) if on_cpu else 1
 
     def self_play_iteration(self) -> list[Sample]:
         """Play ``num_self_play_iterations`` games, ``num_parallel_games`` at a time; returns all their samples."""
+        cfg = self.config
+        total = cfg.num_self_play_iterations
+        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
+            if self.num_workers == 1:
+                memory, self.search_stats = self.play_games(
+                    total, min(cfg.num_parallel_games, total), (cfg.seed, self.iteration), lambda: bar.update(1)
+                )
+                return memory
+            return self._play_in_workers(bar)
+
+    def play_games(
+        self, total: int, slots: int, seed_parts: tuple[int, ...], on_game_over: Any = None
+    ) -> tuple[list[Sample], dict[str, Any]]:
+        """Play ``total`` games with ``slots`` in flight on this process; returns (samples, search statistics).
+
+        The search and move choices are seeded from ``derived_seed(*seed_parts, 1)`` and ``(..., 2)``;
+        ``on_game_over()`` is called after each finished game (progress).
+        """
         from alphazero_lib.alpha_mcts import select_action
         from alphazero_lib.batched_mcts import BatchedMCTS
         from alphazero_lib.inference import FastEvaluator
 
-        cfg, game = self.config, self.game
-        total = cfg.num_self_play_iterations
-        slots = min(cfg.num_parallel_games, total)
+        game = self.game
         evaluator = FastEvaluator(self.self_play_model, self.inference_mode, batch_size=slots)
-        search_config = cfg.search_config(seed=derived_seed(cfg.seed, self.iteration, 1))
+        search_config = self.config.search_config(seed=derived_seed(*seed_parts, 1))
         mcts = BatchedMCTS(game, evaluator, search_config, reuse_tree=self.reuse_tree)
-        rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 2))
+        rng = np.random.default_rng(derived_seed(*seed_parts, 2))
 
         states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
         players = np.ones(slots, dtype=np.int64)  # the side to move in each slot
@@ -445,30 +481,115 @@ class AlphaZeroParallel(AlphaZero):
         live = np.ones(slots, dtype=bool)
         started = slots
         memory: list[Sample] = []
-        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
-            while live.any():
-                # ALGO LOGIC: one batched search for every live game, from each mover's view
-                canonical = (states * players[:, None, None]).astype(states.dtype)
-                probs = mcts.search(canonical, active=live)
-                played = np.full(slots, -1)
-                for i in np.flatnonzero(live):
-                    histories[i].append((canonical[i], probs[i], int(players[i])))
-                    action = select_action(probs[i], self.temperature_at(len(histories[i]) - 1), rng)
-                    states[i] = game.get_next_state(states[i], action, int(players[i]))
-                    value, is_terminal = game.get_value_and_terminated(states[i], action)
-                    if not is_terminal:
-                        played[i] = action
-                        players[i] = game.get_opponent(int(players[i]))
-                        continue
-                    player = int(players[i])
-                    self.record_game(player if value > 0 else -player if value < 0 else 0, len(histories[i]))
-                    memory += self.game_memory(histories[i], value, player)
-                    bar.update(1)
-                    if started < total:  # a new game takes the slot; the others go on undisturbed
-                        states[i], players[i], histories[i] = game.get_initial_state(), 1, []
-                        started += 1
-                    else:
-                        live[i] = False
-                mcts.advance(played)  # with reuse_tree, keep each continuing game's subtree
-        self.search_stats = mcts.stats.to_dict()
+        while live.any():
+            # ALGO LOGIC: one batched search for every live game, from each mover's view
+            canonical = (states * players[:, None, None]).astype(states.dtype)
+            probs = mcts.search(canonical, active=live)
+            played = np.full(slots, -1)
+            for i in np.flatnonzero(live):
+                histories[i].append((canonical[i], probs[i], int(players[i])))
+                action = select_action(probs[i], self.temperature_at(len(histories[i]) - 1), rng)
+                states[i] = game.get_next_state(states[i], action, int(players[i]))
+                value, is_terminal = game.get_value_and_terminated(states[i], action)
+                if not is_terminal:
+                    played[i] = action
+                    players[i] = game.get_opponent(int(players[i]))
+                    continue
+                player = int(players[i])
+                self.record_game(player if value > 0 else -player if value < 0 else 0, len(histories[i]))
+                memory += self.game_memory(histories[i], value, player)
+                if on_game_over is not None:
+                    on_game_over()
+                if started < total:  # a new game takes the slot; the others go on undisturbed
+                    states[i], players[i], histories[i] = game.get_initial_state(), 1, []
+                    started += 1
+                else:
+                    live[i] = False
+            mcts.advance(played)  # with reuse_tree, keep each continuing game's subtree
+        return memory, mcts.stats.to_dict()
+
+    def _play_in_workers(self, bar: Any) -> list[Sample]:
+        """Share this iteration's games among ``num_workers`` processes; join their samples and statistics."""
+        import queue
+
+        cfg, workers = self.config, self.num_workers
+        total = cfg.num_self_play_iterations
+        if self._pool is None:
+            self._start_workers(workers)
+        while not self._progress_queue.empty():  # left over from an interrupted iteration
+            self._progress_queue.get_nowait()
+        model = copy.deepcopy(self.self_play_model).cpu().eval()
+        worker_config = dataclasses.replace(cfg, num_workers=1, gating_games=0)
+        jobs = []
+        for w in range(workers):
+            games = total // workers + (w < total % workers)
+            slots = min(games, math.ceil(cfg.num_parallel_games / workers))
+            seed_parts = (cfg.seed, self.iteration, 5, w)  # purpose 5: worker w's self-play
+            payload = (self.game, worker_config, model, self.inference_mode, self.reuse_tree, games, slots, seed_parts)
+            jobs.append(self._pool.submit(_self_play_worker, payload))
+        while not all(job.done() for job in jobs):
+            try:
+                bar.update(self._progress_queue.get(timeout=0.2))
+            except queue.Empty:
+                pass
+        while not self._progress_queue.empty():
+            bar.update(self._progress_queue.get_nowait())
+        memory: list[Sample] = []
+        stats: dict[str, Any] = {}
+        for job in jobs:  # worker order: the same samples for the same seeds
+            samples, game_stats, search_stats = job.result()  # re-raises a worker's error here
+            memory += samples
+            for key, value in game_stats.items():
+                self.game_stats[key] += value
+            for key, value in search_stats.items():
+                stats[key] = stats.get(key, 0) + value
+        stats["evaluations_per_position"] = stats["network_evaluations"] / max(stats["positions"], 1)
+        stats["workers"] = workers
+        self.search_stats = stats
         return memory
+
+    def _start_workers(self, workers: int) -> None:
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
+        self._progress_queue = context.Queue()
+        threads = max(1, torch.get_num_threads() // workers)
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init_worker, initargs=(self._progress_queue, threads)
+        )
+
+    def close(self) -> None:
+        """Stop the self-play worker processes, if any (a later iteration starts them again)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool, self._progress_queue = None, None
+
+    def learn(self) -> list[dict[str, Any]]:
+        try:
+            return super().learn()
+        finally:
+            self.close()
+
+    def iteration_record(self) -> dict[str, Any]:
+        """The search statistics of the last self-play iteration, for the history."""
+        return {"search": self.search_stats} if self.search_stats else {}
+
+
+_worker_progress: Any = None  # in a worker process: the queue that counts finished games for the parent's bar
+
+
+def _init_worker(progress_queue: Any, threads: int) -> None:
+    global _worker_progress
+    _worker_progress = progress_queue
+    torch.set_num_threads(threads)
+
+
+def _self_play_worker(payload: tuple[Any, ...]) -> tuple[list[Sample], dict[str, int], dict[str, Any]]:
+    """One worker's share of an iteration: batched self-play of ``games`` games; (samples, game stats, search stats)."""
+    game, config, model, inference_mode, reuse_tree, games, slots, seed_parts = payload
+    trainer = AlphaZeroParallel(model, None, game, config, progress=False, inference_mode=inference_mode)
+    trainer.reuse_tree = reuse_tree
+    queue = _worker_progress
+    memory, stats = trainer.play_games(games, slots, seed_parts, (lambda: queue.put(1)) if queue is not None else None)
+    return memory, trainer.game_stats, stats

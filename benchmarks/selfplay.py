@@ -2,7 +2,7 @@
 
     python benchmarks/selfplay.py --game connect_four --preset connect_four_small --games 64
     python benchmarks/selfplay.py --preset connect_four --searches 200 --games 256 --json
-    python benchmarks/selfplay.py --processes 2 --games 64   # 2 processes x 32 games, 1 thread each, vs 1 x 64
+    python benchmarks/selfplay.py --workers 2 --games 64   # a training iteration: 2 worker processes vs one
 
 The first two print the same figures as ``python -m alphazero_lib bench selfplay`` (see alphazero_lib/bench.py).
 """
@@ -11,62 +11,53 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import time
 from typing import Any
 
 
-def _worker(args: tuple[str, str, int | None, int, float, str, int], queue: mp.Queue, barrier: Any) -> None:
-    """One self-play process: batched self-play for a fixed time; puts positions searched on ``queue``."""
-    game_name, preset, searches, games, seconds, mode, threads = args
+def compare_workers(
+    game_name: str, preset: str, searches: int | None, games: int, mode: str, workers: int
+) -> dict[str, Any]:
+    """One self-play iteration of ``AlphaZeroParallel`` (``games`` games, all in flight) with one process on all
+    torch threads, then with ``workers`` worker processes (one thread each): positions per second of each, timed
+    after a warm-up iteration (which starts the workers and settles the inference mode)."""
     import torch
 
-    torch.set_num_threads(threads)
-    from alphazero_lib.bench import BatchedSelfPlay
     from alphazero_lib.config import TrainConfig
     from alphazero_lib.games import make_game
-    from alphazero_lib.inference import FastEvaluator
-    from alphazero_lib.model import ResNet
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
 
     game = make_game(game_name)
-    config = TrainConfig.from_preset(preset, device="cpu", **({"num_searches": searches} if searches else {}))
-    torch.manual_seed(0)
-    model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
-    evaluator = FastEvaluator(model, mode, batch_size=games, cache_dir=None)
-    selfplay = BatchedSelfPlay(game, evaluator, config, games, seed=0)
-    selfplay.run(0.0)  # warm-up
-    selfplay.mcts.reset_stats()
-    selfplay.seconds = 0.0
-    barrier.wait()  # every process starts timing together
-    selfplay.run(seconds)
-    queue.put(selfplay.mcts.stats.positions / selfplay.seconds)
-
-
-def compare_processes(
-    game: str, preset: str, searches: int | None, games: int, seconds: float, mode: str, processes: int
-) -> dict[str, float]:
-    """Positions/s of one process (all threads, then one thread) with ``games`` games vs ``processes`` processes
-    with ``games // processes`` games and one thread each."""
-    import torch
-
     threads = torch.get_num_threads()
-    rates = {}
-    for count, per_games, per_threads in ((1, games, threads), (1, games, 1), (processes, games // processes, 1)):
-        ctx = mp.get_context("spawn")
-        queue, barrier = ctx.Queue(), ctx.Barrier(count)
-        workers = [
-            ctx.Process(
-                target=_worker, args=((game, preset, searches, per_games, seconds, mode, per_threads), queue, barrier)
-            )
-            for _ in range(count)
-        ]
-        for w in workers:
-            w.start()
-        results = [queue.get() for _ in range(count)]
-        for w in workers:
-            w.join()
-        rates[f"{count} process(es) x {per_games} games x {per_threads} thread(s)"] = round(sum(results), 2)
-    return rates
+    result: dict[str, Any] = {"game": game_name, "preset": preset, "games": games, "threads": threads}
+    for count in (1, workers):
+        changes = {"num_searches": searches} if searches else {}
+        config = TrainConfig.from_preset(
+            preset,
+            device="cpu",
+            num_self_play_iterations=games,
+            num_parallel_games=games,
+            num_workers=count,
+            inference_mode=mode,
+            **changes,
+        )
+        trainer = build_trainer(game, config, progress=False, trainer_class=AlphaZeroParallel)
+        try:
+            trainer.self_play_iteration()  # warm-up
+            trainer._reset_game_stats()
+            start = time.perf_counter()
+            trainer.self_play_iteration()
+            seconds = time.perf_counter() - start
+        finally:
+            trainer.close()
+        key = f"{count} worker(s)" if count > 1 else f"1 process x {threads} thread(s)"
+        result[key] = {
+            "seconds": round(seconds, 2),
+            "positions_per_second": round(trainer.game_stats["positions"] / seconds, 2),
+        }
+    one, many = (result[k]["positions_per_second"] for k in list(result)[-2:])
+    result["ratio"] = round(many / one, 3)
+    return result
 
 
 def main() -> None:
@@ -79,7 +70,7 @@ def main() -> None:
     parser.add_argument("--mode", default="auto")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--reuse-tree", action="store_true")
-    parser.add_argument("--processes", type=int, default=0, help="compare N self-play processes with one")
+    parser.add_argument("--workers", type=int, default=0, help="time a training self-play iteration: N workers vs one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -87,14 +78,17 @@ def main() -> None:
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    if args.processes:
+    if args.workers:
         preset = args.preset or (args.game if args.game in ("tictactoe", "connect_four") else "connect_four_small")
-        start = time.perf_counter()
-        rates = compare_processes(args.game, preset, args.searches, args.games, args.seconds, args.mode, args.processes)
-        print(
-            json.dumps(rates, indent=1) if args.json else "\n".join(f"{k}: {v} positions/s" for k, v in rates.items())
-        )
-        print(f"({time.perf_counter() - start:.0f}s)")
+        result = compare_workers(args.game, preset, args.searches, args.games, args.mode, args.workers)
+        if args.json:
+            print(json.dumps(result, indent=1))
+        else:
+            print(f"{args.game} ({preset}), one self-play iteration of {args.games} games:")
+            for key, value in result.items():
+                if isinstance(value, dict):
+                    print(f"  {key}: {value['positions_per_second']} positions/s ({value['seconds']} s)")
+            print(f"  ratio {args.workers} workers / one process: {result['ratio']}")
         return
 
     from alphazero_lib.bench import format_selfplay, selfplay_benchmark

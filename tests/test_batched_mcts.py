@@ -279,3 +279,95 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
     assert result["serial_positions_per_second"] > 0 and result["batched_positions_per_second"] > 0
     assert 0 <= result["batched_share_outside_network"] <= 1
     assert set(result["network_evals_per_second"]) >= {"fp32 batch 1 (serial path)", "fp32", "fp32_fused"}
+
+
+def _tiny_parallel_config(**changes):
+    settings = dict(
+        num_res_blocks=1,
+        num_hidden=8,
+        num_iterations=1,
+        num_self_play_iterations=7,
+        num_parallel_games=4,
+        num_searches=8,
+        num_epochs=1,
+        batch_size=16,
+        device="cpu",
+        inference_mode="fp32",
+    )
+    return TrainConfig(**{**settings, **changes})
+
+
+def test_self_play_workers_share_the_games_and_are_reproducible(tmp_path):
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+
+    game = make_game("tictactoe")
+    runs = []
+    for _ in range(2):
+        trainer = build_trainer(
+            game, _tiny_parallel_config(num_workers=2), progress=False, trainer_class=AlphaZeroParallel
+        )
+        assert trainer.num_workers == 2
+        history = trainer.learn()
+        assert trainer._pool is None  # learn stops its workers
+        runs.append(trainer)
+    record = history[-1]
+    assert record["games"] == 7  # 4 + 3 games in two processes
+    assert record["samples"] == 8 * record["positions"]
+    assert record["search"]["workers"] == 2 and record["search"]["positions"] == record["positions"]
+    first, second = (trainer.replay[-1] for trainer in runs)
+    pairs = zip(first, second, strict=True)  # same seeds, same games
+    assert all(np.array_equal(a[1], b[1]) and a[2] == b[2] for a, b in pairs)
+
+
+def test_one_worker_records_search_statistics_in_the_history():
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+
+    trainer = build_trainer(
+        make_game("tictactoe"), _tiny_parallel_config(), progress=False, trainer_class=AlphaZeroParallel
+    )
+    record = trainer.learn()[-1]
+    assert trainer.num_workers == 1 and "workers" not in record["search"]
+    assert record["search"]["positions"] == record["positions"]
+    assert record["search"]["evaluations_per_position"] > 1
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("num_workers", 0, "num_workers must be a positive integer"),
+        ("inference_mode", "fast", "inference_mode must be"),
+    ],
+)
+def test_train_config_rejects_bad_worker_and_inference_settings(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**{field: value})
+
+
+def test_train_command_with_workers_writes_their_statistics(tmp_path):
+    import json
+
+    from alphazero_lib.cli import main
+
+    out = tmp_path / "run"
+    argv = ["train", "--game", "tictactoe", "--out", str(out), "--iterations", "1", "--games-per-iteration", "4"]
+    argv += ["--searches", "4", "--epochs", "1", "--workers", "2", "--inference-mode", "fp32", "--no-progress"]
+    assert main(argv) == 0
+    record = json.loads((out / "history.json").read_text())[-1]
+    assert record["games"] == 4 and record["search"]["workers"] == 2
+    saved = json.loads((out / "config.json").read_text())["train_config"]
+    assert saved["num_workers"] == 2 and saved["inference_mode"] == "fp32"
+
+
+def test_workers_benchmark_times_one_process_against_workers():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "selfplay.py"
+    argv = [sys.executable, str(script), "--workers", "2", "--game", "tictactoe", "--games", "4", "--searches", "4"]
+    done = subprocess.run([*argv, "--mode", "fp32", "--json"], capture_output=True, text=True, timeout=300, check=True)
+    result = json.loads(done.stdout)
+    rates = [value["positions_per_second"] for value in result.values() if isinstance(value, dict)]
+    assert len(rates) == 2 and min(rates) > 0
+    assert result["ratio"] == pytest.approx(rates[1] / rates[0], rel=0.01)
