@@ -263,22 +263,27 @@ class AlphaZero:
         return self.history
 
     def gate(self) -> dict[str, Any]:
-        """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``."""
+        """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``.
+
+        Both search ``num_searches`` a move without noise (``arena.gate``: seats alternating, each pair of games
+        from the same random 2-move opening, draws half a point).
+        """
+        from alphazero_lib import arena
+        from alphazero_lib.config import SearchConfig
+        from alphazero_lib.players import AlphaZeroPlayer
+
         cfg = self.config
+        seed = derived_seed(cfg.seed, self.iteration, 4)
+        search = SearchConfig(num_searches=cfg.num_searches, C=cfg.C)
+        candidate = AlphaZeroPlayer(self.game, self.model, search, seed=seed)
+        best = AlphaZeroPlayer(self.game, self.best_model, search, seed=seed + 1)
         with one_cpu_thread(self.model):
-            score = play_match(
-                self.game,
-                self.model,
-                self.best_model,
-                num_games=cfg.gating_games,
-                num_searches=cfg.num_searches,
-                C=cfg.C,
-                seed=derived_seed(cfg.seed, self.iteration, 4),
+            result = arena.gate(
+                self.game, candidate, best, cfg.gating_games, cfg.gating_threshold, False, opening_moves=2, seed=seed
             )
-        accepted = score >= cfg.gating_threshold
-        if accepted:
+        if result.accepted:
             self.best_model.load_state_dict(self.model.state_dict())
-        return {"score": round(score, 4), "accepted": bool(accepted)}
+        return {"score": round(result.score, 4), "accepted": bool(result.accepted)}
 
     def summary_line(self, record: dict[str, Any]) -> str:
         """One line per iteration: games and results, samples, losses and times."""
@@ -371,47 +376,6 @@ def build_trainer(
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress)
-
-
-def play_match(
-    game: Game,
-    model_a: torch.nn.Module,
-    model_b: torch.nn.Module,
-    num_games: int,
-    num_searches: int,
-    C: float = 2.0,
-    seed: int = 0,
-    opening_moves: int = 2,
-) -> float:
-    """Score of ``model_a`` against ``model_b`` (wins 1, draws 1/2) over ``num_games`` with alternating seats.
-
-    Both search with ``AlphaMCTS`` and no root noise; the first ``opening_moves`` moves of each game are drawn
-    from the search distribution (so the games differ), the rest are the most-visited move.
-    """
-    from alphazero_lib.alpha_mcts import AlphaMCTS, select_action
-    from alphazero_lib.config import SearchConfig
-
-    rng = np.random.default_rng(seed)
-    searches = {
-        name: AlphaMCTS(game, model, SearchConfig(num_searches=num_searches, C=C, seed=derived_seed(seed, i)))
-        for i, (name, model) in enumerate((("a", model_a), ("b", model_b)))
-    }
-    points = 0.0
-    for index in range(num_games):
-        seats = {1: "a", -1: "b"} if index % 2 == 0 else {1: "b", -1: "a"}
-        state, player, moves = game.get_initial_state(), 1, 0
-        while True:
-            probs = searches[seats[player]].search(game.change_perspective(state, player))
-            action = select_action(probs, 1.0 if moves < opening_moves else 0.0, rng)
-            state = game.get_next_state(state, action, player)
-            moves += 1
-            value, is_terminal = game.get_value_and_terminated(state, action)
-            if is_terminal:
-                winner = player if value > 0 else -player if value < 0 else 0
-                points += 0.5 if winner == 0 else float(seats[winner] == "a")
-                break
-            player = game.get_opponent(player)
-    return points / num_games if num_games else math.nan
 
 
 # ---- batched self-play (issue 5) ------------------------------------------------------------------------

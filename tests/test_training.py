@@ -13,7 +13,7 @@ from alphazero_lib import TicTacToe, make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import PRESETS, TrainConfig
 from alphazero_lib.plotting import plot_policy, plot_training_curves
-from alphazero_lib.training import AlphaZero, build_trainer, minibatches, play_match
+from alphazero_lib.training import AlphaZero, build_trainer, minibatches
 
 TINY = dict(
     num_res_blocks=1,
@@ -175,11 +175,16 @@ def test_gating_keeps_a_best_network_and_reports_the_match(tmp_path):
     assert "best_model" in torch.load(tmp_path / "latest.pt", weights_only=True)
 
 
-def test_play_match_scores_a_network_against_itself_evenly():
-    trainer = tiny_trainer()
-    score = play_match(trainer.game, trainer.model, trainer.model, num_games=4, num_searches=5, seed=0)
-    assert 0.0 <= score <= 1.0
-    assert score * 4 * 2 == round(score * 4 * 2)  # whole and half points over 4 games
+def test_gating_at_a_threshold_of_one_keeps_the_best_unless_the_candidate_wins_every_game(tmp_path):
+    trainer = tiny_trainer(tmp_path, gating_games=4, gating_threshold=1.0)
+    before = {k: v.clone() for k, v in trainer.best_model.state_dict().items()}
+    trainer.learn()
+    gating = trainer.history[-1]["gating"]
+    assert gating["accepted"] == (gating["score"] == 1.0)
+    assert gating["score"] * 4 * 2 == round(gating["score"] * 4 * 2)  # whole and half points over 4 games
+    expected = trainer.model.state_dict() if gating["accepted"] else before
+    for key, value in trainer.best_model.state_dict().items():
+        torch.testing.assert_close(value, expected[key])
 
 
 # ---- config ---------------------------------------------------------------------------------------
