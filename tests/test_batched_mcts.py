@@ -9,6 +9,7 @@ import torch
 from fakes import ConstantNet, FakeNet
 from positions import TACTICS
 from test_alpha_mcts import GOLDEN
+from test_training import TINY
 
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS
@@ -282,18 +283,9 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
 
 
 def _tiny_parallel_config(**changes):
-    settings = dict(
-        num_res_blocks=1,
-        num_hidden=8,
-        num_iterations=1,
-        num_self_play_iterations=7,
-        num_parallel_games=4,
-        num_searches=8,
-        num_epochs=1,
-        batch_size=16,
-        device="cpu",
-        inference_mode="fp32",
-    )
+    """test_training's tiny settings, with more games than slots (a slot takes a second game)."""
+    settings = {**TINY, "num_self_play_iterations": 7, "num_parallel_games": 4, "num_searches": 8, "num_epochs": 1}
+    settings["inference_mode"] = "fp32"
     return TrainConfig(**{**settings, **changes})
 
 
