@@ -41,7 +41,7 @@ def main() -> int:
             ax.axhline(elo[anchor], color="grey", ls=style, label=anchor)
         ax.set_xlabel("training iteration")
         ax.set_ylabel("Elo (mean 0)")
-        ax.set_title(f"{game!r}: {args.games} games per pair")
+        ax.set_title(f"{args.name}: Elo of the policy network ({args.games} games per pair)", fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(args.out, dpi=100)
