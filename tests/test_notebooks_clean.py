@@ -38,6 +38,8 @@ def test_notebook_has_the_course_parts(path: Path):
     code = [c for c in cells if c["cell_type"] == "code"]
     assert "google.colab" in text(code[0]), "the first code cell installs the library in Colab"
     assert "seed_everything" in text(code[1]), "the second code cell seeds everything"
+    if any("exercise" in c["metadata"].get("tags", []) for c in code):
+        return  # a guided build: tests/test_course.py checks its exercises
     exercises = [i for i, c in enumerate(code) if "raises-exception" in c["metadata"].get("tags", [])]
     assert exercises, "at least one exercise that raises NotImplementedError"
     for i in exercises:

@@ -2,13 +2,14 @@
 
     python tools/run_notebooks.py notebooks/01_games.ipynb [...]   # or no argument: every notebook
 
-Runs each notebook top to bottom in a fresh ``python3`` kernel (cells tagged ``raises-exception`` may
-raise), numbers the cells 1..n, drops per-cell timing metadata and any widget or Colab metadata, and
-prints the wall time per notebook.
+Runs each notebook top to bottom in a fresh ``python3`` kernel (headless: play cells stay quiet), numbers
+the cells 1..n, drops per-cell timing metadata and any widget or Colab metadata, and prints the wall time
+per notebook.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ def clean(nb: nbformat.NotebookNode) -> None:
 def run(path: Path, timeout: int = 600) -> float:
     """Execute one notebook in place; return its wall time in seconds."""
     nb = nbformat.read(path, as_version=4)
+    os.environ["ALPHAZERO_HEADLESS"] = "1"  # play cells print one line instead of showing a board
     start = time.perf_counter()
     NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

@@ -1,0 +1,22 @@
+"""The course's exercises: one checker per exercise (``check_*``), grouped by notebook, and the play cells.
+
+Every checker follows ``alphazero_lib.exercises.core.check``: many seeded cases against the library's tested
+version, one verdict line, never raises, returns the learner's code when it passes and the library's otherwise.
+"""
+
+from alphazero_lib.exercises.core import FAILED, NOT_WRITTEN, PASSED, Case, Mismatch, add_to_class, check, check_method
+from alphazero_lib.exercises.play import PlaySession, play, search_agent
+
+__all__ = [
+    "FAILED",
+    "NOT_WRITTEN",
+    "PASSED",
+    "Case",
+    "Mismatch",
+    "PlaySession",
+    "add_to_class",
+    "check",
+    "check_method",
+    "play",
+    "search_agent",
+]

@@ -1,0 +1,77 @@
+"""The course's exercise conventions hold in every guided-build notebook, and the solved run passes.
+
+Conventions (see ``tools/solve_notebooks.py``): an exercise cell tagged ``exercise`` raises
+``NotImplementedError``; the next code cell, tagged ``check``, prints one verdict line (committed: not written
+yet); a collapsed ``<details><summary>Solution`` markdown cell holds the solution in a ``python`` fence.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import solve_notebooks  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+IDS = [p.stem for p in NOTEBOOKS]
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def guided(path: Path) -> bool:
+    return any("exercise" in solve_notebooks.tags(c) for c in read(path).cells)
+
+
+GUIDED = [p for p in NOTEBOOKS if guided(p)]
+
+
+def test_every_notebook_is_a_guided_build():
+    assert [p.name for p in NOTEBOOKS if not guided(p)] == []
+
+
+@pytest.mark.parametrize("path", GUIDED, ids=[p.stem for p in GUIDED])
+def test_exercise_conventions(path: Path):
+    nb = read(path)
+    found = solve_notebooks.exercises(nb)  # raises on a broken convention, naming the cell
+    assert len(found) >= 3, f"{path.name}: at least three exercises, found {len(found)}"
+    for ex in found:
+        stub = solve_notebooks.source(nb.cells[ex.exercise])
+        assert "raise NotImplementedError" in stub, f"cell {ex.exercise}: the stub raises NotImplementedError"
+        assert "raise NotImplementedError" not in ex.solution_code, f"cell {ex.solution}: the solution is written"
+        assert "check_" in solve_notebooks.source(nb.cells[ex.check]), f"cell {ex.check}: calls a check_ function"
+    for index, text in solve_notebooks.verdicts(nb):
+        assert text.startswith(solve_notebooks.NOT_WRITTEN) and "not written yet" in text and "\n" not in text, (
+            f"{path.name} cell {index}: the committed check prints one 'not written yet' line, got {text!r}"
+        )
+    for index, cell in enumerate(nb.cells):
+        assert "raises-exception" not in solve_notebooks.tags(cell), f"cell {index}: Run all must not stop"
+        if cell.cell_type == "code":
+            errors = [o for o in cell.outputs if o["output_type"] == "error"]
+            assert not errors, f"{path.name} cell {index} raised {errors[0]['ename']}"
+
+
+@pytest.mark.parametrize("path", GUIDED, ids=[p.stem for p in GUIDED])
+def test_think_questions_and_video_chapter(path: Path):
+    cells = read(path).cells
+    markdown = [solve_notebooks.source(c) for c in cells if c.cell_type == "markdown"]
+    thinks = [m for m in markdown if "Think!" in m]
+    assert thinks, f"{path.name}: at least one 'Think!' question"
+    assert all("<details><summary>Answer" in m for m in thinks), "every Think! question has a collapsed answer"
+    intro = markdown[0]
+    assert re.search(r"\b\d{1,2}:\d{2}:\d{2}\b", intro), f"{path.name}: the intro names the video chapter's start time"
+
+
+@pytest.mark.parametrize("path", GUIDED, ids=[p.stem for p in GUIDED])
+def test_solved_run(path: Path):
+    """The notebook, every solution filled in, runs top to bottom and every check passes."""
+    problems, _ = solve_notebooks.run_solved(path)
+    assert problems == []

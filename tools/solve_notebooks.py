@@ -1,0 +1,145 @@
+"""The solved run: every course notebook executed with all its exercise solutions filled in.
+
+    python tools/solve_notebooks.py                         # every notebook; exit 1 if any check fails
+    python tools/solve_notebooks.py notebooks/02_vanilla_mcts.ipynb --out solved/   # keep the solved copies
+
+The course's cell conventions, which this tool and ``tests/test_course.py`` rely on:
+
+- an **exercise** cell is a code cell tagged ``exercise`` whose body raises ``NotImplementedError``;
+- its **check** cell is the next code cell, tagged ``check``; it prints one verdict line;
+- its **solution** is the first markdown cell after the check that opens with ``<details><summary>Solution``;
+  its first fenced ``python`` block replaces the exercise cell's whole source in the solved copy.
+
+Each solved copy runs top to bottom in a fresh kernel (``ALPHAZERO_HEADLESS=1``, so play cells stay quiet);
+every check cell must then print a verdict that starts with ✅.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
+PASSED, NOT_WRITTEN = "✅", "⏳"
+
+
+@dataclass
+class Exercise:
+    """One exercise of a notebook: the cell indices of the exercise, its check and its solution."""
+
+    exercise: int
+    check: int
+    solution: int
+    solution_code: str
+
+
+def tags(cell: nbformat.NotebookNode) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def source(cell: nbformat.NotebookNode) -> str:
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def exercises(nb: nbformat.NotebookNode) -> list[Exercise]:
+    """The notebook's exercises in order; raises ``ValueError`` when a convention is broken (says which cell)."""
+    found = []
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type != "code" or "exercise" not in tags(cell):
+            continue
+        check = next((j for j in range(i + 1, len(cells)) if cells[j].cell_type == "code"), None)
+        if check is None or "check" not in tags(cells[check]):
+            raise ValueError(f"cell {i}: an exercise must be followed by a code cell tagged 'check'")
+        solution = next(
+            (
+                j
+                for j in range(check + 1, len(cells))
+                if cells[j].cell_type == "markdown"
+                and source(cells[j]).lstrip().startswith("<details><summary>Solution")
+            ),
+            None,
+        )
+        nxt = next((j for j in range(i + 1, len(cells)) if "exercise" in tags(cells[j])), len(cells))
+        if solution is None or solution > nxt:
+            raise ValueError(f"cell {i}: no '<details><summary>Solution' markdown cell before the next exercise")
+        match = FENCE.search(source(cells[solution]))
+        if match is None:
+            raise ValueError(f"cell {solution}: the solution has no ```python fenced block")
+        found.append(Exercise(i, check, solution, match.group(1)))
+    return found
+
+
+def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of ``nb`` with every exercise cell's source replaced by its solution."""
+    out = copy.deepcopy(nb)
+    for ex in exercises(nb):
+        out.cells[ex.exercise].source = ex.solution_code.rstrip("\n")
+    return out
+
+
+def verdicts(nb: nbformat.NotebookNode) -> list[tuple[int, str]]:
+    """``(cell index, printed text)`` of every check cell of an executed notebook."""
+    out = []
+    for ex in exercises(nb):
+        text = "".join(o.get("text", "") for o in nb.cells[ex.check].get("outputs", []) if o["output_type"] == "stream")
+        out.append((ex.check, text.strip()))
+    return out
+
+
+def execute(nb: nbformat.NotebookNode, path: Path, timeout: int = 600) -> nbformat.NotebookNode:
+    """Run ``nb`` top to bottom in a fresh kernel in ``path``'s folder (headless: play cells stay quiet)."""
+    from nbclient import NotebookClient
+
+    os.environ["ALPHAZERO_HEADLESS"] = "1"
+    NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    return nb
+
+
+def run_solved(path: Path, out_dir: Path | None = None) -> tuple[list[str], float]:
+    """Execute the solved copy of one notebook; return the problems found (empty when all is well) and the time."""
+    nb = solved(nbformat.read(path, as_version=4))
+    start = time.perf_counter()
+    execute(nb, path)
+    elapsed = time.perf_counter() - start
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, out_dir / path.name)
+    problems = [
+        f"{path.name} cell {i}: {text or '(printed nothing)'}"
+        for i, text in verdicts(nb)
+        if not text.startswith(PASSED)
+    ]
+    return problems, elapsed
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: every course notebook)")
+    parser.add_argument("--out", type=Path, help="folder to keep the executed solved copies in")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    failed = 0
+    for path in paths:
+        problems, elapsed = run_solved(path, args.out)
+        count = len(exercises(nbformat.read(path, as_version=4)))
+        print(f"{path.name}: {count} exercises, {'all checks pass' if not problems else 'FAILED'} ({elapsed:.1f} s)")
+        for problem in problems:
+            print("  " + problem)
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
