@@ -1,0 +1,433 @@
+"""Checks for notebook 03 (the model): the encoding, ResBlock, ResNet's layers and forward, and a prediction.
+
+Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.model``,
+``Game.get_encoded_state``, ``alphazero_lib.inference``) on seeded cases, prints one verdict line and returns
+the learner's code when every case agrees, the library's otherwise. ``draw_network`` draws the network as
+boxes and arrows (matplotlib only) for the notebook's diagram.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, same
+from alphazero_lib.games import ConnectFour, TicTacToe
+from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.model import ResBlock as LibraryResBlock
+from alphazero_lib.model import ResNet as LibraryResNet
+
+TOL = 1e-5  # float32 networks: the same arithmetic in another order differs in the last bits
+
+
+def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``count`` positions of ``game`` reached by random legal moves (0 to a full game), as int8 arrays."""
+    states = []
+    for _ in range(count):
+        state, player = game.get_initial_state(), 1
+        for _ in range(int(rng.integers(0, game.row_count * game.column_count))):
+            legal = np.flatnonzero(game.get_valid_moves(state))
+            if len(legal) == 0:
+                break
+            action = int(rng.choice(legal))
+            state = game.get_next_state(state, action, player)
+            _, done = game.get_value_and_terminated(state, action)
+            if done:
+                break
+            player = -player
+        states.append(state)
+    return states
+
+
+# ---- exercise 1: the encoding -------------------------------------------------------------------------------
+def library_encode(state: np.ndarray) -> np.ndarray:
+    """The library's encoding (``Game.get_encoded_state``; the same for every game)."""
+    return TicTacToe().get_encoded_state(state)
+
+
+def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """``encode(state)``: ``(R, C) -> (3, R, C)`` and ``(B, R, C) -> (B, 3, R, C)`` float32, planes opponent/empty/own.
+
+    Cases: the empty board, single Tic-Tac-Toe and Connect Four states, batches of 1 to 5; the input must not be
+    changed and the result must be float32.
+    """
+    library = library_encode
+
+    def cases() -> list[Case]:
+        rng = np.random.default_rng(3)
+        out = []
+        for game in (TicTacToe(), ConnectFour()):
+            singles = [game.get_initial_state(), *random_states(game, 6, rng)]
+            for state in singles:
+                out.append(_encode_case(state, library(state), "one state: (R, C) -> (3, R, C)"))
+        for size in (1, 2, 5):
+            batch = np.stack(random_states(TicTacToe(), size, rng))
+            out.append(
+                _encode_case(
+                    batch,
+                    library(batch),
+                    "a batch (B, R, C) -> (B, 3, R, C): stack the planes on axis -3 (after the batch axis), "
+                    "not axis 0.",
+                )
+            )
+        batch = np.stack(random_states(ConnectFour(), 3, rng))
+        out.append(_encode_case(batch, library(batch), "a batch of Connect Four states: stack on axis -3."))
+        return out
+
+    return check("encode", encode, library, cases)
+
+
+def _encode_case(state: np.ndarray, expected: np.ndarray, shape_hint: str) -> Case:
+    call = f"encode(np.array({board(state)}))" if state.ndim == 2 else f"encode(batch of {len(state)} states)"
+
+    def run(encode: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        given = state.copy()
+        got = encode(given)
+        if not np.array_equal(given, state):
+            raise Mismatch("the state changed", "the state untouched", "build new arrays; do not write into the state.")
+        got_array = np.asarray(got)
+        if got_array.shape != expected.shape:
+            raise Mismatch(got_array, expected, shape_hint)
+        if got_array.dtype != np.float32:
+            raise Mismatch(
+                f"dtype {got_array.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32)."
+            )
+        return got_array
+
+    return Case(call, run, expected, hint="planes in the order opponent (-1), empty (0), own (1).")
+
+
+# ---- helpers for the network checks --------------------------------------------------------------------------
+def randomize(module: nn.Module, seed: int) -> nn.Module:
+    """Give every weight and BatchNorm running statistic seeded random values (so a wrong wiring shows)."""
+    generator = torch.Generator().manual_seed(seed)
+
+    def draw(tensor: torch.Tensor, scale: float, shift: float = 0.0) -> None:
+        tensor.copy_(torch.randn(tensor.shape, generator=generator) * scale + shift)
+
+    with torch.no_grad():
+        for layer in module.modules():
+            if isinstance(layer, nn.BatchNorm2d):
+                draw(layer.weight, 0.2, 1.0)
+                draw(layer.bias, 0.2)
+                draw(layer.running_mean, 0.3)
+                layer.running_var.copy_(torch.rand(layer.running_var.shape, generator=generator) * 2 + 0.5)
+            elif isinstance(layer, (nn.Conv2d, nn.Linear)):
+                draw(layer.weight, 0.1)
+                draw(layer.bias, 0.1)
+    return module
+
+
+def parameter_shapes(module: nn.Module) -> dict[str, tuple[int, ...]]:
+    """``{name: shape}`` of everything in the state dict (parameters and BatchNorm buffers)."""
+    return {name: tuple(t.shape) for name, t in module.state_dict().items()}
+
+
+def compare_shapes(got: nn.Module, expected: nn.Module, what: str) -> None:
+    """Raise ``Mismatch`` naming the first missing, extra or wrongly shaped entry of the state dict."""
+    mine, theirs = parameter_shapes(got), parameter_shapes(expected)
+    missing = [n for n in theirs if n not in mine]
+    extra = [n for n in mine if n not in theirs]
+    if missing:
+        raise Mismatch(
+            f"no {missing[0]!r} in your {what}'s state_dict",
+            f"{missing[0]} of shape {theirs[missing[0]]}",
+            "use exactly the library's attribute names and layer order (a Sequential numbers its layers 0, 1, ...).",
+        )
+    if extra:
+        raise Mismatch(
+            f"an extra {extra[0]!r} of shape {mine[extra[0]]}",
+            f"only {sorted(theirs)[:3]}...",
+            "only the library's layers: convolutions with bias, BatchNorm2d, Linear.",
+        )
+    for name, shape in theirs.items():
+        if mine[name] != shape:
+            raise Mismatch(
+                f"{name} of shape {mine[name]}",
+                f"shape {shape}",
+                "kernel_size=3 and padding=1 everywhere keep the board's size; heads: 32 and 3 channels.",
+            )
+
+
+def _close(got: Any, expected: Any) -> bool:
+    return same(got, expected, tol=TOL)
+
+
+def _numpy(outputs: Any) -> Any:
+    if isinstance(outputs, torch.Tensor):
+        return outputs.detach().cpu().numpy()
+    if isinstance(outputs, (tuple, list)):
+        return tuple(_numpy(o) for o in outputs)
+    return outputs
+
+
+# ---- exercise 2: ResBlock -------------------------------------------------------------------------------------
+def check_resblock(learner: type) -> type:
+    """``ResBlock(num_hidden)``: the library's names and shapes, and its output on seeded inputs (eval and train).
+
+    The learner's block gets the library block's (random) state dict with ``strict=True``; outputs must agree
+    within ``1e-5`` on batches of 1 and 4.
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        for number, (hidden, batch, rows, cols, mode) in enumerate(
+            [(4, 1, 3, 3, "eval"), (8, 4, 3, 3, "eval"), (16, 2, 6, 7, "eval"), (8, 4, 3, 3, "train")]
+        ):
+            library = randomize(LibraryResBlock(hidden), seed=10 + number)
+            x = torch.randn(batch, hidden, rows, cols, generator=torch.Generator().manual_seed(20 + number))
+            expected = _numpy(getattr(copy.deepcopy(library), mode)()(x))
+            out.append(
+                Case(
+                    f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
+                    lambda cls, h=hidden, lib=library, x=x, mode=mode: _run_block(cls, h, lib, x, mode),
+                    expected,
+                    hint="conv1 -> bn1 -> relu -> conv2 -> bn2, add the block's input, then relu (after the sum).",
+                    same=_close,
+                )
+            )
+        return out
+
+    return check("ResBlock", learner, LibraryResBlock, cases)
+
+
+def _run_block(cls: type, hidden: int, library: nn.Module, x: torch.Tensor, mode: str) -> np.ndarray:
+    block = cls(hidden)
+    compare_shapes(block, library, "ResBlock")
+    block.load_state_dict(library.state_dict(), strict=True)
+    getattr(block, mode)()
+    with torch.no_grad():
+        return _numpy(block(x.clone()))
+
+
+# ---- exercise 3: ResNet's layers -----------------------------------------------------------------------------
+ARCHS = [(TicTacToe(), 4, 64), (TicTacToe(), 1, 8), (ConnectFour(), 2, 16)]
+
+
+def check_resnet_layers(learner: type) -> type:
+    """``ResNet(game, num_res_blocks, num_hidden).__init__``: start block, backbone, heads named and shaped as
+    the library's (state dict names and shapes, and the layer types of the start block and heads).
+
+    Falls back to a fresh subclass of the library's ``ResNet`` (so a later ``@add_to_class(ResNet)`` never
+    changes the library's class).
+    """
+    fallback = type("ResNet", (LibraryResNet,), {"__doc__": LibraryResNet.__doc__})
+
+    def cases() -> list[Case]:
+        out = []
+        for game, blocks, hidden in ARCHS:
+            library = LibraryResNet(game, blocks, hidden)
+            out.append(
+                Case(
+                    f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden})",
+                    lambda cls, g=game, b=blocks, h=hidden, lib=library: _run_layers(cls, g, b, h, lib),
+                    "the library's layers",
+                    hint="start_block, back_bone (an nn.ModuleList of ResBlocks), policy_head, value_head.",
+                )
+            )
+        return out
+
+    return check("ResNet layers", learner, fallback, cases)
+
+
+def _layer_types(module: nn.Module) -> list[str]:
+    return [type(m).__name__ for m in module.children()]
+
+
+def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module) -> str:
+    net = cls(game, blocks, hidden)
+    compare_shapes(net, library, "ResNet")
+    if not isinstance(getattr(net, "back_bone", None), nn.ModuleList):
+        raise Mismatch(
+            type(getattr(net, "back_bone", None)).__name__, "nn.ModuleList", "back_bone = nn.ModuleList([...])."
+        )
+    for part in ("start_block", "policy_head", "value_head"):
+        mine, theirs = _layer_types(getattr(net, part)), _layer_types(getattr(library, part))
+        if mine != theirs:
+            raise Mismatch(
+                f"{part}: {mine}",
+                f"{part}: {theirs}",
+                "the heads end in Flatten then Linear; the value head ends with Tanh (a value in [-1, 1]).",
+            )
+    return "the library's layers"
+
+
+# ---- exercise 4: ResNet.forward ------------------------------------------------------------------------------
+def check_resnet_forward(learner: type) -> type:
+    """``ResNet.forward(x)``: ``[B, 3, R, C] -> (logits [B, A], value [B, 1])`` equal to the library's for the
+    same (random, then shipped-like) state dict, in eval mode, within ``1e-5``. Patches the library's forward in
+    when it fails (``check_method``)."""
+
+    def cases(cls: type) -> list[Case]:
+        out = []
+        for number, (game, blocks, hidden) in enumerate(ARCHS):
+            library = randomize(LibraryResNet(game, blocks, hidden), seed=30 + number).eval()
+            for batch in (1, 3):
+                x = torch.rand(
+                    batch, 3, game.row_count, game.column_count, generator=torch.Generator().manual_seed(batch)
+                )
+                with torch.no_grad():
+                    expected = _numpy(library(x))
+                out.append(
+                    Case(
+                        f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {tuple(x.shape)})",
+                        lambda c, g=game, b=blocks, h=hidden, lib=library, x=x: _run_forward(c, g, b, h, lib, x),
+                        expected,
+                        hint="start block, then every block of the backbone in turn, then BOTH heads on the same "
+                        "features; return (policy logits, value).",
+                        same=_close,
+                    )
+                )
+        return out
+
+    return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward")
+
+
+def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module, x: torch.Tensor) -> Any:
+    net = cls(game, blocks, hidden)
+    net.load_state_dict(library.state_dict(), strict=True)
+    net.eval()
+    with torch.no_grad():
+        got = net(x.clone())
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Mismatch(got, "(policy logits, value)", "return a pair: policy_head(x), value_head(x).")
+    return _numpy(tuple(got))
+
+
+# ---- exercise 5: one prediction ------------------------------------------------------------------------------
+def library_predict(model: nn.Module, game: Any, state: np.ndarray) -> tuple[np.ndarray, float]:
+    """The library's answer: legal-move probabilities ``[A]`` and the value for the mover of a canonical state."""
+    logits, values = evaluate(model, game.get_encoded_state(state)[None])
+    return masked_softmax(logits[0], game.get_valid_moves(state)), float(values[0])
+
+
+def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
+    """``predict(model, game, state) -> (policy [A], value)``: eval mode, no gradients, softmax over legal moves.
+
+    Each case hands the learner a copy of a seeded random network (with running statistics far from a fresh
+    batch's, so forgetting ``eval()`` shows) and a position; the model given must come back in eval mode.
+    """
+
+    def cases() -> list[Case]:
+        rng = np.random.default_rng(5)
+        out = []
+        for number, game in enumerate((TicTacToe(), TicTacToe(), ConnectFour())):
+            model = randomize(LibraryResNet(game, 1, 8), seed=40 + number)
+            for state in [game.get_initial_state(), *random_states(game, 3, rng)]:
+                if not game.get_valid_moves(state).any():
+                    continue
+                expected = library_predict(copy.deepcopy(model), game, state)
+                out.append(
+                    Case(
+                        f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
+                        lambda f, m=model, g=game, s=state: _run_predict(f, m, g, s),
+                        expected,
+                        hint="model.eval() first (BatchNorm's running statistics), a batch axis of one, softmax, "
+                        "then illegal moves to 0 and renormalise.",
+                        same=_close,
+                    )
+                )
+        return out
+
+    return check("predict", predict, library_predict, cases)
+
+
+def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state: np.ndarray) -> Any:
+    net = copy.deepcopy(model).train()  # a network straight from training: the learner must switch it
+    got = predict(net, game, state.copy())
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Mismatch(got, "(policy, value)", "return the pair (policy as a numpy array [A], value as a float).")
+    policy, value = got
+    policy = _numpy(policy)
+    value = _numpy(value)
+    return np.asarray(policy, dtype=np.float64).reshape(-1), float(np.asarray(value).reshape(-1)[0])
+
+
+# ---- the network diagram --------------------------------------------------------------------------------------
+def network_boxes(model: nn.Module) -> list[tuple[str, str, str]]:
+    """The diagram's boxes, input to outputs: ``(column, label, shape)``; column is "trunk", "policy" or "value".
+
+    Reads the architecture from a ResNet with the course's names (``start_block``, ``back_bone``,
+    ``policy_head``, ``value_head``) and its game (``model.game``, for the board and action sizes).
+    """
+    game = model.game
+    rows, cols, actions = game.row_count, game.column_count, game.action_size
+    hidden = model.start_block[0].out_channels
+    policy_channels = model.policy_head[0].out_channels
+    value_channels = model.value_head[0].out_channels
+    boxes = [
+        ("trunk", "encoded state", f"3 x {rows} x {cols}"),
+        ("trunk", "start block\nconv 3x3, BN, ReLU", f"{hidden} x {rows} x {cols}"),
+    ]
+    boxes += [
+        ("trunk", f"residual block {i + 1}\nconv, BN, ReLU, conv, BN, + skip, ReLU", f"{hidden} x {rows} x {cols}")
+        for i in range(len(model.back_bone))
+    ]
+    boxes += [
+        ("policy", "policy head\nconv 3x3, BN, ReLU", f"{policy_channels} x {rows} x {cols}"),
+        ("policy", "flatten, linear", f"{actions} logits"),
+        ("value", "value head\nconv 3x3, BN, ReLU", f"{value_channels} x {rows} x {cols}"),
+        ("value", "flatten, linear, tanh", "1 value in [-1, 1]"),
+    ]
+    return boxes
+
+
+def draw_network(model: nn.Module, ax: Any = None, title: str | None = None) -> Any:
+    """Draw ``model`` (a course ResNet) as boxes and arrows: the trunk, then the two heads side by side."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    boxes = network_boxes(model)
+    trunk = [b for b in boxes if b[0] == "trunk"]
+    heads = {"policy": [b for b in boxes if b[0] == "policy"], "value": [b for b in boxes if b[0] == "value"]}
+    height = len(trunk) + max(len(h) for h in heads.values())
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 0.95 * height + 0.5))
+    colours = {"trunk": "#dbe9f6", "policy": "#fde0c5", "value": "#d9f0d3"}
+    centres = {"trunk": 0.5, "policy": 0.25, "value": 0.75}
+    width, box_height, step = 0.42, 0.62, 1.0
+
+    def box(x: float, y: float, label: str, shape: str, kind: str) -> None:
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, y - box_height / 2),
+                width,
+                box_height,
+                boxstyle="round,pad=0.02",
+                facecolor=colours[kind],
+                edgecolor="#444444",
+                linewidth=1.0,
+            )
+        )
+        ax.text(x, y + 0.08, label, ha="center", va="center", fontsize=8)
+        ax.text(x, y - 0.22, shape, ha="center", va="center", fontsize=7, color="#555555", style="italic")
+
+    def arrow(start: tuple[float, float], end: tuple[float, float]) -> None:
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color="#444444"))
+
+    y = height * step
+    for i, (kind, label, shape) in enumerate(trunk):
+        box(centres[kind], y, label, shape, kind)
+        if i > 0:
+            arrow((centres[kind], y + step - box_height / 2), (centres[kind], y + box_height / 2))
+        y -= step
+    last_trunk_y = y + step
+    for kind, parts in heads.items():
+        head_y = last_trunk_y - step
+        arrow((centres["trunk"], last_trunk_y - box_height / 2), (centres[kind], head_y + box_height / 2))
+        for i, (_, label, shape) in enumerate(parts):
+            box(centres[kind], head_y, label, shape, kind)
+            if i > 0:
+                arrow((centres[kind], head_y + step - box_height / 2), (centres[kind], head_y + box_height / 2))
+            head_y -= step
+    ax.set_xlim(0, 1)
+    ax.set_ylim(last_trunk_y - step * (max(len(h) for h in heads.values()) + 0.5), height * step + 0.5)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return ax
