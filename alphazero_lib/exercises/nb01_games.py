@@ -1,0 +1,471 @@
+"""Checks for notebook 01 (games): the learner's TicTacToe, method by method, and a game loop.
+
+The learner writes ``TicTacToe`` cell by cell (``@add_to_class(TicTacToe)``) after a given skeleton; each
+``check_*`` compares one method with the library's ``alphazero_lib.TicTacToe`` on positions from seeded random
+games plus the edge cases the notebook names, prints one verdict line and returns the class. When a method
+fails (or is not written), the library's method stands in for it, so the rest of the notebook still runs on
+the learner's class. ``check_play_game`` compares a game loop with ``alphazero_lib.arena.play_game``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.arena import play_game as library_arena_game
+from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, is_stub, show
+from alphazero_lib.games import TicTacToe as LibraryTicTacToe
+from alphazero_lib.players import Player
+
+LIBRARY = LibraryTicTacToe()
+
+
+class Text(str):
+    """A string shown as it is in a verdict line (no quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+Agent = Callable[[np.ndarray, int], int]
+
+# Hand-picked finished games (X moves first): each line is the move list; the last move ends the game.
+ROW_WIN = [0, 3, 1, 4, 2]  # X: top row
+COLUMN_WIN = [1, 0, 4, 3, 2, 6]  # O: left column
+DIAGONAL_WIN = [0, 1, 4, 2, 8]  # X: main diagonal 0-4-8
+ANTI_DIAGONAL_WIN = [2, 0, 4, 1, 6]  # X: anti-diagonal 2-4-6
+ANTI_DIAGONAL_O = [0, 2, 1, 4, 8, 6]  # O: anti-diagonal 2-4-6
+LAST_MOVE_WIN = [0, 1, 2, 3, 4, 5, 7, 8, 6]  # X fills the board with a win: the ninth move completes 2-4-6
+FULL_DRAW = [4, 0, 2, 6, 3, 5, 7, 1, 8]  # full board, no line
+EDGE_GAMES = {
+    "a row": ROW_WIN,
+    "a column": COLUMN_WIN,
+    "the main diagonal": DIAGONAL_WIN,
+    "the anti-diagonal": ANTI_DIAGONAL_WIN,
+    "the anti-diagonal (O)": ANTI_DIAGONAL_O,
+    "a win on the last move": LAST_MOVE_WIN,
+    "the full-board draw": FULL_DRAW,
+}
+
+
+def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
+    """``cases`` with every hint ending in a full stop (the verdict line goes on after it)."""
+
+    def build(*args: Any) -> list[Case]:
+        out = cases(*args)
+        for case in out:
+            if case.hint and not case.hint.endswith((".", "?", "!")):
+                case.hint += "."
+        return out
+
+    return build
+
+
+def replay(moves: Sequence[int]) -> list[tuple[np.ndarray, int, int]]:
+    """``(state after the move, action, player who moved)`` for every move of ``moves`` (library rules)."""
+    state, player, out = LIBRARY.get_initial_state(), 1, []
+    for action in moves:
+        state = LIBRARY.get_next_state(state, action, player)
+        out.append((state, int(action), player))
+        player = -player
+    return out
+
+
+def random_game(rng: np.random.Generator) -> list[int]:
+    """The moves of one uniformly random game, to its end."""
+    state, player, moves = LIBRARY.get_initial_state(), 1, []
+    while True:
+        action = int(rng.choice(np.flatnonzero(LIBRARY.get_valid_moves(state))))
+        state = LIBRARY.get_next_state(state, action, player)
+        moves.append(action)
+        if LIBRARY.get_value_and_terminated(state, action)[1]:
+            return moves
+        player = -player
+
+
+def positions(seed: int, games: int) -> list[tuple[np.ndarray, int, int]]:
+    """Every position of the edge-case games, then of ``games`` seeded random games (see ``replay``)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for moves in [*EDGE_GAMES.values(), *(random_game(rng) for _ in range(games))]:
+        out.extend(replay(moves))
+    return out
+
+
+# ---- exercise 1: the empty board ----------------------------------------------------------------------------
+def library_get_initial_state(self: Any) -> np.ndarray:
+    """The library's ``get_initial_state`` (stands in when the learner's fails)."""
+    return LIBRARY.get_initial_state()
+
+
+def check_get_initial_state(cls: type) -> type:
+    """``TicTacToe.get_initial_state()``: a new ``(3, 3)`` array of zeros on every call."""
+
+    def fresh(c: Any) -> Any:
+        game = c()
+        first = game.get_initial_state()
+        np.asarray(first)[0, 0] = 1  # a caller writes on its board...
+        return game.get_initial_state()  # ...the next empty board must still be empty
+
+    def cases(c: type) -> list[Case]:
+        expected = LIBRARY.get_initial_state()
+        return [
+            Case("TicTacToe().get_initial_state()", lambda c: c().get_initial_state(), expected,
+                 "a numpy array of zeros with shape (row_count, column_count)"),
+            Case("get_initial_state() after writing on an earlier empty board", fresh, expected,
+                 "make a new array on every call (np.zeros(...)), do not return one stored array"),
+        ]  # fmt: skip
+
+    return check_method(cls, "get_initial_state", library_get_initial_state, dotted(cases))
+
+
+# ---- exercise 2: a move -------------------------------------------------------------------------------------
+def library_get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    """The library's ``get_next_state``."""
+    return LIBRARY.get_next_state(np.asarray(state), int(action), player)
+
+
+def _next_state_case(state: np.ndarray, action: int, player: int) -> Case:
+    expected = LIBRARY.get_next_state(state, action, player)
+
+    def run(c: Any) -> Any:
+        given = state.copy()
+        got = c().get_next_state(given, action, player)
+        if not np.array_equal(given, state):
+            raise Mismatch(
+                Text(f"{show(got)}, and your input became {board(given)}"),
+                Text(f"{show(expected)} with the input unchanged"),
+                "get_next_state must return a NEW array and leave its input alone: start from state.copy().",
+            )
+        return got
+
+    return Case(
+        f"get_next_state({board(state)}, action={action}, player={player})",
+        run,
+        expected,
+        "the action is a cell number read row by row: row = action // column_count, column = action % column_count",
+    )
+
+
+def check_get_next_state(cls: type) -> type:
+    """``get_next_state(state, action, player)``: a new array with ``player`` on cell ``action``; input unchanged."""
+
+    def cases(c: type) -> list[Case]:
+        rng = np.random.default_rng(11)
+        out = [_next_state_case(LIBRARY.get_initial_state(), a, 1) for a in (0, 2, 5, 7, 8)]
+        out.append(_next_state_case(LIBRARY.get_initial_state(), 4, -1))
+        for state, _, _ in positions(12, 30):
+            legal = np.flatnonzero(LIBRARY.get_valid_moves(state))
+            if len(legal):
+                out.append(_next_state_case(state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
+        return out
+
+    return check_method(cls, "get_next_state", library_get_next_state, dotted(cases))
+
+
+# ---- exercise 3: the legal moves ----------------------------------------------------------------------------
+def library_get_valid_moves(self: Any, state: np.ndarray, player: int = 1) -> np.ndarray:
+    """The library's ``get_valid_moves``."""
+    return LIBRARY.get_valid_moves(np.asarray(state))
+
+
+def check_get_valid_moves(cls: type) -> type:
+    """``get_valid_moves(state)``: shape ``(9,)``, 1 on every empty cell and 0 elsewhere (uint8)."""
+
+    def cases(c: type) -> list[Case]:
+        states = [LIBRARY.get_initial_state()] + [s for s, _, _ in positions(13, 30)]
+        return [
+            Case(
+                f"get_valid_moves({board(s)})",
+                lambda c, s=s: c().get_valid_moves(s.copy()),
+                LIBRARY.get_valid_moves(s),
+                "one entry per action (shape (9,), flatten the board with reshape(-1)): 1 where the cell is empty",
+            )
+            for s in states
+        ]
+
+    return check_method(cls, "get_valid_moves", library_get_valid_moves, dotted(cases))
+
+
+# ---- exercise 4: the win check ------------------------------------------------------------------------------
+def library_check_win(self: Any, state: np.ndarray, action: int | None) -> bool:
+    """The library's ``check_win``."""
+    return LIBRARY.check_win(np.asarray(state), action)
+
+
+def _win_hint(state: np.ndarray, action: int) -> str:
+    row, column = divmod(action, 3)
+    lines = []
+    if abs(state[row].sum()) == 3:
+        lines.append("the row")
+    if abs(state[:, column].sum()) == 3:
+        lines.append("the column")
+    if row == column and abs(np.trace(state)) == 3:
+        lines.append("the main diagonal (np.diag(state))")
+    if row + column == 2 and abs(np.trace(np.fliplr(state))) == 3:
+        lines.append("the anti-diagonal (np.diag(np.fliplr(state)))")
+    if lines:
+        return f"the move {action} completes {' and '.join(lines)}"
+    return (
+        f"no line through cell {action} is complete: compare each line's sum with 3 * player, "
+        "where player = state[row, column]"
+    )
+
+
+def check_check_win(cls: type) -> type:
+    """``check_win(state, action)``: did the player who just played ``action`` complete a line through it?
+
+    Cases: ``action=None`` (no move yet) is False; wins on a row, a column, both diagonals, by X and by O;
+    the full-board draw; every position of seeded random games.
+    """
+
+    def cases(c: type) -> list[Case]:
+        out = [
+            Case("check_win(empty board, action=None)", lambda c: c().check_win(LIBRARY.get_initial_state(), None),
+                 False, "action None means no move was played yet: return False before reading the action"),
+        ]  # fmt: skip
+        for state, action, _ in positions(14, 40):
+            out.append(
+                Case(
+                    f"check_win({board(state)}, action={action})",
+                    lambda c, s=state, a=action: c().check_win(s.copy(), a),
+                    LIBRARY.check_win(state, action),
+                    _win_hint(state, action),
+                )
+            )
+        return out
+
+    return check_method(cls, "check_win", library_check_win, dotted(cases))
+
+
+# ---- exercise 5: value and terminated -----------------------------------------------------------------------
+def library_get_value_and_terminated(self: Any, state: np.ndarray, action: int | None) -> tuple[float, bool]:
+    """The library's ``get_value_and_terminated``."""
+    return LIBRARY.get_value_and_terminated(np.asarray(state), action)
+
+
+def check_get_value_and_terminated(cls: type) -> type:
+    """``get_value_and_terminated(state, action)``: ``(1, True)`` a win for the mover, ``(0, True)`` a draw.
+
+    Otherwise ``(0, False)``; ``action=None`` (no move yet) is ``(0, False)``.
+    """
+
+    def cases(c: type) -> list[Case]:
+        out = [
+            Case("get_value_and_terminated(empty board, action=None)",
+                 lambda c: c().get_value_and_terminated(LIBRARY.get_initial_state(), None), (0.0, False),
+                 "no move yet: the game goes on, (0, False)"),
+        ]  # fmt: skip
+        for state, action, _ in positions(15, 40):
+            full = not LIBRARY.get_valid_moves(state).any()
+            win = LIBRARY.check_win(state, action)
+            hint = (
+                "a full board that is also a win is a win: check the win first, then the draw"
+                if full and win
+                else "a full board without a line is a draw: (0, True)"
+                if full
+                else "a win for the player who just moved is (1, True)"
+                if win
+                else "not over yet: (0, False)"
+            )
+            out.append(
+                Case(
+                    f"get_value_and_terminated({board(state)}, action={action})",
+                    lambda c, s=state, a=action: c().get_value_and_terminated(s.copy(), a),
+                    LIBRARY.get_value_and_terminated(state, action),
+                    hint,
+                )
+            )
+        return out
+
+    return check_method(cls, "get_value_and_terminated", library_get_value_and_terminated, dotted(cases))
+
+
+# ---- exercise 6: the opponent -------------------------------------------------------------------------------
+def library_get_opponent(self: Any, player: int) -> int:
+    """The library's ``get_opponent``."""
+    return LIBRARY.get_opponent(player)
+
+
+def library_get_opponent_value(self: Any, value: float) -> float:
+    """The library's ``get_opponent_value``."""
+    return LIBRARY.get_opponent_value(value)
+
+
+def check_get_opponent(cls: type) -> type:
+    """``get_opponent(player)`` (1 <-> -1) and ``get_opponent_value(value)`` (a value seen from the other side).
+
+    Both methods are checked together; when either fails, the library's pair stands in.
+    """
+    name = f"{getattr(cls, '__name__', cls)}.get_opponent and get_opponent_value"
+    if not isinstance(cls, type):
+        print(f"{FAILED} {name}: expected a class, got {show(cls)}; run the cell that defines it first", flush=True)
+        return cls
+    own = [cls.__dict__.get(m) for m in ("get_opponent", "get_opponent_value")]
+    learner = None if any(f is None or is_stub(f) for f in own) else cls
+
+    def cases() -> list[Case]:
+        out = [
+            Case(f"get_opponent({p})", lambda c, p=p: c().get_opponent(p), -p, "the other player: 1 <-> -1")
+            for p in (1, -1)
+        ]
+        for v in (1.0, -1.0, 0.0, 0.25, -0.6):
+            expected = LIBRARY.get_opponent_value(v)
+            hint = "a win for one player (1) is a loss for the other (-1): negate the value"
+            out.append(Case(f"get_opponent_value({v})", lambda c, v=v: c().get_opponent_value(v), expected, hint))
+        return out
+
+    if check(name, learner, None, dotted(cases)) is None:
+        for method, function in (
+            ("get_opponent", library_get_opponent),
+            ("get_opponent_value", library_get_opponent_value),
+        ):
+            setattr(cls, method, _stand_in(method, function))
+    return cls
+
+
+def _stand_in(method: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    def stand_in(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return function(self, *args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = method
+    stand_in.__doc__ = function.__doc__
+    stand_in.__stub__ = True  # type: ignore[attr-defined]
+    return stand_in
+
+
+# ---- exercise 7: perspective --------------------------------------------------------------------------------
+def library_change_perspective(self: Any, state: np.ndarray, player: int) -> np.ndarray:
+    """The library's ``change_perspective``."""
+    return LIBRARY.change_perspective(np.asarray(state), player)
+
+
+def check_change_perspective(cls: type) -> type:
+    """``change_perspective(state, player)``: the board as ``player`` sees it (their pieces 1); input unchanged."""
+
+    def case(state: np.ndarray, player: int) -> Case:
+        expected = LIBRARY.change_perspective(state, player)
+
+        def run(c: Any) -> Any:
+            given = state.copy()
+            got = c().change_perspective(given, player)
+            if not np.array_equal(given, state):
+                raise Mismatch(
+                    Text(f"{show(got)}, and your input became {board(given)}"),
+                    Text(f"{show(expected)} with the input unchanged"),
+                    "return a new array (state * player makes one); do not flip the caller's board in place.",
+                )
+            return got
+
+        hint = (
+            "player 1 sees the board as it is: return the state unchanged (a copy)"
+            if player == 1
+            else "player -1 sees every piece swapped: multiply the state by player"
+        )
+        return Case(f"change_perspective({board(state)}, player={player})", run, expected, hint)
+
+    def cases(c: type) -> list[Case]:
+        states = [s for s, _, _ in positions(16, 15)]
+        return [case(s, p) for s in states for p in (1, -1)]
+
+    return check_method(cls, "change_perspective", library_change_perspective, dotted(cases))
+
+
+# ---- exercise 8: a game loop --------------------------------------------------------------------------------
+class _AgentPlayer(Player):
+    """An agent function ``(state, player) -> action`` as a library ``Player``."""
+
+    def __init__(self, agent: Agent) -> None:
+        super().__init__(LIBRARY)
+        self.agent = agent
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return int(self.agent(state, player))
+
+
+def library_play_game(game: Any, agent_x: Agent, agent_o: Agent) -> tuple[int, list[int]]:
+    """The library's game loop (``arena.play_game``): ``(winner, moves)``, winner 1 (X), -1 (O) or 0 (draw)."""
+    record = library_arena_game(game, _AgentPlayer(agent_x), _AgentPlayer(agent_o))
+    return record.winner, [action for _, action in record.moves]
+
+
+def random_agent(seed: int) -> Agent:
+    """An agent that plays a uniformly random empty cell, from its own seeded generator."""
+    rng = np.random.default_rng(seed)
+
+    def agent(state: np.ndarray, player: int) -> int:
+        return int(rng.choice(np.flatnonzero(np.asarray(state).reshape(-1) == 0)))
+
+    agent.__name__ = f"random_agent({seed})"
+    return agent
+
+
+def scripted_agent(moves: Sequence[int]) -> Agent:
+    """An agent that plays ``moves`` in order and complains when it is asked for more (the game should be over)."""
+    queue = list(moves)
+
+    def agent(state: np.ndarray, player: int) -> int:
+        if not queue:
+            raise Mismatch(
+                Text("another call to an agent"), Text("no call: the game is over"), "stop the loop once terminated."
+            )
+        return int(queue.pop(0))
+
+    return agent
+
+
+def check_play_game(play_game: Callable[..., Any], game_class: type | None = None) -> Callable[..., Any]:
+    """``play_game(game, agent_x, agent_o) -> (winner, moves)``: one game, X (player 1) first.
+
+    Cases: scripted games (a row for X, a column for O, the anti-diagonal, a win on the ninth move, the
+    full-board draw) and seeded random agents, on the library's game and, if given, on ``game_class()``.
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        games = [("TicTacToe()", LibraryTicTacToe)] + ([("your TicTacToe()", game_class)] if game_class else [])
+        for label, name in [("X wins on a row", ROW_WIN), ("O wins on a column", COLUMN_WIN),
+                            ("X wins on the anti-diagonal", ANTI_DIAGONAL_WIN), ("a full-board draw", FULL_DRAW),
+                            ("O wins on the anti-diagonal", ANTI_DIAGONAL_O),
+                            ("X wins with the ninth move", LAST_MOVE_WIN)]:  # fmt: skip
+            xs, os = name[0::2], name[1::2]
+            expected = library_play_game(LIBRARY, scripted_agent(xs), scripted_agent(os))
+            hint = {
+                "a full-board draw": "a full board without a line is a draw: winner 0",
+            }.get(label, "the winner is the player who made the last move (player * value), 1 for X, -1 for O")
+            out.append(
+                Case(
+                    f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}",
+                    lambda f, xs=xs, os=os: _as_result(f(LibraryTicTacToe(), scripted_agent(xs), scripted_agent(os))),
+                    expected,
+                    hint,
+                )
+            )
+        for label, make in games:
+            for seed in range(20):
+                expected = library_play_game(LIBRARY, random_agent(2 * seed), random_agent(2 * seed + 1))
+                out.append(
+                    Case(
+                        f"play_game({label}, random_agent({2 * seed}), random_agent({2 * seed + 1}))",
+                        lambda f, s=seed, make=make: _as_result(
+                            f(make(), random_agent(2 * s), random_agent(2 * s + 1))
+                        ),
+                        expected,
+                        "ask agent_x when player is 1 and agent_o when it is -1, switch players after every move, "
+                        "and stop as soon as the game is terminated",
+                    )
+                )
+        return out
+
+    return check("play_game", play_game, library_play_game, dotted(cases))
+
+
+def _as_result(result: Any) -> Any:
+    """``(winner, moves)`` with the moves as plain ints (so a list of numpy ints compares equal)."""
+    try:
+        winner, moves = result
+        return int(winner), [int(m) for m in moves]
+    except (TypeError, ValueError):
+        return result
