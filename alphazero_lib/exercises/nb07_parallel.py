@@ -1,0 +1,615 @@
+"""Checks for notebook 7 (parallel self-play): the video's SPG and MCTSParallel, then batched PUCT and backup.
+
+The video's design keeps one object tree per game (``alphazero_lib.alpha_mcts.Node``) and batches only the
+network calls: every simulation walks each game to a leaf, evaluates all the leaves in ONE call and expands and
+backs up each. Its reference here (``expand_roots``, ``simulate``, ``search``) is checked against the serial
+``AlphaMCTS`` run game by game: with the same network, settings and noise draws the visit counts are identical.
+The array exercises (``select_actions``, ``backup``) are checked against the library's ``Node.select`` and
+``Node.backpropagate`` semantics on seeded arrays, the rules ``BatchedMCTS`` applies to its ``[B, N]`` trees.
+
+Checks run on a fake network whose answer for a state does not depend on the other states in the batch (each
+row is computed alone), so that "identical" really means identical whatever the CPU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.alpha_mcts import AlphaMCTS, Node
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, show
+from alphazero_lib.games import ConnectFour, Othello, TicTacToe
+from alphazero_lib.games.base import Game
+from alphazero_lib.inference import evaluate, masked_softmax
+
+__all__ = [
+    "SPG",
+    "RowNet",
+    "backup",
+    "check_backup",
+    "check_expand_roots",
+    "check_search",
+    "check_select_actions",
+    "check_simulate",
+    "check_spg",
+    "expand_roots",
+    "random_positions",
+    "search",
+    "search_step_by_step",
+    "select_actions",
+    "simulate",
+]
+
+
+# ---- the reference: the video's design with the library's semantics ---------------------------------------
+class SPG:
+    """One self-play game in flight: its state, its memory of samples, and its search's root and leaf node."""
+
+    def __init__(self, game: Game) -> None:
+        self.state = game.get_initial_state()
+        self.memory: list = []
+        self.root: Node | None = None
+        self.node: Node | None = None
+
+
+def expand_roots(self, states: np.ndarray, spgs: list) -> None:
+    """Give every game a root: ONE network call for all ``states [B, R, C]``, noise game by game, expand."""
+    priors, _ = self.evaluate(states)
+    eps = self.config.dirichlet_epsilon
+    for b, spg in enumerate(spgs):
+        if eps > 0:
+            legal = np.flatnonzero(self.game.get_valid_moves(states[b]))
+            noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(legal))
+            priors[b, legal] = (1 - eps) * priors[b, legal] + eps * noise
+        spg.root = Node(states[b])
+        spg.root.visit_count = 1
+        spg.root.expand(self.game, priors[b])
+
+
+def simulate(self, spgs: list) -> None:
+    """One simulation in every game: walk to a leaf, back up finished games, ONE network call for the rest."""
+    for spg in spgs:
+        spg.node = None
+        node = spg.root
+        while node.is_expanded():
+            node = node.select(self.config)
+        value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
+        value = -value
+        if is_terminal:
+            node.backpropagate(value)
+        else:
+            spg.node = node
+    expandable = [spg for spg in spgs if spg.node is not None]
+    if expandable:
+        priors, values = self.evaluate(np.stack([spg.node.state for spg in expandable]))
+        for spg, prior, value in zip(expandable, priors, values, strict=True):
+            spg.node.expand(self.game, prior)
+            spg.node.backpropagate(float(value))
+
+
+def search(self, states: np.ndarray, spgs: list) -> np.ndarray:
+    """Visit-count distributions ``[B, A]`` of canonical ``states [B, R, C]``, one tree per game in ``spgs``."""
+    self.expand_roots(states, spgs)
+    for _ in range(self.config.num_searches):
+        self.simulate(spgs)
+    counts = np.zeros((len(spgs), self.game.action_size))
+    for b, spg in enumerate(spgs):
+        for child in spg.root.children:
+            counts[b, child.action_taken] = child.visit_count
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+class MCTSParallel:
+    """The reference class (the notebook gives the learner the same ``__init__`` and ``evaluate``)."""
+
+    def __init__(self, game: Game, model: Any, config: SearchConfig) -> None:
+        self.game, self.model, self.config = game, model, config
+        self.rng = np.random.default_rng(config.seed)
+        self.network_calls = 0
+
+    def evaluate(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``[M, A]`` (legal moves only) and values ``[M]`` of canonical ``states [M, R, C]``: one call."""
+        states = np.asarray(states)
+        logits, values = evaluate(self.model, self.game.get_encoded_state(states))
+        valid = np.stack([self.game.get_valid_moves(s) for s in states])
+        self.network_calls += 1
+        return masked_softmax(logits, valid), np.asarray(values, dtype=np.float64).reshape(-1)
+
+    expand_roots = expand_roots
+    simulate = simulate
+    search = search
+
+
+def select_actions(
+    value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits, C=2.0
+) -> np.ndarray:
+    """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``."""
+    q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
+    score = q_value + C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
+    return np.where(legal, score, -np.inf).argmax(axis=1)
+
+
+def backup(visit_count: np.ndarray, value_sum: np.ndarray, path: np.ndarray, depth, leaf_value) -> None:
+    """Back ``leaf_value [B]`` up ``path [L, B]`` (levels 0..depth[b]) in place: +1 visit, value with flipped sign."""
+    for b, leaf_depth in enumerate(np.asarray(depth)):
+        value = float(leaf_value[b])
+        for level in range(int(leaf_depth), -1, -1):
+            visit_count[b, path[level, b]] += 1
+            value_sum[b, path[level, b]] += value
+            value = -value
+
+
+# ---- helpers for the notebook -------------------------------------------------------------------------------
+class RowNet:
+    """A fake policy-value network computed state by state (so batching cannot change a bit of any answer).
+
+    ``logits = x @ W``, ``value = tanh(x @ w)`` with seeded weights, float64 rounded to float32, for encoded
+    states ``[M, 3, R, C]``; ``inference.evaluate`` calls its ``evaluate``.
+    """
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        rng = np.random.default_rng(seed)
+        size = 3 * game.row_count * game.column_count
+        self.w_policy = rng.standard_normal((size, game.action_size)) * 0.5
+        self.w_value = rng.standard_normal(size) * 0.3
+
+    def evaluate(self, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.asarray(encoded, dtype=np.float64).reshape(len(encoded), -1)
+        logits = np.stack([row @ self.w_policy for row in rows]) if len(rows) else np.zeros((0, 1))
+        values = np.array([math.tanh(float(row @ self.w_value)) for row in rows])
+        return logits.astype(np.float32), values.astype(np.float32)
+
+
+def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
+    """``count`` canonical positions ``[count, R, C]`` after 0..max_moves random moves, every one still live."""
+    positions = []
+    while len(positions) < count:
+        state, player = game.get_initial_state(), 1
+        for _ in range(int(rng.integers(0, max_moves + 1))):
+            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state, player))))
+            after = game.get_next_state(state, action, player)
+            if game.get_value_and_terminated(after, action)[1]:
+                break
+            state, player = after, -player
+        canonical = game.change_perspective(state, player)
+        if game.get_valid_moves(canonical).any():
+            positions.append(canonical)
+    return np.stack(positions)
+
+
+def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
+    """Yield after the root step of ``BatchedMCTS.search`` and after each of ``simulations`` simulations.
+
+    Reads the library's search as it runs: the root step is ``search`` with its simulations switched off,
+    then ``_simulate`` (one simulation in every game) is called one at a time.
+    """
+    mcts._simulate = lambda searching: None  # the root step only
+    try:
+        mcts.search(states)
+    finally:
+        del mcts._simulate
+    yield 0
+    for simulation in range(1, simulations + 1):
+        mcts._simulate(np.ones(len(states), dtype=bool))
+        yield simulation
+
+
+# ---- the checks -----------------------------------------------------------------------------------------------
+def _games() -> list[Game]:
+    return [TicTacToe(), ConnectFour()]
+
+
+def check_spg(learner: Any) -> Any:
+    """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node.
+
+    Two games never share their memory list or their state array (each gets its own).
+    """
+
+    def fields(cls, game):
+        spg = cls(game)
+        return (spg.state, spg.memory, spg.root, spg.node)
+
+    def apart(cls, game):
+        first, second = cls(game), cls(game)
+        first.memory.append("sample")
+        first.state[0, 0] = 9
+        if second.memory:
+            raise Mismatch(second.memory, [], "each SPG needs its own list: create it in __init__ (self.memory = [])")
+        if second.state[0, 0] == 9:
+            raise Mismatch(board(second.state), board(game.get_initial_state()), "each SPG needs its own state array")
+        return "apart"
+
+    def cases():
+        out = []
+        for game in [*_games(), Othello(6)]:
+            name = type(game).__name__
+            expected = (game.get_initial_state(), [], None, None)
+            out.append(
+                Case(
+                    f"spg = SPG({name}()); (spg.state, spg.memory, spg.root, spg.node)",
+                    lambda cls, g=game: fields(cls, g),
+                    expected,
+                    hint="state = game.get_initial_state(), memory = [], root = None, node = None",
+                    same=_same_fields,
+                )
+            )
+        out.append(
+            Case(
+                "two SPG(TicTacToe()): add to one's memory and state, the other is unchanged",
+                lambda cls: apart(cls, TicTacToe()),
+                "apart",
+            )
+        )
+        return out
+
+    return check("SPG", learner, SPG, cases)
+
+
+def _same_fields(got: Any, expected: Any) -> bool:
+    if not isinstance(got, tuple) or len(got) != 4:
+        return False
+    state, memory, root, node = got
+    return (
+        isinstance(state, np.ndarray)
+        and state.shape == expected[0].shape
+        and np.array_equal(state, expected[0])
+        and isinstance(memory, list)
+        and memory == []
+        and root is None
+        and node is None
+    )
+
+
+def _settings() -> list[tuple[Game, int, SearchConfig, int]]:
+    """(game, batch size, search settings, position seed) for the search cases; noise on in some."""
+    return [
+        (TicTacToe(), 1, SearchConfig(num_searches=12, seed=0), 0),
+        (TicTacToe(), 4, SearchConfig(num_searches=25, seed=1), 1),
+        (TicTacToe(), 5, SearchConfig(num_searches=30, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=2), 2),
+        (ConnectFour(), 3, SearchConfig(num_searches=20, C=1.5, seed=3), 3),
+        (ConnectFour(), 4, SearchConfig(num_searches=16, dirichlet_epsilon=0.25, dirichlet_alpha=0.9, seed=4), 4),
+        (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),
+    ]
+
+
+def _endgames() -> np.ndarray:
+    """Tic-Tac-Toe positions where the search meets finished games within a few moves."""
+    return np.array(
+        [
+            [[1, 1, 0], [-1, -1, 0], [0, 0, 0]],  # the mover wins at 2 (or must block at 5)
+            [[1, -1, 1], [-1, -1, 1], [0, 1, -1]],  # two empty squares
+            [[-1, 1, 0], [0, 1, 0], [-1, 0, 0]],
+        ],
+        dtype=np.int8,
+    )
+
+
+def _serial(game: Game, config: SearchConfig, states: np.ndarray, net: Any, searches: int | None = None):
+    """The serial search run game by game with ONE AlphaMCTS (so its noise stream is drawn in game order)."""
+    if searches is not None:
+        config = SearchConfig(**{**config.to_dict(), "num_searches": searches})
+    serial = AlphaMCTS(game, net, config)
+    probs, roots = [], []
+    for state in states:
+        probs.append(serial.search(state))
+        roots.append(serial.root)
+    return np.stack(probs), roots
+
+
+def _root_table(root: Any, action_size: int) -> np.ndarray:
+    """``[3, A]``: priors, visit counts and value sums of a root's children (0 where none)."""
+    table = np.zeros((3, action_size))
+    for child in root.children:
+        table[:, child.action_taken] = (child.prior, child.visit_count, child.value_sum)
+    return table
+
+
+def _search_cases(run: Callable[..., Any], hint: str, searches: Callable[[SearchConfig], int | None]) -> list[Case]:
+    cases = []
+    for game, batch, config, seed in _settings():
+        net = RowNet(game, seed)
+        states = _endgames() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
+        _, roots = _serial(game, config, states, net, searches(config))
+        expected = np.stack([_root_table(root, game.action_size) for root in roots])
+        noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
+        call = (
+            f"{type(game).__name__}, {batch} games, SearchConfig(num_searches={config.num_searches}, "
+            f"C={config.C}{noise}, seed={config.seed}); first game {board(states[0])}"
+        )
+        cases.append(
+            Case(call, lambda cls, a=(game, net, config, states): run(cls, *a), expected, hint, same=_same_tables)
+        )
+    return cases
+
+
+def _same_tables(got: Any, expected: Any) -> bool:
+    return isinstance(got, np.ndarray) and got.shape == expected.shape and np.allclose(got, expected, atol=1e-9)
+
+
+def _tables(spgs: list, action_size: int) -> np.ndarray:
+    roots = [spg.root for spg in spgs]
+    if any(root is None for root in roots):
+        raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game")
+    return np.stack([_root_table(root, action_size) for root in roots])
+
+
+def check_expand_roots(cls: type) -> type:
+    """Check ``MCTSParallel.expand_roots``: each game's root children (priors with noise, 0 visits) as serial.
+
+    Compared: every root child's prior, visit count and value sum, ``[B, 3, A]``, with the serial search's
+    root after one simulation minus that simulation (so the serial noise draws are used in game order).
+    """
+
+    def run(cls, game, net, config, states):
+        mcts = cls(game, net, config)
+        spgs = [SPG(game) for _ in states]
+        calls = mcts.network_calls
+        mcts.expand_roots(states, spgs)
+        if mcts.network_calls - calls != 1:
+            raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call")
+        if any(getattr(spg.root, "visit_count", None) != 1 for spg in spgs):
+            raise Mismatch(
+                [getattr(spg.root, "visit_count", None) for spg in spgs],
+                [1] * len(spgs),
+                "a root starts with visit_count = 1 (its own evaluation), as in the serial search",
+            )
+        tables = _tables(spgs, game.action_size)
+        tables[:, 1:] = 0  # compare priors here; counts are compared against an unvisited expected table below
+        return tables
+
+    def cases(cls):
+        out = _search_cases(
+            run,
+            "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
+            "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors",
+            lambda config: 1,
+        )
+        for case in out:
+            case.expected = case.expected.copy()
+            case.expected[:, 1:] = 0
+        return out
+
+    return check_method(cls, "expand_roots", expand_roots, cases, name="MCTSParallel.expand_roots")
+
+
+def check_simulate(cls: type) -> type:
+    """Check ``MCTSParallel.simulate``: after k simulations each root's children hold the serial statistics.
+
+    The roots are made by the reference ``expand_roots``; the learner's ``simulate`` runs ``num_searches``
+    times; every root child's prior, visit count and value sum ``[B, 3, A]`` must equal the serial search's.
+    Positions with finished games inside the tree are included; each simulation makes at most one network call.
+    """
+
+    def run(cls, game, net, config, states):
+        mcts = cls(game, net, config)
+        spgs = [SPG(game) for _ in states]
+        expand_roots(mcts, states, spgs)
+        for _ in range(config.num_searches):
+            calls = mcts.network_calls
+            mcts.simulate(spgs)
+            if mcts.network_calls - calls > 1:
+                raise Mismatch(
+                    f"{mcts.network_calls - calls} network calls in one simulation",
+                    "at most 1",
+                    "collect every game's leaf first, then evaluate them all in one call",
+                )
+        return _tables(spgs, game.action_size)
+
+    def cases(cls):
+        return _search_cases(
+            run,
+            "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
+            "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each",
+            lambda config: None,
+        )
+
+    return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate")
+
+
+def check_search(cls: type) -> type:
+    """Check ``MCTSParallel.search``: each game's visit-count distribution ``[B, A]`` equals the serial search's.
+
+    The serial search is one ``AlphaMCTS`` with the same network and settings run on the games in order, so
+    with noise on it draws the same noise as the parallel search does game by game.
+    """
+
+    def run(cls, game, net, config, states):
+        mcts = cls(game, net, config)
+        spgs = [SPG(game) for _ in states]
+        probs = mcts.search(states, spgs)
+        return np.asarray(probs, dtype=np.float64)
+
+    def cases(cls):
+        out = []
+        for game, batch, config, seed in _settings():
+            net = RowNet(game, seed)
+            states = _endgames() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
+            probs, _ = _serial(game, config, states, net)
+            out.append(
+                Case(
+                    f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
+                    f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}",
+                    lambda cls, a=(game, net, config, states): run(cls, *a),
+                    probs,
+                    "expand_roots, then num_searches calls of simulate, then each root's children's visit counts "
+                    "normalised per game: an array [B, A]",
+                )
+            )
+        return out
+
+    return check_method(cls, "search", search, cases, name="MCTSParallel.search")
+
+
+# ---- the array exercises ----------------------------------------------------------------------------------------
+def _serial_choice(value_sum, visit_count, prior, legal, parent_visits, C) -> np.ndarray:
+    """The library's Node.select on object nodes built from each row: the semantics the arrays must follow."""
+    config = SearchConfig(C=C)
+    actions = []
+    for b in range(len(prior)):
+        parent = Node(np.zeros((1, 1)))
+        parent.visit_count = parent_visits[b]
+        for a in np.flatnonzero(legal[b]):
+            child = Node(np.zeros((1, 1)), parent, int(a), prior[b, a])
+            child.visit_count, child.value_sum = visit_count[b, a], value_sum[b, a]
+            parent.children.append(child)
+        actions.append(parent.select(config).action_taken)
+    return np.array(actions)
+
+
+def _select_inputs(rng: np.random.Generator, B: int, A: int) -> tuple[np.ndarray, ...]:
+    legal = rng.random((B, A)) < 0.75
+    legal[np.arange(B), rng.integers(0, A, B)] = True
+    logits = rng.standard_normal((B, A))
+    prior = masked_softmax(logits, legal)
+    visit_count = np.where(legal, rng.integers(0, 12, (B, A)), 0).astype(np.float64)
+    value_sum = np.where(visit_count > 0, rng.uniform(-1, 1, (B, A)) * visit_count, 0.0)
+    parent_visits = visit_count.sum(axis=1) + 1
+    return value_sum, visit_count, prior, legal, parent_visits
+
+
+def _select_cases() -> list[Case]:
+    named = []
+    # ties: every child unvisited with equal priors -> the lowest legal action
+    legal = np.array([[True] * 4, [False, True, True, True], [False, False, True, True]])
+    prior = legal / legal.sum(axis=1, keepdims=True)
+    zeros = np.zeros((3, 4))
+    named.append(("ties go to the lowest legal action", (zeros, zeros, prior, legal, np.ones(3)), 2.0))
+    # every legal child looks bad for the parent: an illegal action (score 0 unmasked) must not win
+    legal = np.array([[False, True, True], [True, True, False]])
+    visit_count = np.array([[0, 4, 3], [5, 2, 0]], dtype=np.float64)
+    value_sum = np.array([[0, 3.0, 2.5], [4.0, 1.5, 0]])
+    prior = np.array([[0, 0.5, 0.5], [0.6, 0.4, 0]])
+    named.append(
+        ("every legal child is bad for the parent", (value_sum, visit_count, prior, legal, np.array([8, 8])), 2.0)
+    )
+    # a visited child against unvisited ones: Q decides against the prior
+    legal = np.ones((2, 3), dtype=bool)
+    visit_count = np.array([[3, 0, 0], [1, 0, 0]], dtype=np.float64)
+    value_sum = np.array([[-3.0, 0, 0], [0.9, 0, 0]])
+    prior = np.array([[0.2, 0.4, 0.4], [0.8, 0.1, 0.1]])
+    named.append(("Q of a visited child vs unvisited", (value_sum, visit_count, prior, legal, np.array([4, 2])), 2.0))
+    # parent never visited: no exploration term at all, Q alone decides
+    named.append(("parent_visits 0: Q alone", (value_sum, visit_count, prior, legal, np.array([0, 0])), 2.0))
+    out = []
+    for label, args, C in named:
+        out.append((f"{label}: select_actions({_arrays_call(args)}, C={C})", args, C))
+    rng = np.random.default_rng(7)
+    for k, (B, A, C) in enumerate([(5, 9, 2.0), (8, 7, 1.41), (64, 9, 2.0), (32, 7, 0.5), (16, 65, 3.0)]):
+        args = _select_inputs(rng, B, A)
+        if k == 2:  # duplicate a column so some rows tie exactly between two legal actions
+            for array in args[:3]:
+                array[:, 5] = array[:, 3]
+            args[3][:, 5] = args[3][:, 3]
+        out.append((f"select_actions(<seeded arrays [{B}, {A}]>, C={C})", args, C))
+    cases = []
+    for call, args, C in out:
+        expected = _serial_choice(*args, C)
+        cases.append(
+            Case(
+                call,
+                lambda f, a=args, c=C: _run_select(f, a, c),
+                expected,
+                hint="score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), "
+                "-inf on illegal actions, then argmax over axis 1 (the first maximum)",
+                same=lambda got, exp: (
+                    isinstance(got, np.ndarray) and got.shape == exp.shape and np.array_equal(got, exp)
+                ),
+            )
+        )
+    return cases
+
+
+def _arrays_call(args: tuple[np.ndarray, ...]) -> str:
+    names = ("value_sum", "visit_count", "prior", "legal", "parent_visits")
+    parts = []
+    for name, array in zip(names, args, strict=True):
+        parts.append(f"{name}={show(np.asarray(array).astype(int) if array.dtype == bool else array)}")
+    return ", ".join(parts)
+
+
+def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -> Any:
+    copies = [a.copy() for a in args]
+    got = f(*copies, C=C)
+    for before, after in zip(args, copies, strict=True):
+        if not np.array_equal(before, after):
+            raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array")
+    return np.asarray(got)
+
+
+def check_select_actions(learner: Any) -> Any:
+    """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low.
+
+    Expected: the library's ``Node.select`` run on object nodes built from each row. Cases: exact ties, a
+    position where every legal child is bad for the parent (an unmasked illegal action would win), Q against
+    unvisited children, a parent with 0 visits, and seeded batches (a duplicated column makes exact ties).
+    """
+    return check("select_actions", learner, select_actions, _select_cases)
+
+
+def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np.ndarray, ...]:
+    visit_count = rng.integers(0, 6, (B, N)).astype(np.float64)
+    visit_count[:, 0] = 0
+    value_sum = np.round(rng.uniform(-1, 1, (B, N)) * visit_count, 3)
+    depth = rng.integers(1, L, B)
+    path = np.zeros((L, B), dtype=np.intp)
+    for b in range(B):
+        nodes = rng.choice(np.arange(2, N), size=int(depth[b]), replace=False)
+        path[0, b] = 1
+        path[1 : depth[b] + 1, b] = nodes
+    leaf_value = np.round(rng.uniform(-1, 1, B), 3)
+    leaf_value[rng.random(B) < 0.2] = rng.choice([-1.0, 0.0, 1.0])  # finished games: win, draw, loss
+    return visit_count, value_sum, path, depth, leaf_value
+
+
+def _backup_cases() -> list[Case]:
+    out = []
+    # one game, path root(1) -> 3 -> 2: the leaf gets +v, node 3 gets -v, the root +v
+    path = np.array([[1], [3], [2], [0]], dtype=np.intp)
+    args = (np.array([[0, 1, 0, 0.0]]), np.zeros((1, 4)), path, np.array([2]), np.array([0.5]))
+    out.append(("one game, path [1, 3, 2], leaf_value 0.5", args))
+    path = np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp)
+    args = (np.zeros((3, 4)), np.zeros((3, 4)), path, np.array([1, 2, -1]), np.array([-1.0, 0.25, 0.7]))
+    out.append(("depths 1 and 2 and a game not searching (depth -1)", args))
+    rng = np.random.default_rng(3)
+    for B, N, L in [(4, 8, 4), (16, 20, 7), (64, 30, 10)]:
+        out.append((f"<seeded arrays: {B} games, {N} nodes, paths of up to {L} levels>", _backup_inputs(rng, B, N, L)))
+    cases = []
+    for label, args in out:
+        expected_visits, expected_values = args[0].copy(), args[1].copy()
+        backup(expected_visits, expected_values, *args[2:])
+        cases.append(
+            Case(
+                f"backup(visit_count, value_sum, path, depth, leaf_value), {label}"
+                + (
+                    f": path={show(args[2])}, depth={show(args[3])}, leaf_value={show(args[4])}"
+                    if "seeded" not in label
+                    else ""
+                ),
+                lambda f, a=args: _run_backup(f, a),
+                (expected_visits, expected_values),
+                hint="for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], "
+                "value = -value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 "
+                "and stay untouched",
+            )
+        )
+    return cases
+
+
+def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    visit_count, value_sum = args[0].copy(), args[1].copy()
+    path, depth, leaf_value = args[2].copy(), args[3].copy(), args[4].copy()
+    f(visit_count, value_sum, path, depth, leaf_value)
+    return visit_count, value_sum
+
+
+def check_backup(learner: Any) -> Any:
+    """Check ``backup``: in place on ``visit_count, value_sum [B, N]`` along ``path [L, B]`` to ``depth [B]``.
+
+    Expected: the library's ``Node.backpropagate`` rule (add, flip the sign, go to the parent) on each path.
+    Cases: hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches.
+    """
+    return check("backup", learner, backup, _backup_cases)
