@@ -218,9 +218,13 @@ def check_spg(learner: Any) -> Any:
         first.memory.append("sample")
         first.state[0, 0] = 9
         if second.memory:
-            raise Mismatch(second.memory, [], "each SPG needs its own list: create it in __init__ (self.memory = [])")
+            raise Mismatch(second.memory, [], "each SPG needs its own list: create it in __init__ (self.memory = []).")
         if second.state[0, 0] == 9:
-            raise Mismatch(board(second.state), board(game.get_initial_state()), "each SPG needs its own state array")
+            raise Mismatch(
+                board(second.state),
+                board(game.get_initial_state()),
+                "each SPG needs its own state array (game.get_initial_state() makes a new one).",
+            )
         return "apart"
 
     def cases():
@@ -233,7 +237,7 @@ def check_spg(learner: Any) -> Any:
                     f"spg = SPG({name}()); (spg.state, spg.memory, spg.root, spg.node)",
                     lambda cls, g=game: fields(cls, g),
                     expected,
-                    hint="state = game.get_initial_state(), memory = [], root = None, node = None",
+                    hint="state = game.get_initial_state(), memory = [], root = None, node = None.",
                     same=_same_fields,
                 )
             )
@@ -317,8 +321,9 @@ def _search_cases(run: Callable[..., Any], hint: str, searches: Callable[[Search
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
         call = (
-            f"{type(game).__name__}, {batch} games, SearchConfig(num_searches={config.num_searches}, "
-            f"C={config.C}{noise}, seed={config.seed}); first game {board(states[0])}"
+            f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, "
+            f"SearchConfig(num_searches={config.num_searches}, C={config.C}{noise}, seed={config.seed}); "
+            f"first game {board(states[0])}"
         )
         cases.append(
             Case(call, lambda cls, a=(game, net, config, states): run(cls, *a), expected, hint, same=_same_tables)
@@ -333,7 +338,7 @@ def _same_tables(got: Any, expected: Any) -> bool:
 def _tables(spgs: list, action_size: int) -> np.ndarray:
     roots = [spg.root for spg in spgs]
     if any(root is None for root in roots):
-        raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game")
+        raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game.")
     return np.stack([_root_table(root, action_size) for root in roots])
 
 
@@ -350,12 +355,12 @@ def check_expand_roots(cls: type) -> type:
         calls = mcts.network_calls
         mcts.expand_roots(states, spgs)
         if mcts.network_calls - calls != 1:
-            raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call")
+            raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
         if any(getattr(spg.root, "visit_count", None) != 1 for spg in spgs):
             raise Mismatch(
                 [getattr(spg.root, "visit_count", None) for spg in spgs],
                 [1] * len(spgs),
-                "a root starts with visit_count = 1 (its own evaluation), as in the serial search",
+                "a root starts with visit_count = 1 (its own evaluation), as in the serial search.",
             )
         tables = _tables(spgs, game.action_size)
         tables[:, 1:] = 0  # compare priors here; counts are compared against an unvisited expected table below
@@ -365,7 +370,7 @@ def check_expand_roots(cls: type) -> type:
         out = _search_cases(
             run,
             "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
-            "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors",
+            "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors.",
             lambda config: 1,
         )
         for case in out:
@@ -395,7 +400,7 @@ def check_simulate(cls: type) -> type:
                 raise Mismatch(
                     f"{mcts.network_calls - calls} network calls in one simulation",
                     "at most 1",
-                    "collect every game's leaf first, then evaluate them all in one call",
+                    "collect every game's leaf first, then evaluate them all in one call.",
                 )
         return _tables(spgs, game.action_size)
 
@@ -403,7 +408,7 @@ def check_simulate(cls: type) -> type:
         return _search_cases(
             run,
             "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
-            "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each",
+            "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each.",
             lambda config: None,
         )
 
@@ -436,7 +441,7 @@ def check_search(cls: type) -> type:
                     lambda cls, a=(game, net, config, states): run(cls, *a),
                     probs,
                     "expand_roots, then num_searches calls of simulate, then each root's children's visit counts "
-                    "normalised per game: an array [B, A]",
+                    "normalised per game: an array [B, A].",
                 )
             )
         return out
@@ -514,7 +519,7 @@ def _select_cases() -> list[Case]:
                 lambda f, a=args, c=C: _run_select(f, a, c),
                 expected,
                 hint="score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), "
-                "-inf on illegal actions, then argmax over axis 1 (the first maximum)",
+                "-inf on illegal actions, then argmax over axis 1 (the first maximum).",
                 same=lambda got, exp: (
                     isinstance(got, np.ndarray) and got.shape == exp.shape and np.array_equal(got, exp)
                 ),
@@ -536,7 +541,7 @@ def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -
     got = f(*copies, C=C)
     for before, after in zip(args, copies, strict=True):
         if not np.array_equal(before, after):
-            raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array")
+            raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
     return np.asarray(got)
 
 
@@ -567,10 +572,10 @@ def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np
 
 def _backup_cases() -> list[Case]:
     out = []
-    # one game, path root(1) -> 3 -> 2: the leaf gets +v, node 3 gets -v, the root +v
-    path = np.array([[1], [3], [2], [0]], dtype=np.intp)
-    args = (np.array([[0, 1, 0, 0.0]]), np.zeros((1, 4)), path, np.array([2]), np.array([0.5]))
-    out.append(("one game, path [1, 3, 2], leaf_value 0.5", args))
+    # one game, path root(1) -> 3 -> 2 -> 4: the leaf gets +v, node 2 -v, node 3 +v, the root -v
+    path = np.array([[1], [3], [2], [4], [0]], dtype=np.intp)
+    args = (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)), path, np.array([3]), np.array([0.5]))
+    out.append(("one game, path [1, 3, 2, 4], leaf_value 0.5", args))
     path = np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp)
     args = (np.zeros((3, 4)), np.zeros((3, 4)), path, np.array([1, 2, -1]), np.array([-1.0, 0.25, 0.7]))
     out.append(("depths 1 and 2 and a game not searching (depth -1)", args))
@@ -593,7 +598,7 @@ def _backup_cases() -> list[Case]:
                 (expected_visits, expected_values),
                 hint="for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], "
                 "value = -value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 "
-                "and stay untouched",
+                "and stay untouched.",
             )
         )
     return cases

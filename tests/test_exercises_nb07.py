@@ -1,0 +1,317 @@
+"""Notebook 7's checks, three ways each: the committed stub, the notebook's solution and a plausible mistake."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import ClassVar
+
+import nbformat
+import numpy as np
+import pytest
+
+from alphazero_lib.alpha_mcts import Node
+from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises import add_to_class
+from alphazero_lib.exercises import nb07_parallel as nb07
+from alphazero_lib.games import TicTacToe
+from alphazero_lib.inference import evaluate, masked_softmax
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import solve_notebooks  # noqa: E402
+
+NOTEBOOK = nbformat.read(ROOT / "notebooks" / "07_parallel_self_play.ipynb", as_version=4)
+EXERCISES = solve_notebooks.exercises(NOTEBOOK)
+
+
+def exercise(name: str) -> tuple[str, str]:
+    """The committed stub and the solution of the exercise that defines ``name``."""
+    for ex in EXERCISES:
+        stub = solve_notebooks.source(NOTEBOOK.cells[ex.exercise])
+        if re.search(rf"^(class|def) {name}\b", stub, re.MULTILINE):
+            return stub, ex.solution_code
+    raise KeyError(name)
+
+
+def scaffold() -> dict:
+    """A namespace like the notebook's: imports and the given ``MCTSParallel`` (``__init__``, ``evaluate``)."""
+    namespace = {
+        "np": np,
+        "Node": Node,
+        "evaluate": evaluate,
+        "masked_softmax": masked_softmax,
+        "add_to_class": add_to_class,
+    }
+    given = next(
+        solve_notebooks.source(c)
+        for c in NOTEBOOK.cells
+        if c.cell_type == "code" and solve_notebooks.source(c).startswith("class MCTSParallel")
+    )
+    exec(given, namespace)
+    return namespace
+
+
+def run(source: str, name: str) -> dict:
+    namespace = scaffold()
+    exec(source, namespace)
+    return namespace
+
+
+def verdict(capsys) -> str:
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
+    return out.strip()
+
+
+def failed(line: str, name: str) -> None:
+    assert re.match(rf"❌ {re.escape(name)}: case \d+ of \d+, .+: (returned|raised) ", line), line
+
+
+# ---- SPG ---------------------------------------------------------------------------------------------------
+def test_spg_stub_solution_and_shared_memory(capsys):
+    stub, solution = exercise("SPG")
+    assert nb07.check_spg(run(stub, "SPG")["SPG"]) is nb07.SPG
+    assert verdict(capsys).startswith("⏳ SPG: not written yet")
+    learner = run(solution, "SPG")["SPG"]
+    assert nb07.check_spg(learner) is learner
+    assert verdict(capsys).startswith("✅ SPG: agrees with the library on")
+
+    class SharedSPG:  # the mutable class attribute: every game appends to the same list
+        memory: ClassVar[list] = []
+
+        def __init__(self, game):
+            self.state, self.root, self.node = game.get_initial_state(), None, None
+
+    assert nb07.check_spg(SharedSPG) is nb07.SPG
+    line = verdict(capsys)
+    failed(line, "SPG")
+    assert "its own list" in line
+
+
+# ---- MCTSParallel: expand_roots, simulate, search -------------------------------------------------------------
+CHECKS = {
+    "expand_roots": nb07.check_expand_roots,
+    "simulate": nb07.check_simulate,
+    "search": nb07.check_search,
+}
+
+
+@pytest.mark.parametrize("method", list(CHECKS))
+def test_parallel_stub_falls_back_to_the_library(capsys, method):
+    stub, _ = exercise(method)
+    cls = run(stub, method)["MCTSParallel"]
+    assert CHECKS[method](cls) is cls
+    assert verdict(capsys) == (
+        f"⏳ MCTSParallel.{method}: not written yet; the rest of this notebook uses the library's version"
+    )
+    # the library's method stands in: the class now searches like the reference
+    game = TicTacToe()
+    states = nb07.random_positions(game, 3, np.random.default_rng(0))
+    config = SearchConfig(num_searches=10, seed=0)
+    net = nb07.RowNet(game)
+    for other in CHECKS:  # the other methods from the reference, so only this one is under test
+        if other != method:
+            setattr(cls, other, getattr(nb07, other))
+    got = cls(game, net, config).search(states, [nb07.SPG(game) for _ in states])
+    expected = nb07.MCTSParallel(game, net, config).search(states, [nb07.SPG(game) for _ in states])
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("method", list(CHECKS))
+def test_parallel_solution_passes(capsys, method):
+    namespace = scaffold()
+    for name in CHECKS:  # the notebook's order: each solution on top of the ones before
+        exec(exercise(name)[1], namespace)
+    cls = namespace["MCTSParallel"]
+    own = cls.__dict__[method]
+    assert CHECKS[method](cls) is cls
+    assert verdict(capsys).startswith(f"✅ MCTSParallel.{method}: agrees with the library on 6 cases")
+    assert cls.__dict__[method] is own
+
+
+def with_method(method: str, function) -> type:
+    namespace = scaffold()
+    for name in CHECKS:
+        exec(exercise(name)[1], namespace)
+    cls = namespace["MCTSParallel"]
+    setattr(cls, method, function)
+    return cls
+
+
+def noise_over_all_actions(self, states, spgs):
+    """The video's noise: drawn for the whole batch over every action, then masked and renormalised."""
+    priors, _ = self.evaluate(states)
+    eps = self.config.dirichlet_epsilon
+    if eps > 0:
+        noise = self.rng.dirichlet([self.config.dirichlet_alpha] * self.game.action_size, size=len(states))
+        valid = np.stack([self.game.get_valid_moves(s) for s in states])
+        priors = ((1 - eps) * priors + eps * noise) * valid
+        priors /= priors.sum(axis=1, keepdims=True)
+    for b, spg in enumerate(spgs):
+        spg.root = Node(states[b])
+        spg.root.visit_count = 1
+        spg.root.expand(self.game, priors[b])
+
+
+def terminal_value_not_flipped(self, spgs):
+    """Forgets ``value = -value`` for a finished leaf (the rules score it for the player who just moved)."""
+    for spg in spgs:
+        spg.node = None
+        node = spg.root
+        while node.is_expanded():
+            node = node.select(self.config)
+        value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
+        if is_terminal:
+            node.backpropagate(value)
+        else:
+            spg.node = node
+    expandable = [spg for spg in spgs if spg.node is not None]
+    if expandable:
+        priors, values = self.evaluate(np.stack([spg.node.state for spg in expandable]))
+        for spg, prior, value in zip(expandable, priors, values, strict=True):
+            spg.node.expand(self.game, prior)
+            spg.node.backpropagate(float(value))
+
+
+def one_call_per_game(self, spgs):
+    """Right values, but the network is asked game by game: the batching is missing."""
+    for spg in spgs:
+        node = spg.root
+        while node.is_expanded():
+            node = node.select(self.config)
+        value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
+        if is_terminal:
+            node.backpropagate(-value)
+        else:
+            priors, values = self.evaluate(node.state[None])
+            node.expand(self.game, priors[0])
+            node.backpropagate(float(values[0]))
+
+
+def counts_not_normalised(self, states, spgs):
+    self.expand_roots(states, spgs)
+    for _ in range(self.config.num_searches):
+        self.simulate(spgs)
+    counts = np.zeros((len(spgs), self.game.action_size))
+    for b, spg in enumerate(spgs):
+        for child in spg.root.children:
+            counts[b, child.action_taken] = child.visit_count
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("method", "wrong", "case"),
+    [
+        ("expand_roots", noise_over_all_actions, 3),
+        ("simulate", terminal_value_not_flipped, 1),
+        ("simulate", one_call_per_game, 2),
+        ("search", counts_not_normalised, 1),
+    ],
+)
+def test_parallel_mistakes_fail_with_their_case(capsys, method, wrong, case):
+    cls = with_method(method, wrong)
+    assert CHECKS[method](cls) is cls
+    line = verdict(capsys)
+    failed(line, f"MCTSParallel.{method}")
+    assert f"case {case} of 6" in line
+    assert getattr(cls.__dict__[method], "__stub__", False)  # the library's method stands in
+
+
+def test_parallel_reference_equals_the_serial_search_with_noise():
+    game = TicTacToe()
+    net = nb07.RowNet(game, 3)
+    states = nb07.random_positions(game, 6, np.random.default_rng(3))
+    config = SearchConfig(num_searches=30, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=11)
+    parallel = nb07.MCTSParallel(game, net, config)
+    probs = parallel.search(states, [nb07.SPG(game) for _ in states])
+    serial, _ = nb07._serial(game, config, states, net)
+    assert np.array_equal(probs, serial)
+    assert parallel.network_calls <= config.num_searches + 1
+
+
+# ---- the array exercises --------------------------------------------------------------------------------------
+def test_select_actions_three_ways(capsys):
+    stub, solution = exercise("select_actions")
+    assert nb07.check_select_actions(run(stub, "select_actions")["select_actions"]) is nb07.select_actions
+    assert verdict(capsys).startswith("⏳ select_actions: not written yet")
+    learner = run(solution, "select_actions")["select_actions"]
+    assert nb07.check_select_actions(learner) is learner
+    assert verdict(capsys).startswith("✅ select_actions: agrees with the library on")
+
+    def masked_by_prior(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
+        q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
+        return (q_value + C * prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count)).argmax(axis=1)
+
+    def q_from_the_child(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
+        q_value = np.where(visit_count > 0, value_sum / np.maximum(visit_count, 1), 0.0)
+        score = q_value + C * prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count)
+        return np.where(legal, score, -np.inf).argmax(axis=1)
+
+    for wrong, case in ((masked_by_prior, "case 2 of 9, every legal child is bad"), (q_from_the_child, "case 3 of 9")):
+        assert nb07.check_select_actions(wrong) is nb07.select_actions
+        line = verdict(capsys)
+        failed(line, "select_actions")
+        assert case in line
+
+
+def test_backup_three_ways(capsys):
+    stub, solution = exercise("backup")
+    assert nb07.check_backup(run(stub, "backup")["backup"]) is nb07.backup
+    assert verdict(capsys).startswith("⏳ backup: not written yet")
+    learner = run(solution, "backup")["backup"]
+    assert nb07.check_backup(learner) is learner
+    assert verdict(capsys).startswith("✅ backup: agrees with the library on")
+
+    def sign_from_the_root(visit_count, value_sum, path, depth, leaf_value):
+        for b, d in enumerate(depth):
+            for level in range(d + 1):
+                visit_count[b, path[level, b]] += 1
+                value_sum[b, path[level, b]] += leaf_value[b] * (1 if level % 2 == 0 else -1)
+
+    def whole_path(visit_count, value_sum, path, depth, leaf_value):  # also "backs up" into the null node
+        levels = np.arange(len(path))[:, None]
+        signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)
+        for b in range(len(depth)):
+            for level in range(len(path)):
+                visit_count[b, path[level, b]] += 1
+                value_sum[b, path[level, b]] += signs[level, b] * leaf_value[b]
+
+    for wrong in (sign_from_the_root, whole_path):
+        assert nb07.check_backup(wrong) is nb07.backup
+        line = verdict(capsys)
+        failed(line, "backup")
+        assert "case 1 of" in line
+
+
+def test_backup_reference_is_node_backpropagate():
+    rng = np.random.default_rng(0)
+    visit_count, value_sum, path, depth, leaf_value = nb07._backup_inputs(rng, 6, 12, 5)
+    for b in range(6):  # the same path as a chain of Nodes
+        nodes = [Node(np.zeros(1))]
+        for _ in range(depth[b]):
+            nodes.append(Node(np.zeros(1), parent=nodes[-1]))
+        nodes[-1].backpropagate(float(leaf_value[b]))
+        got_visits, got_values = visit_count.copy(), value_sum.copy()
+        one = np.full(6, -1)
+        one[b] = depth[b]
+        nb07.backup(got_visits, got_values, path, one, leaf_value)
+        for level, node in enumerate(nodes):
+            n = path[level, b]
+            assert got_visits[b, n] - visit_count[b, n] == node.visit_count
+            assert got_values[b, n] - value_sum[b, n] == pytest.approx(node.value_sum)
+
+
+def test_search_step_by_step_ends_where_the_search_ends():
+    game = TicTacToe()
+    net = nb07.RowNet(game, 1)
+    states = nb07.random_positions(game, 3, np.random.default_rng(1))
+    stepped = BatchedMCTS(game, net, SearchConfig(num_searches=6))
+    assert list(nb07.search_step_by_step(stepped, states, simulations=6)) == list(range(7))
+    whole = BatchedMCTS(game, net, SearchConfig(num_searches=6))
+    whole.search(states)
+    assert np.array_equal(stepped.visit_count, whole.visit_count)
+    assert np.array_equal(stepped.value_sum, whole.value_sum)
