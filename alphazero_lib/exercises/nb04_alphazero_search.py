@@ -1,0 +1,479 @@
+"""Checks for notebook 04 (the AlphaZero search): PUCT, selection, expansion with priors, the masked policy,
+root Dirichlet noise, and the search loop, each against ``alphazero_lib.alpha_mcts`` (read its module docstring:
+the exact semantics these checks hold the learner to).
+
+The learner's ``Node`` has the library's attributes (``state``, ``parent``, ``action_taken``, ``prior``,
+``children``, ``visit_count``, ``value_sum``); their methods take the constant ``C`` where the library's take a
+``SearchConfig``. The ``library_*`` functions below are the library's semantics in the learner's signatures: the
+stand-ins when a check fails, tested against ``alphazero_lib.alpha_mcts`` in ``tests/test_exercises_nb04.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
+from alphazero_lib.alpha_mcts import Node as LibraryNode
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, same, show
+from alphazero_lib.games import ConnectFour, TicTacToe
+from alphazero_lib.inference import masked_softmax
+from alphazero_lib.players import Player
+
+
+# ---- the library's semantics in the learner's signatures -------------------------------------------------------
+def library_get_ucb(self: Any, child: Any, C: float) -> float:
+    """PUCT score of ``child`` seen from ``self`` (its parent): ``Q + C * prior * sqrt(N_parent) / (1 + n)``,
+    ``Q = -(child.value_sum / child.visit_count)``, 0 for an unvisited child (as ``alpha_mcts.Node.select``)."""
+    q_value = -(child.value_sum / child.visit_count) if child.visit_count > 0 else 0.0
+    return q_value + C * child.prior * math.sqrt(self.visit_count) / (1 + child.visit_count)
+
+
+def library_select(self: Any, C: float) -> Any:
+    """The child with the largest PUCT score, the lowest action on ties (``alpha_mcts.Node.select``)."""
+    return LibraryNode.select(self, SearchConfig(C=C))
+
+
+def library_expand(self: Any, game: Any, priors: np.ndarray) -> None:
+    """One child of the node's own class per legal move, in increasing action order, with its prior; a child's
+    state is the move played by 1 and then seen from the other side (``alpha_mcts.Node.expand``)."""
+    for action in np.flatnonzero(game.get_valid_moves(self.state)):
+        child_state = game.change_perspective(game.get_next_state(self.state, int(action), 1), -1)
+        self.children.append(type(self)(child_state, parent=self, action_taken=int(action), prior=priors[action]))
+
+
+def library_dirichlet_noise(
+    priors: np.ndarray, valid: np.ndarray, epsilon: float, alpha: float, rng: np.random.Generator
+) -> np.ndarray:
+    """``(1 - epsilon) * prior + epsilon * Dirichlet(alpha)`` on the legal moves, one draw of ``len(legal)``
+    numbers from ``rng`` (as ``AlphaMCTS.search`` at the root); a new array, illegal moves keep their 0."""
+    priors = np.array(priors, dtype=np.float64)
+    legal = np.flatnonzero(valid)
+    noise = rng.dirichlet([alpha] * len(legal))
+    priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise
+    return priors
+
+
+def library_search(self: Any, state: np.ndarray) -> np.ndarray:
+    """The library's ``AlphaMCTS.search`` with the learner's object's game, model, config and generator."""
+    search = LibraryAlphaMCTS(self.game, self.model, self.config)
+    search.rng = self.rng
+    probs = search.search(state)
+    self.root = search.root
+    return probs
+
+
+# ---- building nodes of the learner's class ---------------------------------------------------------------------
+def _node(cls: type, state: Any = None, parent: Any = None, action: int | None = None, prior: float = 0.0) -> Any:
+    state = np.zeros((3, 3), dtype=np.int8) if state is None else state
+    return cls(state, parent=parent, action_taken=action, prior=prior)
+
+
+def _family(cls: type, parent_visits: int, children: list[tuple[int, float, int, float]]) -> Any:
+    """A parent of class ``cls`` with children ``(action, prior, visit_count, value_sum)``."""
+    parent = _node(cls)
+    parent.visit_count = parent_visits
+    for action, prior, visits, value_sum in children:
+        child = _node(cls, parent=parent, action=action, prior=prior)
+        child.visit_count, child.value_sum = visits, value_sum
+        parent.children.append(child)
+    return parent
+
+
+class _Plain:
+    """A node with the library's attributes and no methods (the library's functions run on it)."""
+
+    def __init__(self, state: Any, parent: Any = None, action_taken: int | None = None, prior: float = 0.0) -> None:
+        self.state, self.parent, self.action_taken, self.prior = state, parent, action_taken, float(prior)
+        self.children: list[Any] = []
+        self.visit_count, self.value_sum = 0, 0.0
+
+
+# ---- exercise 1: the PUCT score ---------------------------------------------------------------------------------
+UCB_CASES = [  # parent visits, child (prior, visits, value_sum), C
+    (1, (0.5, 0, 0.0), 2.0),  # unvisited: Q = 0, the prior alone
+    (10, (0.2, 0, 0.0), 2.0),
+    (10, (0.2, 3, 1.5), 2.0),  # the child's mover is ahead: bad for the parent
+    (10, (0.2, 3, -1.5), 2.0),  # the child's mover is behind: good for the parent
+    (25, (0.05, 9, -9.0), 1.0),
+    (2, (1.0, 1, 1.0), 0.0),  # C = 0: Q alone
+    (100, (0.3, 40, -12.0), 1.41),
+    (7, (0.0, 2, 0.5), 2.0),  # prior 0: no exploration bonus
+]
+
+
+def check_get_ucb(cls: type) -> type:
+    """``Node.get_ucb(self, child, C)``: PUCT from the parent's view, Q in [-1, 1], 0 for an unvisited child."""
+
+    def cases(cls: type) -> list[Case]:
+        out = []
+        for parent_visits, (prior, visits, value_sum), c in UCB_CASES:
+            parent = _family(cls, parent_visits, [(0, prior, visits, value_sum)])
+            expected = library_get_ucb(parent, parent.children[0], c)
+            out.append(
+                Case(
+                    f"parent.get_ucb(child, C={c}) with parent.visit_count={parent_visits}, child: prior={prior}, "
+                    f"visit_count={visits}, value_sum={value_sum}",
+                    lambda k, pv=parent_visits, ch=(prior, visits, value_sum), c=c: _run_ucb(k, pv, ch, c),
+                    expected,
+                    hint=_ucb_hint(visits, value_sum),
+                )
+            )
+        return out
+
+    return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb")
+
+
+def _ucb_hint(visits: int, value_sum: float) -> str:
+    if visits == 0:
+        return "an unvisited child has Q = 0 (no division by zero); the bonus is C * prior * sqrt(N_parent) / (1 + n)."
+    return (
+        "Q is the child's mean value seen by the parent: -(value_sum / visit_count), in [-1, 1] (the child's "
+        "value_sum is from the view of the player to move there, the parent's opponent)."
+    )
+
+
+def _run_ucb(cls: type, parent_visits: int, child: tuple[float, int, float], c: float) -> float:
+    prior, visits, value_sum = child
+    parent = _family(cls, parent_visits, [(0, prior, visits, value_sum)])
+    return float(parent.get_ucb(parent.children[0], c))
+
+
+# ---- exercise 2: selection --------------------------------------------------------------------------------------
+def select_cases() -> list[tuple[str, int, list[tuple[int, float, int, float]], float]]:
+    """``(what, parent visits, children (action, prior, visits, value_sum), C)``: hand-made, then seeded random."""
+    made = [
+        ("all unvisited: the largest prior", 1, [(0, 0.2, 0, 0.0), (3, 0.5, 0, 0.0), (5, 0.3, 0, 0.0)], 2.0),
+        ("a tie: the lowest action", 1, [(1, 0.25, 0, 0.0), (2, 0.5, 0, 0.0), (7, 0.5, 0, 0.0)], 2.0),
+        ("a child bad for its own mover is good for the parent", 5, [(0, 0.5, 2, 1.8), (4, 0.5, 2, -1.8)], 1.0),
+        ("C = 0: the best Q wins", 9, [(0, 0.9, 4, 0.0), (1, 0.05, 2, -1.0), (2, 0.05, 2, 1.0)], 0.0),
+        ("an unvisited child beside a losing one", 4, [(2, 0.4, 3, 2.7), (6, 0.6, 0, 0.0)], 2.0),
+    ]
+    rng = np.random.default_rng(7)
+    for number in range(15):
+        count = int(rng.integers(2, 8))
+        actions = sorted(rng.choice(9, size=count, replace=False).tolist())
+        priors = rng.dirichlet([1.0] * count)
+        children = []
+        for action, prior in zip(actions, priors, strict=True):
+            visits = int(rng.integers(0, 12))
+            value_sum = float(np.round(rng.uniform(-1, 1) * visits, 3))
+            children.append((int(action), float(prior), visits, value_sum))
+        parent_visits = 1 + sum(c[2] for c in children)
+        made.append((f"random node {number + 1}", parent_visits, children, float(rng.choice([0.5, 1.41, 2.0, 4.0]))))
+    return made
+
+
+def check_select(cls: type) -> type:
+    """``Node.select(self, C)``: the child with the largest PUCT score, the lowest action on ties."""
+
+    def cases(cls: type) -> list[Case]:
+        out = []
+        for what, parent_visits, children, c in select_cases():
+            expected = library_select(_family(_Plain, parent_visits, children), c).action_taken
+            shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
+            out.append(
+                Case(
+                    f"node.select(C={c}).action_taken, {what}: N={parent_visits}, children {shown}",
+                    lambda k, pv=parent_visits, ch=children, c=c: _family(k, pv, ch).select(c).action_taken,
+                    expected,
+                    hint="score every child with self.get_ucb(child, C) and keep the first maximum (a later child "
+                    "must be strictly better to win: ties go to the lowest action).",
+                )
+            )
+        return out
+
+    return check_method(cls, "select", library_select, cases, name="Node.select")
+
+
+# ---- exercise 3: expansion ---------------------------------------------------------------------------------------
+def _positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
+    from alphazero_lib.exercises.nb03_model import random_states
+
+    states = [game.get_initial_state(), *random_states(game, count, np.random.default_rng(seed))]
+    return [s for s in states if game.get_valid_moves(s).any() and not _finished(game, s)]
+
+
+def _finished(game: Any, state: np.ndarray) -> bool:
+    return any(game.check_win(state, a) for a in range(game.action_size) if _occupied(game, state, a))
+
+
+def _occupied(game: Any, state: np.ndarray, action: int) -> bool:
+    if isinstance(game, ConnectFour):
+        return bool(state[:, action].any())
+    return bool(state.reshape(-1)[action] != 0)
+
+
+def _children_summary(node: Any, cls: type) -> list[tuple[int, float, str]]:
+    out = []
+    for child in node.children:
+        if not isinstance(child, cls):
+            raise Mismatch(type(child).__name__, cls.__name__, "make each child with Node(...) (your own class).")
+        if child.parent is not node:
+            raise Mismatch("child.parent is not the node", "child.parent is node", "pass parent=self to the child.")
+        if child.visit_count != 0 or child.value_sum != 0:
+            raise Mismatch("a visited child", "new children with 0 visits", "new children start unvisited.")
+        out.append((int(child.action_taken), float(child.prior), board(child.state)))
+    return out
+
+
+def check_expand(cls: type) -> type:
+    """``Node.expand(self, game, priors)``: one child per legal move (increasing action), with its prior and the
+    state after the move, seen from the opponent."""
+
+    def cases(cls: type) -> list[Case]:
+        out = []
+        rng = np.random.default_rng(11)
+        for game in (TicTacToe(), ConnectFour()):
+            for state in _positions(game, 5, seed=12):
+                priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
+                reference = _Plain(state)
+                library_expand(reference, game, priors)
+                expected = [(c.action_taken, c.prior, board(c.state)) for c in reference.children]
+                out.append(
+                    Case(
+                        f"Node(np.array({board(state)})).expand({type(game).__name__}(), priors={show(priors)})",
+                        lambda k, g=game, s=state, p=priors: _run_expand(k, g, s, p),
+                        expected,
+                        hint="for every legal action (increasing): child state = change_perspective("
+                        "get_next_state(state, action, 1), -1), Node(child_state, parent=self, action_taken=action, "
+                        "prior=priors[action]).",
+                        same=_same_children,
+                    )
+                )
+        return out
+
+    return check_method(cls, "expand", library_expand, cases, name="Node.expand")
+
+
+def _run_expand(cls: type, game: Any, state: np.ndarray, priors: np.ndarray) -> Any:
+    node = cls(state.copy())
+    given = priors.copy()
+    node.expand(game, given)
+    if not np.array_equal(node.state, state):
+        raise Mismatch("the node's state changed", "the state untouched", "get_next_state returns a new state.")
+    return _children_summary(node, cls)
+
+
+def _same_children(got: Any, expected: Any) -> bool:
+    return len(got) == len(expected) and all(
+        g[0] == e[0] and math.isclose(g[1], e[1], abs_tol=1e-12) and g[2] == e[2]
+        for g, e in zip(got, expected, strict=True)
+    )
+
+
+# ---- exercise 4: the masked policy -------------------------------------------------------------------------------
+def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """``masked_policy(logits [A], valid [A]) -> probabilities [A]``: softmax over the legal moves, 0 elsewhere.
+
+    Cases: all moves legal, one legal move, large logits (a plain ``exp`` overflows), the largest logit on an
+    illegal move.
+    """
+
+    def cases() -> list[Case]:
+        rng = np.random.default_rng(13)
+        made = [
+            (np.zeros(9), np.ones(9, dtype=np.uint8), "all legal, equal logits: uniform"),
+            (np.arange(9.0), np.ones(9, dtype=np.uint8), "all legal"),
+            (np.arange(9.0), np.eye(9, dtype=np.uint8)[4], "one legal move: probability 1"),
+            (np.array([9.0, 0, 0, 1, 2, 0, 0, 0, 3]), np.array([0, 1, 1, 1, 1, 1, 1, 1, 1], dtype=np.uint8), ""),
+            (np.array([800.0, 790, 10, 0, 5, 1, 2, 3, 4]), np.ones(9, dtype=np.uint8), "large logits"),
+        ]
+        for _ in range(10):
+            size = int(rng.choice([7, 9]))
+            valid = (rng.random(size) < 0.6).astype(np.uint8)
+            valid[rng.integers(size)] = 1
+            made.append((rng.normal(scale=3, size=size), valid, ""))
+        out = []
+        for logits, valid, what in made:
+            hint = (
+                "subtract the largest legal logit before exp (exp(800) overflows), or softmax then mask and "
+                "renormalise."
+                if what == "large logits"
+                else "softmax over the legal moves only: exp of the logits, illegal moves set to 0, divide by the "
+                "sum so the legal moves sum to 1."
+            )
+            out.append(
+                Case(
+                    f"masked_policy(logits={show(logits)}, valid={show(valid)})",
+                    lambda f, lo=logits, v=valid: _run_masked(f, lo, v),
+                    masked_softmax(logits, valid),
+                    hint=hint,
+                )
+            )
+        return out
+
+    return check("masked_policy", masked_policy, masked_softmax, cases)
+
+
+def _run_masked(masked_policy: Callable[..., Any], logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    given_logits, given_valid = logits.copy(), valid.copy()
+    with np.errstate(all="ignore"):
+        got = np.asarray(masked_policy(given_logits, given_valid), dtype=np.float64)
+    if not (np.array_equal(given_logits, logits) and np.array_equal(given_valid, valid)):
+        raise Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
+    return got
+
+
+# ---- exercise 5: Dirichlet noise at the root -----------------------------------------------------------------------
+def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """``add_dirichlet_noise(priors, valid, epsilon, alpha, rng)``: noise on the legal moves only, one draw of
+    ``len(legal)`` numbers from ``rng``; a new array (the input is not changed)."""
+
+    def cases() -> list[Case]:
+        rng = np.random.default_rng(17)
+        out = []
+        for number in range(12):
+            size = 9 if number % 3 else 7
+            valid = (rng.random(size) < 0.6).astype(np.uint8)
+            valid[rng.integers(size)] = 1
+            if number == 0:
+                valid[:] = 1
+            priors = masked_softmax(rng.normal(size=size), valid)
+            epsilon, alpha = float(rng.choice([0.25, 0.5, 1.0])), float(rng.choice([0.03, 0.3, 1.0]))
+            seed = 100 + number
+            expected = library_dirichlet_noise(priors, valid, epsilon, alpha, np.random.default_rng(seed))
+            out.append(
+                Case(
+                    f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
+                    f"alpha={alpha}, rng=np.random.default_rng({seed}))",
+                    lambda f, p=priors, v=valid, e=epsilon, a=alpha, s=seed: _run_noise(f, p, v, e, a, s),
+                    expected,
+                    hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it into the legal "
+                    "moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay 0.",
+                )
+            )
+        return out
+
+    return check("add_dirichlet_noise", add_dirichlet_noise, library_dirichlet_noise, cases)
+
+
+def _run_noise(
+    f: Callable[..., Any], priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float, seed: int
+) -> Any:
+    given = priors.copy()
+    rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = np.asarray(f(given, valid.copy(), eps, alpha, rng), dtype=np.float64)
+    if not np.array_equal(given, priors):
+        raise Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
+    reference.dirichlet([alpha] * int(valid.sum()))
+    if got.shape == priors.shape and rng.random() != reference.random():
+        raise Mismatch(
+            "a different number of draws from rng",
+            "one rng.dirichlet([alpha] * len(legal))",
+            "one Dirichlet draw over the legal moves (not over every action), so the search matches the library.",
+        )
+    return got
+
+
+# ---- exercise 6: the search ------------------------------------------------------------------------------------
+def search_positions(game: Any) -> list[tuple[str, np.ndarray]]:
+    """Seeded positions (canonical: the mover is 1) with some legal move; for Tic-Tac-Toe also hand-made ones."""
+    out = [("the empty board", game.get_initial_state())]
+    if isinstance(game, TicTacToe):
+        out += [
+            ("X must block at 3", np.array([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=np.int8)),
+            ("X wins at 8", np.array([[1, -1, 0], [0, 1, -1], [0, 0, 0]], dtype=np.int8)),
+            ("one move left", np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8)),
+        ]
+    for number, state in enumerate(_positions(game, 4, seed=19)[1:3]):
+        out.append((f"random position {number + 1}", state))
+    return out
+
+
+def check_search(cls: type, model: Any, game: Any = None) -> type:
+    """``AlphaMCTS.search(self, state)``: the visit counts of the library's ``AlphaMCTS`` with the same network,
+    config and seed, exactly (with and without root noise; two searches in a row share the generator)."""
+    game = TicTacToe() if game is None else game
+    settings = [
+        SearchConfig(num_searches=1, C=2.0, seed=0),
+        SearchConfig(num_searches=10, C=2.0, seed=0),
+        SearchConfig(num_searches=50, C=1.0, seed=0),
+        SearchConfig(num_searches=50, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=1),
+        SearchConfig(num_searches=100, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
+    ]
+
+    def cases(cls: type) -> list[Case]:
+        out = []
+        for config in settings:
+            for what, state in search_positions(game):
+                expected = _counts(LibraryAlphaMCTS(game, model, config).search(state), config)
+                extra = (
+                    f", dirichlet_epsilon={config.dirichlet_epsilon}, dirichlet_alpha={config.dirichlet_alpha}"
+                    if config.dirichlet_epsilon
+                    else ""
+                )
+                out.append(
+                    Case(
+                        f"visit counts of AlphaMCTS(game, model, SearchConfig(num_searches={config.num_searches}, "
+                        f"C={config.C}{extra}, seed={config.seed})).search({what}: np.array({board(state)}))",
+                        lambda k, c=config, s=state: _counts(k(game, model, c).search(s.copy()), c),
+                        expected,
+                        hint=_search_hint(config),
+                        same=_same_counts,
+                    )
+                )
+        twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
+        library = LibraryAlphaMCTS(game, model, twice)
+        state = game.get_initial_state()
+        expected = (_counts(library.search(state), twice), _counts(library.search(state), twice))
+        out.append(
+            Case(
+                "two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts",
+                lambda k: _twice(k(game, model, twice), state, twice),
+                expected,
+                hint="create the generator once, in __init__ (self.rng), and draw the noise from it in every search.",
+                same=_same_counts,
+            )
+        )
+        return out
+
+    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search")
+
+
+def _search_hint(config: SearchConfig) -> str:
+    if config.num_searches == 1:
+        return (
+            "root: masked_policy of the network's logits, noise only when dirichlet_epsilon > 0, root.visit_count = 1, "
+            "expand; each simulation walks down with select(C) while the node is expanded."
+        )
+    if config.dirichlet_epsilon:
+        return (
+            "noise at the root only, after masking: add_dirichlet_noise(priors, valid, epsilon, alpha, self.rng) "
+            "before root.expand."
+        )
+    return (
+        "at a leaf: value, done = get_value_and_terminated(node.state, node.action_taken); value = -value; if not "
+        "done, the network's value and node.expand(game, masked_policy(logits, valid)); then node.backpropagate(value)."
+    )
+
+
+def _counts(probs: Any, config: SearchConfig) -> np.ndarray:
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 1:
+        raise Mismatch(probs, "visit shares [action_size]", "return counts / counts.sum() over the actions.")
+    return np.round(probs * config.num_searches, 6)
+
+
+def _twice(search: Any, state: np.ndarray, config: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
+    return _counts(search.search(state.copy()), config), _counts(search.search(state.copy()), config)
+
+
+def _same_counts(got: Any, expected: Any) -> bool:
+    return same(got, expected, tol=1e-6)
+
+
+# ---- matches ---------------------------------------------------------------------------------------------------
+class SearchPlayer(Player):
+    """A player for ``arena.play_match`` from a search ``canonical state -> visit shares``: the most visited move."""
+
+    def __init__(self, game: Any, search: Callable[[np.ndarray], np.ndarray], name: str) -> None:
+        super().__init__(game)
+        self.search, self.name = search, name
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return int(np.argmax(self.search(self.game.change_perspective(state, player))))

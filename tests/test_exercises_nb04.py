@@ -1,0 +1,296 @@
+"""Notebook 04's checks: the committed stub is "not written yet", the notebook's solution passes, and plausible
+wrong versions fail with their first failing case. The checkers' reference functions agree with
+``alphazero_lib.alpha_mcts``."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
+from alphazero_lib.alpha_mcts import Node as LibraryNode
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises import add_to_class
+from alphazero_lib.exercises import nb04_alphazero_search as nb04
+from alphazero_lib.games import TicTacToe
+from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.pretrained import load_pretrained
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import solve_notebooks  # noqa: E402
+
+NOTEBOOK = nbformat.read(ROOT / "notebooks" / "04_alphazero_search.ipynb", as_version=4)
+EXERCISES = solve_notebooks.exercises(NOTEBOOK)
+STUBS = [solve_notebooks.source(NOTEBOOK.cells[ex.exercise]) for ex in EXERCISES]
+SOLUTIONS = [ex.solution_code for ex in EXERCISES]
+UCB, SELECT, EXPAND, MASKED, NOISE, SEARCH = range(6)
+GIVEN = {  # the given (non-exercise) code cells the exercises build on: the Node class and the AlphaMCTS class
+    name: next(
+        solve_notebooks.source(c) for c in NOTEBOOK.cells if solve_notebooks.source(c).startswith(f"class {name}")
+    )
+    for name in ("Node", "AlphaMCTS")
+}
+MODEL = load_pretrained("tictactoe")
+
+
+def namespace(upto: int, replace: dict[int, str] | None = None) -> dict:
+    """The notebook's names before exercise ``upto``: imports, the given classes and the earlier solutions."""
+    ns = {"np": np, "math": math, "add_to_class": add_to_class, "evaluate": evaluate}
+    exec(GIVEN["Node"], ns)
+    for index, code in enumerate(SOLUTIONS[:upto]):
+        if index == SEARCH:
+            break
+        exec((replace or {}).get(index, code), ns)
+    if upto >= SEARCH:
+        exec(GIVEN["AlphaMCTS"], ns)
+    return ns
+
+
+def verdict(capsys) -> str:
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    return out.strip()
+
+
+def failing(line: str, name: str) -> None:
+    assert line.startswith(f"❌ {name}: case "), line
+    assert " of " in line and "Hint:" in line, line
+
+
+def test_six_exercises():
+    assert len(EXERCISES) == 6
+
+
+# ---- the checkers' references are the library's semantics --------------------------------------------------------
+def test_reference_get_ucb_and_select_match_the_library_node():
+    for _, parent_visits, children, c in nb04.select_cases():
+        parent = nb04._family(LibraryNode, parent_visits, children)
+        scores = [nb04.library_get_ucb(parent, child, c) for child in parent.children]
+        assert parent.children[int(np.argmax(scores))] is LibraryNode.select(parent, SearchConfig(C=c))
+
+
+def test_reference_expand_matches_the_library_node():
+    game = TicTacToe()
+    for state in nb04._positions(game, 5, seed=1):
+        priors = masked_softmax(np.arange(9.0), game.get_valid_moves(state))
+        ours, theirs = nb04._Plain(state), LibraryNode(state)
+        nb04.library_expand(ours, game, priors)
+        theirs.expand(game, priors)
+        assert [(c.action_taken, c.prior, c.state.tobytes()) for c in ours.children] == [
+            (c.action_taken, c.prior, c.state.tobytes()) for c in theirs.children
+        ]
+
+
+def test_reference_noise_is_the_library_root_noise():
+    game = TicTacToe()
+    state = np.array([[1, -1, 0], [0, 1, 0], [0, 0, -1]], dtype=np.int8)
+    search = LibraryAlphaMCTS(game, MODEL, SearchConfig(num_searches=1, dirichlet_epsilon=0.25, seed=4))
+    search.search(state)
+    logits, _ = evaluate(MODEL, game.get_encoded_state(state)[None])
+    valid = game.get_valid_moves(state)
+    mixed = nb04.library_dirichlet_noise(masked_softmax(logits[0], valid), valid, 0.25, 0.3, np.random.default_rng(4))
+    assert np.allclose([c.prior for c in search.root.children], mixed[np.flatnonzero(valid)], atol=1e-12)
+
+
+# ---- get_ucb ---------------------------------------------------------------------------------------------------
+def exec_into(ns: dict, code: str) -> dict:
+    exec(code, ns)
+    return ns
+
+
+def test_get_ucb(capsys):
+    ns = exec_into(namespace(UCB), STUBS[UCB])
+    node = nb04.check_get_ucb(ns["Node"])
+    assert verdict(capsys).startswith("⏳ Node.get_ucb: not written yet")
+    parent = nb04._family(node, 4, [(0, 0.5, 0, 0.0)])
+    assert parent.get_ucb(parent.children[0], 2.0) == 2.0  # the library's stands in
+
+    ns = exec_into(namespace(UCB), SOLUTIONS[UCB])
+    nb04.check_get_ucb(ns["Node"])
+    assert verdict(capsys) == "✅ Node.get_ucb: agrees with the library on 8 cases; the cells below use yours"
+    assert ns["Node"].get_ucb is ns["get_ucb"]
+
+    sign_flip = SOLUTIONS[UCB].replace("-(child.value_sum / child.visit_count)", "child.value_sum / child.visit_count")
+    nb04.check_get_ucb(exec_into(namespace(UCB), sign_flip)["Node"])
+    line = verdict(capsys)
+    failing(line, "Node.get_ucb")
+    assert "case 3 of 8" in line and "-(value_sum / visit_count)" in line
+
+    video_q = SOLUTIONS[UCB].replace(
+        "q_value = -(child.value_sum / child.visit_count)",
+        "q_value = 1 - ((child.value_sum / child.visit_count) + 1) / 2",
+    )
+    nb04.check_get_ucb(exec_into(namespace(UCB), video_q)["Node"])
+    failing(verdict(capsys), "Node.get_ucb")
+
+    no_plus_one = SOLUTIONS[UCB].replace("/ (1 + child.visit_count)", "/ max(child.visit_count, 1)")
+    nb04.check_get_ucb(exec_into(namespace(UCB), no_plus_one)["Node"])
+    assert "case 3 of 8" in verdict(capsys)
+
+
+# ---- select ------------------------------------------------------------------------------------------------------
+def test_select(capsys):
+    ns = exec_into(namespace(SELECT), STUBS[SELECT])
+    nb04.check_select(ns["Node"])
+    assert verdict(capsys).startswith("⏳ Node.select: not written yet")
+
+    ns = exec_into(namespace(SELECT), SOLUTIONS[SELECT])
+    nb04.check_select(ns["Node"])
+    assert verdict(capsys) == "✅ Node.select: agrees with the library on 20 cases; the cells below use yours"
+
+    last_best = SOLUTIONS[SELECT].replace("if ucb > best_ucb:", "if ucb >= best_ucb:")
+    nb04.check_select(exec_into(namespace(SELECT), last_best)["Node"])
+    line = verdict(capsys)
+    failing(line, "Node.select")
+    assert "case 2 of 20, node.select(C=2.0).action_taken, a tie: the lowest action" in line
+    assert "returned 7, expected 2" in line
+
+    smallest = SOLUTIONS[SELECT].replace("if ucb > best_ucb:", "if -ucb > best_ucb:")
+    nb04.check_select(exec_into(namespace(SELECT), smallest)["Node"])
+    assert "case 1 of 20" in verdict(capsys)
+
+
+# ---- expand ------------------------------------------------------------------------------------------------------
+def test_expand(capsys):
+    ns = exec_into(namespace(EXPAND), STUBS[EXPAND])
+    nb04.check_expand(ns["Node"])
+    assert verdict(capsys).startswith("⏳ Node.expand: not written yet")
+    node = ns["Node"](TicTacToe().get_initial_state())
+    node.expand(TicTacToe(), np.full(9, 1 / 9))  # the stand-in makes children of the learner's class
+    assert len(node.children) == 9 and all(type(c) is ns["Node"] for c in node.children)
+
+    ns = exec_into(namespace(EXPAND), SOLUTIONS[EXPAND])
+    nb04.check_expand(ns["Node"])
+    assert verdict(capsys) == "✅ Node.expand: agrees with the library on 9 cases; the cells below use yours"
+
+    no_flip = SOLUTIONS[EXPAND].replace("game.change_perspective(child_state, -1)", "child_state")
+    nb04.check_expand(exec_into(namespace(EXPAND), no_flip)["Node"])
+    line = verdict(capsys)
+    failing(line, "Node.expand")
+    assert "case 1 of 9, Node(np.array([[0, 0, 0], [0, 0, 0], [0, 0, 0]])).expand(TicTacToe()" in line
+
+    every_action = SOLUTIONS[EXPAND].replace(
+        "np.flatnonzero(game.get_valid_moves(self.state))", "range(game.action_size)"
+    )
+    nb04.check_expand(exec_into(namespace(EXPAND), every_action)["Node"])
+    line = verdict(capsys)
+    failing(line, "Node.expand")
+    assert "case 2 of 9" in line  # the empty board has every move legal
+
+
+# ---- masked_policy -------------------------------------------------------------------------------------------------
+def test_masked_policy(capsys):
+    stub = exec_into(namespace(MASKED), STUBS[MASKED])["masked_policy"]
+    assert nb04.check_masked_policy(stub) is masked_softmax
+    assert verdict(capsys).startswith("⏳ masked_policy: not written yet")
+
+    mine = exec_into(namespace(MASKED), SOLUTIONS[MASKED])["masked_policy"]
+    assert nb04.check_masked_policy(mine) is mine
+    assert verdict(capsys) == "✅ masked_policy: agrees with the library on 15 cases; the cells below use yours"
+
+    def not_renormalised(logits, valid):
+        e = np.exp(logits - logits.max())
+        return e / e.sum() * valid
+
+    nb04.check_masked_policy(not_renormalised)
+    line = verdict(capsys)
+    failing(line, "masked_policy")
+    assert "case 3 of 15" in line
+
+    def overflow(logits, valid):
+        e = np.exp(logits) * valid
+        return e / e.sum()
+
+    nb04.check_masked_policy(overflow)
+    line = verdict(capsys)
+    failing(line, "masked_policy")
+    assert "case 5 of 15" in line and "exp(800) overflows" in line
+
+
+# ---- add_dirichlet_noise ---------------------------------------------------------------------------------------------
+def test_dirichlet_noise(capsys):
+    stub = exec_into(namespace(NOISE), STUBS[NOISE])["add_dirichlet_noise"]
+    assert nb04.check_dirichlet_noise(stub) is nb04.library_dirichlet_noise
+    assert verdict(capsys).startswith("⏳ add_dirichlet_noise: not written yet")
+
+    mine = exec_into(namespace(NOISE), SOLUTIONS[NOISE])["add_dirichlet_noise"]
+    assert nb04.check_dirichlet_noise(mine) is mine
+    assert verdict(capsys) == "✅ add_dirichlet_noise: agrees with the library on 12 cases; the cells below use yours"
+
+    def video_noise(priors, valid, epsilon, alpha, rng):  # noise over every action, then mask and renormalise
+        noise = rng.dirichlet([alpha] * len(priors))
+        mixed = ((1 - epsilon) * priors + epsilon * noise) * valid
+        return mixed / mixed.sum()
+
+    nb04.check_dirichlet_noise(video_noise)
+    line = verdict(capsys)
+    failing(line, "add_dirichlet_noise")
+    assert "case 1 of 12" not in line  # every move legal: one draw of the same size, the same answer
+    assert "legal" in line
+
+    def in_place(priors, valid, epsilon, alpha, rng):
+        legal = np.flatnonzero(valid)
+        priors[legal] = (1 - epsilon) * priors[legal] + epsilon * rng.dirichlet([alpha] * len(legal))
+        return priors
+
+    nb04.check_dirichlet_noise(in_place)
+    line = verdict(capsys)
+    failing(line, "add_dirichlet_noise")
+    assert "case 1 of 12" in line and "priors untouched" in line
+
+
+# ---- search ----------------------------------------------------------------------------------------------------------
+def test_search(capsys):
+    ns = exec_into(namespace(SEARCH), STUBS[SEARCH])
+    cls = nb04.check_search(ns["AlphaMCTS"], MODEL)
+    assert verdict(capsys).startswith("⏳ AlphaMCTS.search: not written yet")
+    config = SearchConfig(num_searches=30, dirichlet_epsilon=0.25, seed=5)
+    state = TicTacToe().get_initial_state()
+    assert np.array_equal(
+        cls(TicTacToe(), MODEL, config).search(state), LibraryAlphaMCTS(TicTacToe(), MODEL, config).search(state)
+    )
+
+    ns = exec_into(namespace(SEARCH), SOLUTIONS[SEARCH])
+    nb04.check_search(ns["AlphaMCTS"], MODEL)
+    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 31 cases; the cells below use yours"
+
+
+@pytest.mark.parametrize(
+    "old, new, where",
+    [
+        ("    root.visit_count = 1\n", "", "case 1 of 31"),  # the first choice ignores the priors
+        ("        value = -value\n", "", "case 9 of 31"),  # the terminal leaf's value from the wrong side
+        ("self.rng)", "np.random.default_rng(config.seed))", "case 31 of 31"),  # a new generator every search
+    ],
+)
+def test_search_wrong_versions(capsys, old, new, where):
+    assert old in SOLUTIONS[SEARCH]
+    ns = exec_into(namespace(SEARCH), SOLUTIONS[SEARCH].replace(old, new))
+    nb04.check_search(ns["AlphaMCTS"], MODEL)
+    line = verdict(capsys)
+    failing(line, "AlphaMCTS.search")
+    assert where in line, line
+
+
+def test_search_runs_on_the_learners_earlier_code():
+    """The search solution calls the learner's Node methods, masked_policy and add_dirichlet_noise by name."""
+    broken = SOLUTIONS[MASKED].replace("return weights / weights.sum()", "return weights")
+    ns = exec_into(namespace(SEARCH, replace={MASKED: broken}), SOLUTIONS[SEARCH])
+    config = SearchConfig(num_searches=20, seed=0)
+    state = TicTacToe().get_initial_state()
+    ours = ns["AlphaMCTS"](TicTacToe(), MODEL, config).search(state)
+    assert not np.array_equal(ours, LibraryAlphaMCTS(TicTacToe(), MODEL, config).search(state))
+
+
+def test_search_player_plays_the_most_visited_move():
+    game = TicTacToe()
+    player = nb04.SearchPlayer(game, lambda s: np.eye(9)[int(np.flatnonzero(s.reshape(-1) == 0)[-1])], "last free")
+    state = game.get_next_state(game.get_initial_state(), 8, 1)
+    assert player.get_action(state, -1) == 7
