@@ -1,0 +1,614 @@
+"""Checks for notebook 02 (vanilla MCTS): the learner's Node, method by method, and MCTS.search; a tree picture.
+
+The learner writes ``Node`` cell by cell (``@add_to_class(Node)``) after a given ``__init__`` that keeps the
+same attributes as the library's ``alphazero_lib.mcts.Node`` (``state``, ``parent``, ``action_taken``,
+``children``, ``expandable_moves``, ``visit_count``, ``value_sum``, ``is_terminal``, ``terminal_value``).
+Each ``check_*`` builds nodes of the learner's class, runs the learner's method and the library's on the same
+statistics (and, for the random steps, the same seeded ``rng``), prints one verdict line and returns the class;
+a method that fails is replaced by the library's. ``check_search`` compares ``MCTS.search`` with the library's
+search on seeded positions. ``draw_tree`` draws the top of a search tree with matplotlib.
+
+Randomness: ``expand`` and ``simulate`` take a ``numpy.random.Generator``. Drawing a move as the library does,
+``rng.choice(moves)`` (or ``moves[rng.integers(len(moves))]``, the same draw) over the sorted legal moves, makes
+the learner's tree grow exactly like the library's with the same seed; the checks rely on that.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.config import MCTSConfig
+from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, show
+from alphazero_lib.games import TicTacToe
+from alphazero_lib.mcts import MCTS as LibraryMCTS
+from alphazero_lib.mcts import Node as LibraryNode
+from alphazero_lib.players import Player
+
+GAME = TicTacToe()
+
+
+class Text(str):
+    """A string shown as it is in a verdict line (no quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
+    """``cases`` with every hint ending in a full stop (the verdict line goes on after it)."""
+
+    def build(*args: Any) -> list[Case]:
+        out = cases(*args)
+        for case in out:
+            if case.hint and not case.hint.endswith((".", "?", "!")):
+                case.hint += "."
+        return out
+
+    return build
+
+
+def canonical_positions(seed: int, count: int, live: bool = True) -> list[np.ndarray]:
+    """``count`` canonical Tic-Tac-Toe positions (player to move = 1) from seeded random play; ``live``: not over."""
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    while len(out) < count:
+        state, player = GAME.get_initial_state(), 1
+        for _ in range(int(rng.integers(0, 8))):
+            action = int(rng.choice(np.flatnonzero(GAME.get_valid_moves(state))))
+            state = GAME.get_next_state(state, action, player)
+            player = -player
+            if GAME.get_value_and_terminated(state, action)[1]:
+                break
+        else:
+            out.append(GAME.change_perspective(state, player))
+            continue
+        if not live:
+            out.append(GAME.change_perspective(state, player))
+    return out
+
+
+# ---- library stand-ins that build children of the learner's class ----------------------------------------
+def library_is_fully_expanded(self: Any) -> bool:
+    """The library's rule: every legal move has a child (a node without legal moves never counts)."""
+    return len(self.children) > 0 and not np.any(self.expandable_moves)
+
+
+def library_expand(self: Any, rng: np.random.Generator) -> Any:
+    """The library's ``Node.expand``, building a child of the learner's class."""
+    moves = np.flatnonzero(self.expandable_moves)
+    action = int(moves[rng.integers(len(moves))])
+    self.expandable_moves[action] = 0
+    child_state = self.game.change_perspective(self.game.get_next_state(self.state, action, 1), -1)
+    child = type(self)(self.game, child_state, self, action)
+    self.children.append(child)
+    return child
+
+
+def _tree(cls: type, rng: np.random.Generator, state: np.ndarray, children: int) -> Any:
+    """A node of ``cls`` with ``children`` expanded children carrying random statistics."""
+    node = cls(GAME, state.copy())
+    for _ in range(children):
+        child = library_expand(node, rng)
+        child.visit_count = int(rng.integers(1, 40))
+        child.value_sum = float(rng.integers(-child.visit_count, child.visit_count + 1))
+    node.visit_count = sum(c.visit_count for c in node.children) + int(rng.integers(1, 5))
+    node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
+    return node
+
+
+# ---- exercise 1: the UCB score ------------------------------------------------------------------------------
+def check_get_ucb(cls: type) -> type:
+    """``Node.get_ucb(child, C)``: the child's value from this node's view scaled to [0, 1], plus exploration.
+
+    ``1 - (child.value_sum / child.visit_count + 1) / 2 + C * sqrt(ln(self.visit_count) / child.visit_count)``.
+    Cases: a child that always lost (Q = 1 for the parent), always won (Q = 0), a parent with one visit (no
+    bonus), C = 0, and seeded random statistics.
+    """
+
+    def case(parent_visits: int, visits: int, value_sum: float, C: float) -> Case:
+        def setup(c: type) -> tuple[Any, Any]:
+            parent, child = c(GAME, GAME.get_initial_state()), c(GAME, GAME.get_initial_state())
+            parent.visit_count, child.visit_count, child.value_sum = parent_visits, visits, value_sum
+            return parent, child
+
+        lib_parent, lib_child = setup(LibraryNode)
+        expected = LibraryNode.get_ucb(lib_parent, lib_child, C)
+        flipped = (value_sum / visits + 1) / 2 + C * math.sqrt(math.log(parent_visits) / visits)
+        hint = (
+            "the child's value_sum is from the view of the player to move at the child, your opponent: "
+            "the parent's Q is 1 - (mean + 1) / 2"
+            if visits and abs(flipped - expected) > 1e-9
+            else "Q = 1 - (value_sum / visit_count + 1) / 2, plus C * sqrt(ln(parent visits) / child visits)"
+        )
+        return Case(
+            f"parent.get_ucb(child, C={C})  # parent visits {parent_visits}, child visits {visits}, "
+            f"child value_sum {value_sum:g}",
+            lambda c: (lambda p, ch: p.get_ucb(ch, C))(*setup(c)),
+            expected,
+            hint,
+        )
+
+    def cases(c: type) -> list[Case]:
+        out = [case(10, 4, -4.0, 1.41), case(10, 4, 4.0, 1.41), case(1, 1, 0.0, 1.41), case(30, 5, 1.0, 0.0)]
+        rng = np.random.default_rng(21)
+        for _ in range(60):
+            visits = int(rng.integers(1, 60))
+            out.append(
+                case(
+                    visits + int(rng.integers(0, 200)),
+                    visits,
+                    float(rng.integers(-visits, visits + 1)),
+                    float(rng.choice([0.5, 1.0, 1.41, 2.0])),
+                )
+            )
+        return out
+
+    return check_method(cls, "get_ucb", LibraryNode.get_ucb, dotted(cases))
+
+
+# ---- exercise 2: selection ----------------------------------------------------------------------------------
+def check_select(cls: type) -> type:
+    """``Node.select(C)``: the child with the highest ``get_ucb`` (the first one on ties), as the library picks.
+
+    Cases: seeded nodes with 2 to 9 children and random statistics, C from 0 to 2, and children with equal scores.
+    """
+
+    def case(seed: int, children: int, C: float, ties: bool = False) -> Case:
+        def build(c: type) -> Any:
+            rng = np.random.default_rng(seed)
+            node = _tree(c, rng, GAME.get_initial_state(), children)
+            if ties:
+                for child in node.children:
+                    child.visit_count, child.value_sum = 3, 1.0
+            return node
+
+        lib = build(LibraryNode)
+        expected = lib.select(C).action_taken
+        ucbs = ", ".join(f"{ch.action_taken}: {lib.get_ucb(ch, C):.3f}" for ch in lib.children)
+        return Case(
+            f"node.select(C={C})  # children's UCB by action {{{ucbs}}}; returns the child for action",
+            lambda c: build(c).select(C).action_taken,
+            expected,
+            "return the child with the highest get_ucb(child, C); on equal scores keep the first one (use >)"
+            if not ties
+            else "all children score the same here: keep the first child (update only on a strictly larger score)",
+        )
+
+    def cases(c: type) -> list[Case]:
+        out = [case(1, 3, 1.41, ties=True)]
+        rng = np.random.default_rng(22)
+        for seed in range(40):
+            out.append(case(seed, int(rng.integers(2, 10)), float(rng.choice([0.0, 0.5, 1.41, 2.0]))))
+        return out
+
+    return check_method(cls, "select", LibraryNode.select, dotted(cases))
+
+
+# ---- exercise 3: fully expanded -----------------------------------------------------------------------------
+def check_is_fully_expanded(cls: type) -> type:
+    """``Node.is_fully_expanded()``: True when every legal move has a child; a node without legal moves: False.
+
+    Cases: a new node, nodes with some children, nodes with all of them, and a full board (no move at all).
+    """
+
+    def case(state: np.ndarray, children: int, note: str) -> Case:
+        def build(c: type) -> Any:
+            node = c(GAME, state.copy())
+            rng = np.random.default_rng(children)
+            for _ in range(children):
+                library_expand(node, rng)
+            return node
+
+        lib = build(LibraryNode)
+        expected = LibraryNode.is_fully_expanded(lib)
+        hint = (
+            "a node without legal moves has no children: it is not 'fully expanded' (selection would have no "
+            "child to pick); check that it has children"
+            if not GAME.get_valid_moves(state).any()
+            else "fully expanded means no expandable move is left (and at least one child exists)"
+        )
+        return Case(
+            f"is_fully_expanded()  # node {board(state)} with {children} of {int(GAME.get_valid_moves(state).sum())}"
+            f" moves expanded{note}",
+            lambda c: build(c).is_fully_expanded(),
+            expected,
+            hint,
+        )
+
+    def cases(c: type) -> list[Case]:
+        full = GAME.change_perspective(np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 1]], dtype=np.int8), -1)
+        out = [case(GAME.get_initial_state(), 0, ""), case(full, 0, " (the board is full)")]
+        for state in canonical_positions(23, 20):
+            legal = int(GAME.get_valid_moves(state).sum())
+            for children in sorted({0, legal - 1, legal}):
+                out.append(case(state, children, ""))
+        return out
+
+    return check_method(cls, "is_fully_expanded", library_is_fully_expanded, dotted(cases))
+
+
+# ---- exercise 4: expansion ----------------------------------------------------------------------------------
+def check_expand(cls: type) -> type:
+    """``Node.expand(rng)``: one random unexpanded move gets a child (state from the opponent's view).
+
+    Checks, on seeded positions with some moves already expanded: the move was expandable and is now marked
+    (``expandable_moves[a] == 0``), the child is in ``children`` with ``parent`` and ``action_taken`` set, its
+    state is ``change_perspective(get_next_state(state, a, 1), -1)``, the node's own state is unchanged, and the
+    move is the one the library draws from the same seeded ``rng``: ``rng.choice(np.flatnonzero(expandable))``.
+    """
+
+    def case(state: np.ndarray, already: int, seed: int) -> Case:
+        def build(c: type) -> Any:
+            node = c(GAME, state.copy())
+            pre = np.random.default_rng(1000 + seed)
+            for _ in range(already):
+                library_expand(node, pre)
+            return node
+
+        lib = build(LibraryNode)
+        before = lib.expandable_moves.copy()
+        lib_child = library_expand(lib, np.random.default_rng(seed))
+        action = lib_child.action_taken
+        expected = (action, lib_child.state)
+
+        def run(c: type) -> Any:
+            node = build(c)
+            mask = node.expandable_moves.copy()
+            children = len(node.children)
+            child = node.expand(np.random.default_rng(seed))
+            if not np.array_equal(node.state, state):
+                raise Mismatch(
+                    Text(f"the node's state changed to {board(node.state)}"),
+                    Text("it unchanged"),
+                    "build the child's state from a new array (get_next_state returns one)",
+                )
+            got_action = getattr(child, "action_taken", None)
+            if got_action is None or not (0 <= int(got_action) < 9) or not mask[int(got_action)]:
+                raise Mismatch(
+                    Text(f"a child for move {got_action}"),
+                    Text(f"a child for one of {np.flatnonzero(mask).tolist()}"),
+                    "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
+                    "and set the child's action_taken",
+                )
+            got_action = int(got_action)
+            if node.expandable_moves[got_action]:
+                raise Mismatch(
+                    Text(f"expandable_moves[{got_action}] still 1"),
+                    Text("0"),
+                    "mark the move as expanded: self.expandable_moves[action] = 0",
+                )
+            if len(node.children) != children + 1 or node.children[-1] is not child:
+                raise Mismatch(
+                    Text(f"{len(node.children)} children"),
+                    Text(f"{children + 1}, the new child last"),
+                    "append the new child to self.children and return it",
+                )
+            if getattr(child, "parent", None) is not node:
+                raise Mismatch(
+                    Text("a child whose parent is not the node"),
+                    Text("child.parent is the node"),
+                    "pass self as the child's parent",
+                )
+            return got_action, np.asarray(child.state)
+
+        def same(got: Any, exp: Any) -> bool:
+            if got[0] != exp[0]:
+                raise Mismatch(
+                    Text(f"a child for move {got[0]}"),
+                    Text(f"move {exp[0]} (the library's draw with the same seed)"),
+                    "draw with the rng you are given, as the library does: "
+                    "rng.choice(np.flatnonzero(self.expandable_moves))",
+                )
+            if not np.array_equal(got[1], exp[1]):
+                raise Mismatch(
+                    Text(f"child state {board(got[1])}"),
+                    Text(f"{board(exp[1])}"),
+                    "play the move for player 1 (the node's mover), then change_perspective(..., -1): the "
+                    "child is seen by the opponent, who moves next",
+                )
+            return True
+
+        return Case(
+            f"node.expand(np.random.default_rng({seed}))  # node {board(state)}, {already} moves expanded before, "
+            f"expandable {np.flatnonzero(before).tolist()}",
+            run,
+            expected,
+            "",
+            same,
+        )
+
+    def cases(c: type) -> list[Case]:
+        out = [case(GAME.get_initial_state(), 0, 0), case(GAME.get_initial_state(), 8, 1)]
+        rng = np.random.default_rng(24)
+        for seed, state in enumerate(canonical_positions(24, 30), start=2):
+            legal = int(GAME.get_valid_moves(state).sum())
+            out.append(case(state, int(rng.integers(0, legal)), seed))
+        return out
+
+    return check_method(cls, "expand", library_expand, dotted(cases))
+
+
+# ---- exercise 5: simulation ---------------------------------------------------------------------------------
+def check_simulate(cls: type) -> type:
+    """``Node.simulate(rng)``: a random rollout to the end; the result (1, 0, -1) for the player to move here.
+
+    Cases: terminal nodes (the move into them won, or filled the board) return ``terminal_value``; positions
+    with one empty cell (no randomness); seeded positions whose rollouts must agree with the library's for the
+    same ``rng`` (draw as it does: ``rng.choice(np.flatnonzero(valid_moves))``). The node's state must not change.
+    """
+
+    def case(state: np.ndarray, action: int | None, seed: int, note: str = "") -> Case:
+        lib = LibraryNode(GAME, state.copy(), action_taken=action)
+        expected = float(lib.simulate(np.random.default_rng(seed)))
+        flipped = -expected
+
+        def run(c: type) -> Any:
+            node = c(GAME, state.copy(), action_taken=action)
+            got = node.simulate(np.random.default_rng(seed))
+            if not np.array_equal(node.state, state):
+                raise Mismatch(
+                    Text(f"{show(got)} and the node's state became {board(node.state)}"),
+                    Text(f"{show(expected)} with the node's state unchanged"),
+                    "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new arrays)",
+                )
+            return got
+
+        hint = (
+            "the move into this node ended the game: return self.terminal_value (the rules' verdict for the "
+            "player to move here) without playing on"
+            if lib.is_terminal
+            else "the result is for the player to move at this node (1 in the canonical state): when the rollout "
+            "ended on the opponent's move (rollout_player == -1), negate the value"
+            if flipped != expected
+            else "play random legal moves, rollout_player starting at 1 and switching after each move, until the "
+            "game is terminated; draw with rng.choice(np.flatnonzero(valid_moves))"
+        )
+        return Case(
+            f"Node(game, {board(state)}, action_taken={action}).simulate(np.random.default_rng({seed})){note}",
+            run,
+            expected,
+            hint,
+        )
+
+    def cases(c: type) -> list[Case]:
+        # X (now -1 in the canonical state of O, who moves next) just completed the top row with move 2
+        won = np.array([[-1, -1, -1], [1, 1, 0], [0, 0, 0]], dtype=np.int8)
+        drawn = np.array([[-1, 1, -1], [-1, 1, 1], [1, -1, -1]], dtype=np.int8)
+        out = [case(won, 2, 0, "  # terminal: lost for the player to move"), case(drawn, 8, 0, "  # a full board")]
+        one_left = [
+            np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8),  # 8 draws
+            np.array([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]], dtype=np.int8),  # 2 wins for the mover
+            np.array([[-1, 1, 1], [1, -1, -1], [1, -1, 0]], dtype=np.int8),  # 8 wins (main diagonal) for ... mover
+        ]
+        out += [case(s, None, 0, "  # one empty cell") for s in one_left]
+        for seed, state in enumerate(canonical_positions(25, 40)):
+            out.append(case(state, None, seed))
+        return out
+
+    return check_method(cls, "simulate", LibraryNode.simulate, dotted(cases))
+
+
+# ---- exercise 6: backpropagation ----------------------------------------------------------------------------
+def check_backpropagate(cls: type) -> type:
+    """``Node.backpropagate(value)``: add ``value`` here and, with its sign flipped at every step, on each ancestor.
+
+    Cases: paths of 1 to 6 nodes with seeded statistics; values 1, -1, 0; compares every node's
+    ``(visit_count, value_sum)`` on the path, leaf first.
+    """
+
+    def case(depth: int, value: float, seed: int) -> Case:
+        def build(c: type) -> list[Any]:
+            rng = np.random.default_rng(seed)
+            path = [c(GAME, GAME.get_initial_state())]
+            for _ in range(depth - 1):
+                path.append(c(GAME, GAME.get_initial_state(), path[-1], None))
+            for node in path:
+                node.visit_count = int(rng.integers(0, 20))
+                node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
+            return path
+
+        def stats(path: list[Any]) -> list[tuple[int, float]]:
+            return [(int(n.visit_count), float(n.value_sum)) for n in reversed(path)]
+
+        lib = build(LibraryNode)
+        LibraryNode.backpropagate(lib[-1], value)
+        expected = stats(lib)
+
+        def run(c: type) -> Any:
+            path = build(c)
+            path[-1].backpropagate(value)
+            return stats(path)
+
+        return Case(
+            f"leaf.backpropagate({value:g})  # a path of {depth} nodes; compares (visit_count, value_sum) from the "
+            "leaf up",
+            run,
+            expected,
+            "every node on the way up gets one more visit and the value, negated at each step (the players "
+            "alternate), up to and including the root (parent None)",
+        )
+
+    def cases(c: type) -> list[Case]:
+        out = []
+        for seed in range(30):
+            out.append(case(1 + seed % 6, (1.0, -1.0, 0.0)[seed % 3], seed))
+        return out
+
+    return check_method(cls, "backpropagate", LibraryNode.backpropagate, dotted(cases))
+
+
+# ---- exercise 7: the search ---------------------------------------------------------------------------------
+class LibrarySearch(LibraryMCTS):
+    """The library's MCTS with the notebook's constructor: ``MCTS(game, num_searches, C, seed)``."""
+
+    def __init__(self, game: Any, num_searches: int = 1000, C: float = 1.41, seed: int | None = None) -> None:
+        super().__init__(game, MCTSConfig(num_searches=num_searches, C=C, seed=seed))
+
+
+SEARCH_POSITIONS = [  # (name, canonical state, decisive)
+    ("X wins at 2", np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), True),
+    ("block O at 8", np.array([[-1, 1, 0], [0, -1, 0], [1, 0, 0]], dtype=np.int8), True),
+    ("win at 6 rather than block", np.array([[1, -1, -1], [1, 0, 0], [0, -1, 0]], dtype=np.int8), True),
+    ("the empty board", np.zeros((3, 3), dtype=np.int8), False),
+    ("answer a corner", np.array([[-1, 0, 0], [0, 0, 0], [0, 0, 0]], dtype=np.int8), False),
+    ("one move left", np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8), True),
+]
+SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the random draws differ
+
+
+def check_search(mcts_class: type, num_searches: int = 600) -> type:
+    """``MCTS(game, num_searches, C, seed).search(state)``: the root's visit shares, shape ``(action_size,)``.
+
+    Compared with the library's search (same settings, same seed) on decisive and open positions: the shares
+    sum to 1, are 0 on illegal moves, pick the same move where one move is clearly best, and agree within
+    ``SEARCH_TOLERANCE`` (exactly, when the learner's Node draws as the library's does). ``search`` must also
+    keep the root in ``self.root`` (the tree picture reads it). Returns the learner's class or ``LibrarySearch``.
+    """
+
+    def case(name: str, state: np.ndarray, decisive: bool, seed: int) -> Case:
+        expected = LibrarySearch(GAME, num_searches, 1.41, seed).search(state.copy())
+
+        def run(c: type) -> Any:
+            mcts = c(GAME, num_searches=num_searches, C=1.41, seed=seed)
+            got = np.asarray(mcts.search(state.copy()), dtype=float)
+            root = getattr(mcts, "root", None)
+            if root is None or getattr(root, "visit_count", None) != num_searches:
+                raise Mismatch(
+                    Text(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits"),
+                    Text(f"the root node with {num_searches} visits"),
+                    "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
+                )
+            return got
+
+        def same(got: np.ndarray, exp: np.ndarray) -> bool:
+            if got.shape != exp.shape:
+                return False
+            if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
+                raise Mismatch(
+                    got,
+                    exp,
+                    "return each root child's visit count divided by the total: shares that "
+                    "sum to 1, 0 for moves without a child",
+                )
+            if decisive and int(np.argmax(got)) != int(np.argmax(exp)):
+                raise Mismatch(
+                    got,
+                    exp,
+                    f"{name}: the library's search puts most visits on {int(np.argmax(exp))}; "
+                    "check the sign flips (get_ucb and backpropagate) and the terminal nodes",
+                )
+            if np.max(np.abs(got - exp)) > SEARCH_TOLERANCE:
+                raise Mismatch(
+                    got,
+                    exp,
+                    "the shares differ more than random draws explain: the loop is select while "
+                    "fully expanded, then (if the node is not terminal) expand + simulate, else use "
+                    "node.terminal_value; then backpropagate",
+                )
+            return True
+
+        return Case(
+            f"MCTS(game, num_searches={num_searches}, C=1.41, seed={seed}).search({board(state)})  # {name}",
+            run,
+            expected,
+            "",
+            same,
+        )
+
+    def cases() -> list[Case]:
+        return [case(name, state, decisive, seed) for seed, (name, state, decisive) in enumerate(SEARCH_POSITIONS)]
+
+    if not isinstance(mcts_class, type):
+        print(
+            f"{FAILED} MCTS.search: expected a class, got {show(mcts_class)}; run the cell that defines it", flush=True
+        )
+        return LibrarySearch
+    own = mcts_class.__dict__.get("search")
+    return check("MCTS.search", mcts_class if own is not None else None, LibrarySearch, dotted(cases))
+
+
+# ---- the learner's search as a player -----------------------------------------------------------------------
+class SearchPlayer(Player):
+    """A player for ``arena.play_match`` from any search with ``search(canonical state) -> visit shares``."""
+
+    def __init__(self, game: Any, search: Any, name: str = "your mcts") -> None:
+        super().__init__(game)
+        self.searcher, self.name = search, name
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        probs = np.asarray(self.searcher.search(self.game.change_perspective(state, player)))
+        return int(np.argmax(probs))
+
+
+# ---- the tree picture ---------------------------------------------------------------------------------------
+def draw_tree(
+    root: Any,
+    C: float = 1.41,
+    max_depth: int = 2,
+    max_children: int = 4,
+    ax: Any = None,
+    title: str | None = None,
+) -> Any:
+    """Draw the top of a search tree: one box per node with its move, visits N, value Q and UCB score.
+
+    Q is the node's mean value from its **parent's** view (what the parent's selection compares), UCB the
+    parent's score for it with constant ``C``. Shows the ``max_children`` most visited children per node, down
+    to ``max_depth`` levels below the root; works with the library's ``Node`` and the notebook's. Returns the axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(11, 1.9 * (max_depth + 1)))
+
+    def shown(node: Any) -> list[Any]:
+        return sorted(node.children, key=lambda c: (-c.visit_count, c.action_taken))[:max_children]
+
+    positions: dict[int, tuple[float, int]] = {}
+    leaves = [0]
+
+    def place(node: Any, depth: int) -> float:
+        kids = shown(node) if depth < max_depth else []
+        if not kids:
+            x = float(leaves[0])
+            leaves[0] += 1
+        else:
+            xs = [place(child, depth + 1) for child in kids]
+            x = (xs[0] + xs[-1]) / 2
+        positions[id(node)] = (x, depth)
+        return x
+
+    place(root, 0)
+    width = max(leaves[0], 1)
+
+    def label(node: Any, parent: Any) -> str:
+        if parent is None:
+            return f"root\nN={node.visit_count}"
+        if node.visit_count == 0:
+            return f"move {node.action_taken}\nN=0"
+        q = 1 - (node.value_sum / node.visit_count + 1) / 2
+        ucb = q + C * math.sqrt(math.log(max(parent.visit_count, 1)) / node.visit_count)
+        return f"move {node.action_taken}\nN={node.visit_count}\nQ={q:.2f}\nUCB={ucb:.2f}"
+
+    def draw(node: Any, parent: Any, depth: int) -> None:
+        x, y = positions[id(node)]
+        if parent is not None:
+            px, py = positions[id(parent)]
+            ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
+        q = None if parent is None or node.visit_count == 0 else 1 - (node.value_sum / node.visit_count + 1) / 2
+        colour = "#eeeeee" if q is None else plt.get_cmap("RdYlGn")(q)
+        ax.text(x, -y, label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
+                bbox={"boxstyle": "round,pad=0.3", "facecolor": colour, "edgecolor": "0.4"})  # fmt: skip
+        if depth < max_depth:
+            for child in shown(node):
+                draw(child, node, depth + 1)
+
+    draw(root, None, 0)
+    ax.set_xlim(-0.7, width - 0.3)
+    ax.set_ylim(-max_depth - 0.6, 0.6)
+    ax.axis("off")
+    ax.set_title(title or f"search tree after {root.visit_count} simulations (Q and UCB from the parent's view)")
+    return ax
