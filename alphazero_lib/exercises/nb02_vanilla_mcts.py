@@ -380,9 +380,9 @@ def check_simulate(cls: type) -> type:
         drawn = np.array([[-1, 1, -1], [-1, 1, 1], [1, -1, -1]], dtype=np.int8)
         out = [case(won, 2, 0, "  # terminal: lost for the player to move"), case(drawn, 8, 0, "  # a full board")]
         one_left = [
-            np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8),  # 8 draws
-            np.array([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]], dtype=np.int8),  # 2 wins for the mover
-            np.array([[-1, 1, 1], [1, -1, -1], [1, -1, 0]], dtype=np.int8),  # 8 wins (main diagonal) for ... mover
+            np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8),  # cell 8 draws
+            np.array([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]], dtype=np.int8),  # cell 2 wins for the mover
+            np.array([[-1, 1, 1], [1, -1, -1], [1, -1, 0]], dtype=np.int8),  # cell 8 blocks the diagonal: a draw
         ]
         out += [case(s, None, 0, "  # one empty cell") for s in one_left]
         for seed, state in enumerate(canonical_positions(25, 40)):
@@ -599,7 +599,7 @@ def draw_tree(
             px, py = positions[id(parent)]
             ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
         q = None if parent is None or node.visit_count == 0 else 1 - (node.value_sum / node.visit_count + 1) / 2
-        colour = "#eeeeee" if q is None else plt.get_cmap("RdYlGn")(q)
+        colour = "#eeeeee" if q is None else plt.get_cmap("RdYlGn")(0.15 + 0.7 * q)  # light ends: text stays legible
         ax.text(x, -y, label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": colour, "edgecolor": "0.4"})  # fmt: skip
         if depth < max_depth:
