@@ -125,3 +125,16 @@ def test_play_session_person_against_agent():
     session.human = -1
     session.new_game()
     assert session.moves == [0] and session.player == -1
+
+
+def test_play_session_two_people():
+    session = PlaySession(TicTacToe(), None)
+    for action in (0, 3, 1, 4):
+        assert session.click(action) in ("O to move.", "X to move.")
+    assert session.click(2) == "X won."
+
+
+def test_hints_end_with_a_full_stop(capsys):
+    cases = [Case("square(2)", lambda f: f(2), 4, hint="multiply x by itself")]
+    check("square", lambda x: x, library_square, cases)
+    assert "Hint: multiply x by itself. For now" in capsys.readouterr().out

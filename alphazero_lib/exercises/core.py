@@ -135,20 +135,26 @@ def check(name: str, learner: Any, library: Any, cases: Iterable[Case] | Callabl
             return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {fallback}", library)
         except Mismatch as miss:
             hint = miss.hint or case.hint
-            return _verdict(
-                f"{where} {miss}." + (f" Hint: {hint}" if hint else "") + f" For now {_short(fallback)}.", library
-            )
+            return _verdict(f"{where} {miss}." + _hint(hint) + f" For now {_short(fallback)}.", library)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # SystemExit and friends too: a check cell must never stop "Run all"
             detail = " ".join(str(error).split())[:200]
-            hint = f" Hint: {case.hint}" if case.hint else ""
+            hint = _hint(case.hint)
             return _verdict(
                 f"{where} raised {type(error).__name__}: {detail}.{hint} For now {_short(fallback)}.", library
             )
     return _verdict(
         f"{PASSED} {name}: agrees with the library on {len(cases)} cases; the cells below use yours", learner
     )
+
+
+def _hint(hint: str) -> str:
+    """`` Hint: ...`` ending with a full stop, or nothing."""
+    hint = " ".join(hint.split())
+    if not hint:
+        return ""
+    return f" Hint: {hint}" + ("" if hint[-1] in ".!?" else ".")
 
 
 def _short(fallback: str) -> str:

@@ -54,12 +54,16 @@ def search_agent(game: Any, search: Callable[[np.ndarray], np.ndarray]) -> Oppon
 
 
 class PlaySession:
-    """The game logic behind the board, testable without a screen: a person (``human``) against ``opponent``."""
+    """The game logic behind the board, testable without a screen: a person (``human``) against ``opponent``.
+
+    ``opponent=None`` is a game between two people at one screen (a friend): every click plays for the side to move.
+    """
 
     def __init__(self, game: Any, opponent: Any, human: int = 1) -> None:
         if human not in (1, -1):
             raise ValueError(f"human must be 1 (moves first) or -1 (moves second), got {human!r}")
-        self.game, self.opponent, self.human = game, as_opponent(opponent), human
+        self.game, self.human = game, human
+        self.opponent = None if opponent is None else as_opponent(opponent)
         self.new_game()
 
     @property
@@ -71,8 +75,8 @@ class PlaySession:
         """Start again from the empty board; the agent opens when the person moves second."""
         self.state = np.asarray(self.game.get_initial_state())
         self.player, self.over, self.moves = 1, False, []
-        self.message = "Your move."
-        if self.human == -1:
+        self.message = "Your move." if self.opponent is not None else "X to move."
+        if self.human == -1 and self.opponent is not None:
             self._agent_move()
 
     def legal(self) -> np.ndarray:
@@ -87,7 +91,10 @@ class PlaySession:
         value, terminated = self.game.get_value_and_terminated(self.state, int(action))
         if terminated:
             self.over = True
-            mover = "You" if self.player == self.human else "The agent"
+            if self.opponent is None:
+                mover = SYMBOLS[self.player]
+            else:
+                mover = "You" if self.player == self.human else "The agent"
             self.message = f"{mover} won." if value == 1 else "A draw."
         self.player = -self.player
 
@@ -101,19 +108,24 @@ class PlaySession:
         """The person plays ``action``; the agent answers. Returns the message to show."""
         if self.over:
             self.message = "The game is over: press 'New game'."
-        elif self.player != self.human:
+        elif self.opponent is not None and self.player != self.human:
             self.message = "Wait for the agent's move."
         elif action not in self.legal():
             self.message = f"{action} is not legal now; legal: {self.legal().tolist()}."
         else:
             self._play(action)
-            if not self.over:
+            if not self.over and self.opponent is not None:
                 self._agent_move()
+            elif not self.over:
+                self.message = f"{SYMBOLS[self.player]} to move."
         return self.message
 
 
-def play(game: Any, opponent: Any, human: int = 1, title: str = "") -> Any:
-    """Show a clickable board for a game against ``opponent``; in a headless kernel print one line instead."""
+def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> Any:
+    """Show a clickable board for a game against ``opponent`` (``None``: two people take turns at one screen).
+
+    In a headless kernel it prints one line instead.
+    """
     if not interactive():
         print(f"Play cell: {title or 'a game against the agent'} (shown only in an interactive notebook).")
         return None
@@ -140,7 +152,8 @@ def play(game: Any, opponent: Any, human: int = 1, title: str = "") -> Any:
             button.disabled = session.columns_only or index not in legal
         for column, button in enumerate(drops):
             button.disabled = column not in legal
-        status.value = f"<b>{title}</b> You are {SYMBOLS[session.human]}. {session.message}"
+        side_text = f"You are {SYMBOLS[session.human]}. " if session.opponent is not None else ""
+        status.value = f"<b>{title}</b> {side_text}{session.message}"
 
     def on_cell(index: int) -> Callable[[Any], None]:
         def handler(_button: Any) -> None:
