@@ -9,6 +9,9 @@ import contextlib
 import inspect
 import io
 import random
+import re
+import sys
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -18,26 +21,49 @@ from alphazero_lib.games.connect_four import ConnectFour
 from alphazero_lib.games.tictactoe import TicTacToe
 from alphazero_lib.players import Player
 
+#: What kaggle-environments 1.12.0 prints on import for each environment whose optional packages are missing.
+_LOAD_FAILED = re.compile(r"^Loading environment \S+ failed: .*$")
+
+
+def import_kaggle_environments() -> ModuleType:
+    """``kaggle_environments``, imported without its ``Loading environment ... failed`` lines.
+
+    Its first import tries every bundled environment and prints one such line for each whose optional packages
+    are missing (lux_ai_s2, ...), none of which the course uses. Only those lines are dropped: anything else it
+    prints is printed again, and its errors propagate. Raises ``ValueError`` with the install command when
+    the optional extra is not installed.
+    """
+    if "kaggle_environments" in sys.modules:
+        return sys.modules["kaggle_environments"]
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(captured):
+            import kaggle_environments
+    except ImportError as err:
+        if err.name is not None and err.name.split(".")[0] == "kaggle_environments":
+            raise ValueError("this needs kaggle-environments, an optional extra: pip install -e '.[kaggle]'") from None
+        raise
+    finally:
+        kept = [line for line in captured.getvalue().splitlines(keepends=True) if not _LOAD_FAILED.match(line)]
+        sys.stdout.write("".join(kept))
+    return kaggle_environments
+
 
 def kaggle_agents(game: Game) -> dict[str, Any]:
     """kaggle-environments' built-in agents (name -> function) for ``game``'s environment."""
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):  # it prints about environments it cannot load
-            if isinstance(game, ConnectFour):
-                from kaggle_environments.envs.connectx.connectx import agents
-            elif isinstance(game, TicTacToe):
-                from kaggle_environments.envs.tictactoe.tictactoe import agents
-            else:
-                raise ValueError(f"kaggle-environments has agents for connect_four and tictactoe only, not {game!r}")
-    except ImportError:
-        raise ValueError(
-            "kaggle players need kaggle-environments, an optional extra: pip install -e '.[kaggle]'"
-        ) from None
+    if not isinstance(game, ConnectFour | TicTacToe):
+        raise ValueError(f"kaggle-environments has agents for connect_four and tictactoe only, not {game!r}")
+    import_kaggle_environments()
+    if isinstance(game, ConnectFour):
+        from kaggle_environments.envs.connectx.connectx import agents
+    else:
+        from kaggle_environments.envs.tictactoe.tictactoe import agents
     return dict(agents)
 
 
 def to_observation(game: Game, state: np.ndarray, player: int) -> tuple[Any, Any]:
     """``(observation, configuration)`` as kaggle agents read them: a flat board of 0/1/2 and the mover's mark."""
+    import_kaggle_environments()
     from kaggle_environments.utils import Struct
 
     board = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
@@ -125,10 +151,8 @@ def _agent(game: Game, spec: str, seed: int | None) -> Any:
 def _run(game: Game, agents: list[Any], seed: Any) -> Any:
     """A fresh kaggle-environments env for ``game``, run with ``agents``; the global ``random`` (which the
     built-in agents draw from) is seeded for the run and restored afterwards. Returns the env."""
-    from kaggle_environments import make
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        env = make(environment_name(game), debug=True)
+    make = import_kaggle_environments().make
+    env = make(environment_name(game), debug=True)
     outer = random.getstate()
     random.seed(seed)
     try:
