@@ -5,12 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from alphazero_lib.games import GAMES, make_game
 
+#: Every command that takes --game plays Connect Four unless told otherwise (train alone asks for it).
+DEFAULT_GAME = "connect_four"
+#: The games kaggle-environments has: the playoff and kaggle-eval commands offer these only.
+KAGGLE_GAMES = ("connect_four", "tictactoe")
+#: playoff's players when none are given: the shipped model against kaggle's strongest built-in agent.
+PLAYOFF_DEFAULTS = {
+    "connect_four": ("alphazero:connect_four", "kaggle:negamax"),
+    "tictactoe": ("alphazero:tictactoe", "kaggle:reaction"),
+}
 
-def _add_game_argument(parser: argparse.ArgumentParser, default: str = "tictactoe") -> None:
-    parser.add_argument("--game", default=default, choices=sorted(GAMES), help=f"which game (default {default})")
+
+def _add_game_argument(
+    parser: argparse.ArgumentParser, default: str = DEFAULT_GAME, games: Sequence[str] | None = None
+) -> None:
+    choices = sorted(games or GAMES)
+    parser.add_argument("--game", default=default, choices=choices, help=f"which game (default {default})")
 
 
 def _spec_help() -> str:
@@ -104,33 +118,41 @@ _TRAIN_OVERRIDES = {  # flag -> TrainConfig field
 
 def _train(args: argparse.Namespace) -> int:
     """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume."""
-    import json
     from pathlib import Path
 
     from alphazero_lib.config import PRESETS, TrainConfig
-    from alphazero_lib.training import build_trainer
+    from alphazero_lib.training import build_trainer, clean_stale_temp_files, find_resume_checkpoint
 
     run_dir = Path(args.out)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
     latest = run_dir / "latest.pt"
     overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
+    if args.resume and args.overwrite:
+        raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
     if args.resume:
         if not (run_dir / "config.json").is_file():
             raise ValueError(f"nothing to resume in {run_dir}: it has no config.json (start a run without --resume)")
-        saved = json.loads((run_dir / "config.json").read_text())
-        game = make_game(**saved["game"])
+        saved = _read_json_object(run_dir / "config.json")
+        try:
+            game = make_game(**saved["game"])
+            train_settings = dict(saved["train_config"])
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"{run_dir / 'config.json'} is not a run's config (no valid {err} entry)") from None
         if args.game is not None and make_game(args.game) != game:
             raise ValueError(f"{run_dir} is a run for {game!r}, not {make_game(args.game)!r}")
-        config = TrainConfig.from_dict({**saved["train_config"], **overrides})
+        config = TrainConfig.from_dict({**train_settings, **overrides})
     else:
         if args.game is None:
             raise ValueError("--game is required for a new run")
-        if run_dir.exists() and any(run_dir.iterdir()):
+        if run_dir.exists() and any(run_dir.iterdir()) and not args.overwrite:
             raise ValueError(
-                f"{run_dir} already exists and is not empty; pass --resume to continue it or pick a new --out"
+                f"{run_dir} already exists and is not empty; pass --resume to continue it, --overwrite to replace "
+                f"its checkpoints, or pick a new --out"
             )
         game = make_game(args.game)
         if args.config is not None:
-            settings = json.loads(Path(args.config).read_text())
+            settings = _read_json_object(Path(args.config))
         else:
             preset = args.preset or (args.game if args.game in PRESETS else None)
             if preset is not None and preset not in PRESETS:
@@ -141,14 +163,43 @@ def _train(args: argparse.Namespace) -> int:
 
     batched = args.parallel_games or args.workers or args.inference_mode  # batched self-play (issue 5)
     trainer_class = AlphaZeroParallel if batched else AlphaZero
-    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, trainer_class=trainer_class)
-    if args.resume and latest.is_file():
-        trainer.restore(latest)
-        print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}")
+    trainer = build_trainer(
+        game,
+        config,
+        run_dir=run_dir,
+        progress=not args.no_progress,
+        trainer_class=trainer_class,
+        overwrite=args.overwrite,
+    )
+    if run_dir.is_dir():
+        for stale in clean_stale_temp_files(run_dir):
+            print(f"removed {stale.name}, left behind by an interrupted write")
+    if args.resume:
+        source, note = find_resume_checkpoint(run_dir)
+        if source is not None:
+            trainer.restore(source)
+            print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}, from {note}")
+        else:
+            print(f"{note}: starting {run_dir} at iteration 0")
     print(f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; run dir {run_dir}")
     trainer.learn()
     print(f"done: {trainer.iteration} iterations; weights in {latest}")
     return 0
+
+
+def _read_json_object(path: Path) -> dict:
+    """A JSON file whose top level is an object; errors name the file."""
+    import json
+
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object of settings at the top level, not a {type(data).__name__}")
+    return data
 
 
 # ---- bench ----------------------------------------------------------------------------------------
@@ -196,6 +247,8 @@ def _playoff(args: argparse.Namespace) -> int:
     from alphazero_lib.kaggle import episode_states, run_episode
 
     game = make_game(args.game)
+    default1, default2 = PLAYOFF_DEFAULTS[args.game]
+    args.player1, args.player2 = args.player1 or default1, args.player2 or default2
     env = run_episode(game, args.player1, args.player2, seed=args.seed)
     states = episode_states(game, env)
     rewards = [agent["reward"] for agent in env.steps[-1]]
@@ -210,7 +263,10 @@ def _playoff(args: argparse.Namespace) -> int:
     title = f"{args.player1} (X) vs {args.player2} (O)"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(playoff_html(game, states, captions, title=title, players=f"{game!r}: {result}"))
+    page = playoff_html(
+        game, states, captions, title=title, players=f"{game!r}: {result}", names=(args.player1, args.player2)
+    )
+    out.write_text(page)
     print(f"{title}: {result} in {len(states) - 1} moves; wrote {out}")
     if args.gif:
         print(f"wrote {save_gif(game, states, args.gif, captions)}")
@@ -242,11 +298,16 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="python -m alphazero_lib", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero_lib",
+        description="AlphaZero from Scratch on the command line: play, watch and pit players, train, benchmark, "
+        f"and run Kaggle playoffs. Commands play {DEFAULT_GAME} unless --game says otherwise.",
+        epilog="Run 'python -m alphazero_lib COMMAND --help' for one command's options.",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="watch one game between two players in the terminal")
-    _add_game_argument(demo, default="connect_four")
+    _add_game_argument(demo)
     demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.add_argument("--player1", default="random", metavar="SPEC", help="first player's spec (default random)")
     demo.add_argument("--player2", default="random", metavar="SPEC", help="second player's spec (default random)")
@@ -259,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--config", default=None, metavar="FILE", help="TrainConfig fields as JSON")
     train.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, history, plots)")
     train.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
+    train.add_argument(
+        "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
+    )
     train.add_argument("--iterations", type=int, default=None, help="total learn iterations")
     train.add_argument("--games-per-iteration", type=int, default=None, help="self-play games per iteration")
     train.add_argument("--searches", type=int, default=None, help="search simulations per self-play move")
@@ -305,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_play)
     bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")
     bench.add_argument("what", choices=["selfplay"], help="which benchmark")
-    _add_game_argument(bench, default="connect_four")
+    _add_game_argument(bench)
     bench.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
     bench.add_argument("--searches", type=int, default=None, help="search simulations per move (default: preset)")
     bench.add_argument("--games", type=int, default=64, help="games in flight in batched self-play (default 64)")
@@ -322,17 +386,26 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--C", type=float, default=2.0, help="PUCT exploration constant (default 2.0)")
     export.set_defaults(func=_export_kaggle)
     playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
-    _add_game_argument(playoff, default="connect_four")
+    _add_game_argument(playoff, games=KAGGLE_GAMES)
     playoff.add_argument(
-        "--player1", default="alphazero:connect_four", metavar="SPEC", help="first player: a spec or kaggle:NAME"
+        "--player1",
+        default=None,
+        metavar="SPEC",
+        help="first player: a spec or kaggle:NAME (default alphazero:connect_four, the shipped model; "
+        "alphazero:tictactoe with --game tictactoe)",
     )
-    playoff.add_argument("--player2", default="kaggle:negamax", metavar="SPEC", help="second player")
+    playoff.add_argument(
+        "--player2",
+        default=None,
+        metavar="SPEC",
+        help="second player (default kaggle:negamax; kaggle:reaction with --game tictactoe)",
+    )
     playoff.add_argument("--out", default="playoff.html", help="HTML file to write (default playoff.html)")
     playoff.add_argument("--gif", default=None, help="also write an animated GIF here")
     playoff.add_argument("--seed", type=int, default=0, help="seed for both players (default 0)")
     playoff.set_defaults(func=_playoff)
     kaggle_eval = commands.add_parser("kaggle-eval", help="a player or submission file vs kaggle's built-in agents")
-    _add_game_argument(kaggle_eval, default="connect_four")
+    _add_game_argument(kaggle_eval, games=KAGGLE_GAMES)
     kaggle_eval.add_argument("--player", required=True, help="a player spec, or a submission .py file")
     kaggle_eval.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
     kaggle_eval.add_argument("--episodes", type=int, default=100, help="episodes on each seat (default 100)")

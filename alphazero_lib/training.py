@@ -91,6 +91,7 @@ class AlphaZero:
         config: TrainConfig,
         run_dir: str | os.PathLike[str] | None = None,
         progress: bool = True,
+        overwrite: bool = False,
     ) -> None:
         if not isinstance(config, TrainConfig):
             raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
@@ -100,6 +101,7 @@ class AlphaZero:
         self.config = config
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.progress = progress
+        self.overwrite = overwrite  # True: a fresh run may replace the checkpoints already in run_dir
         self.iteration = 0  # completed learn iterations
         self.replay: list[list[Sample]] = []  # one list of samples per recent iteration, oldest first
         self.history: list[dict[str, Any]] = []  # one dict per completed iteration
@@ -221,6 +223,7 @@ class AlphaZero:
         """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history."""
         cfg = self.config
         if self.run_dir is not None:
+            self._claim_run_dir()
             self._write_json("config.json", {"game": self.game.config, "train_config": cfg.to_dict()})
         while self.iteration < cfg.num_iterations:
             start = time.perf_counter()
@@ -317,10 +320,14 @@ class AlphaZero:
         return make_checkpoint(self.model, self.game, **extra)
 
     def save(self) -> None:
-        """Write ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay buffer), history and loss curves."""
+        """Write ``latest.pt`` (with the replay buffer), ``checkpoints/iter_NNNN.pt``, history and loss curves.
+
+        ``latest.pt`` comes first: a process killed before the iteration file is written leaves a ``latest.pt``
+        that ``find_resume_checkpoint`` resumes from exactly (and ``restore`` writes the missing file from it).
+        """
         assert self.run_dir is not None
-        save_checkpoint(self.run_dir / "checkpoints" / f"iter_{self.iteration:04d}.pt", self.checkpoint())
         save_checkpoint(self.run_dir / "latest.pt", self.checkpoint(with_replay=True))
+        save_checkpoint(iteration_path(self.run_dir, self.iteration), self.checkpoint())
         self._write_json("history.json", self.history)
         from alphazero_lib.plotting import plot_training_curves
 
@@ -338,9 +345,94 @@ class AlphaZero:
         self.iteration = int(checkpoint["iteration"])
         self.history = list(checkpoint.get("history", []))
         self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
+        if self.run_dir is not None and self.iteration > 0:
+            missing = iteration_path(self.run_dir, self.iteration)
+            if not missing.is_file():  # killed between writing latest.pt and the iteration file
+                without_replay = {k: v for k, v in checkpoint.items() if k != "replay"}
+                save_checkpoint(missing, without_replay)
+            self._write_json("history.json", self.history)
+
+    def _claim_run_dir(self) -> None:
+        """Refuse to overwrite iterations already saved in ``run_dir`` (unless ``overwrite``); drop stale temp files."""
+        clean_stale_temp_files(self.run_dir)
+        later = [p for n, p in saved_iterations(self.run_dir) if n > self.iteration]
+        latest = self.run_dir / "latest.pt"
+        if self.iteration == 0 and latest.is_file():
+            later.append(latest)
+        if later and not self.overwrite:
+            raise ValueError(
+                f"{self.run_dir} already holds a run ({', '.join(p.name for p in later[:3])}"
+                f"{', ...' if len(later) > 3 else ''}) beyond iteration {self.iteration}; resume it "
+                f"(find_resume_checkpoint, restore) or pass overwrite=True to replace it"
+            )
+        for path in later:
+            path.unlink()
 
     def _write_json(self, name: str, data: Any) -> None:
         atomic_write_bytes(self.run_dir / name, (json.dumps(data, indent=1) + "\n").encode())
+
+
+def iteration_path(run_dir: str | os.PathLike[str], iteration: int) -> Path:
+    """``run_dir/checkpoints/iter_NNNN.pt``: the checkpoint written after ``iteration`` learn iterations."""
+    return Path(run_dir) / "checkpoints" / f"iter_{iteration:04d}.pt"
+
+
+def saved_iterations(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
+    """``(iteration, path)`` of every ``checkpoints/iter_NNNN.pt`` in ``run_dir``, oldest first (unchecked)."""
+    found = []
+    for path in (Path(run_dir) / "checkpoints").glob("iter_*.pt"):
+        digits = path.stem[len("iter_") :]
+        if digits.isdigit():
+            found.append((int(digits), path))
+    return sorted(found)
+
+
+def clean_stale_temp_files(run_dir: str | os.PathLike[str]) -> list[Path]:
+    """Delete the ``.NAME.*.tmp`` files an interrupted atomic write left in ``run_dir``; returns them."""
+    removed = []
+    for folder in (Path(run_dir), Path(run_dir) / "checkpoints"):
+        for path in folder.glob(".*.tmp"):
+            if path.is_file():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None, str]:
+    """The checkpoint to resume ``run_dir`` from, and a phrase naming it and why (``None`` if there is none).
+
+    ``latest.pt`` (which holds the replay buffer) wins unless the newest intact ``checkpoints/iter_NNNN.pt`` is
+    further on; damaged or truncated files are skipped and named in the sentence.
+    """
+    from alphazero_lib.checkpoints import CheckpointError
+
+    run_dir = Path(run_dir)
+    skipped: list[str] = []
+    best: tuple[int, Path] | None = None
+    latest = run_dir / "latest.pt"
+    if latest.is_file():
+        try:
+            best = (int(load_checkpoint(latest).get("iteration", 0)), latest)
+        except (CheckpointError, ValueError, TypeError) as err:
+            skipped.append(f"{latest.name} ({str(err).splitlines()[0][:120]})")
+    for number, path in reversed(saved_iterations(run_dir)):
+        if best is not None and number <= best[0]:
+            break
+        try:
+            load_checkpoint(path)
+        except CheckpointError as err:
+            skipped.append(f"{path.name} ({str(err).splitlines()[0][:120]})")
+            continue
+        best = (number, path)
+        break
+    note = f"; skipped damaged {', '.join(skipped)}" if skipped else ""
+    if best is None:
+        return None, f"no intact checkpoint in {run_dir}{note}"
+    number, path = best
+    if path == latest:
+        return path, f"{path}{note}"
+    why = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
+    return path, f"{path}, the newest intact iteration ({why}{note})"
 
 
 def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
@@ -367,6 +459,7 @@ def build_trainer(
     run_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     trainer_class: type[AlphaZero] = AlphaZero,
+    overwrite: bool = False,
 ) -> AlphaZero:
     """A fresh seeded ``ResNet``, its Adam optimizer and the trainer, as ``config`` describes them."""
     from alphazero_lib.model import ResNet
@@ -375,7 +468,7 @@ def build_trainer(
     seed_everything(config.seed)
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress)
+    return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite)
 
 
 # ---- batched self-play (issue 5) ------------------------------------------------------------------------
