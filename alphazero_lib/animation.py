@@ -25,10 +25,15 @@ body { font-family: system-ui, sans-serif; background: #fafafa; margin: 16px; co
 #board { display: block; margin: 8px 0; }
 .controls button { font-size: 15px; margin-right: 4px; }
 #caption { font-size: 15px; margin: 6px 0; min-height: 1.3em; }
+#legend { margin: 6px 0; }
+#legend span.entry { margin-right: 18px; white-space: nowrap; }
+#legend span.mark { display: inline-block; width: 16px; height: 16px; border-radius: 50%; border: 1.5px solid #222;
+  vertical-align: -3px; margin-right: 5px; text-align: center; line-height: 16px; font-weight: bold; }
 </style></head>
 <body>
 <h3>__TITLE__</h3>
 <div id="players">__PLAYERS__</div>
+<div id="legend">__LEGEND__</div>
 <canvas id="board"></canvas>
 <div id="caption"></div>
 <div class="controls">
@@ -112,6 +117,22 @@ def game_frames(game: Game, states: Sequence[np.ndarray], captions: Sequence[str
     return frames
 
 
+def _legend(style: str, colors: dict[str, str], names: Sequence[str]) -> str:
+    """HTML for the legend: each player's mark as drawn on the board (disc colour or letter) and name."""
+    entries = []
+    for value, letter, name, seat in (("1", "X", names[0], "moves first"), ("-1", "O", names[1], "moves second")):
+        if style == "grid":  # tic-tac-toe draws letters, X red and O blue
+            ink = "#c62828" if value == "1" else "#1565c0"
+            mark = f'<span class="mark" style="border: none; color: {ink}">{letter}</span>'
+            label = f"{letter}: {html.escape(name)} ({seat})"
+        else:
+            colour = {"#e53935": "red", "#fdd835": "yellow", "#111111": "black", "#f5f5f5": "white"}[colors[value]]
+            mark = f'<span class="mark" style="background: {colors[value]}"></span>'
+            label = f"{colour} = {letter}: {html.escape(name)} ({seat})"
+        entries.append(f'<span class="entry">{mark}{label}</span>')
+    return "".join(entries)
+
+
 def playoff_html(
     game: Game,
     states: Sequence[np.ndarray],
@@ -120,8 +141,13 @@ def playoff_html(
     players: str = "",
     interval_ms: int = 600,
     autoplay: bool = True,
+    names: Sequence[str] = ("X", "O"),
 ) -> str:
-    """A self-contained HTML page animating ``states`` (absolute boards, first = initial position)."""
+    """A self-contained HTML page animating ``states`` (absolute boards, first = initial position).
+
+    ``names``: the first and second player's names, shown in a legend beside their marks (disc colours
+    for Connect Four and Othello, X and O for Tic-Tac-Toe).
+    """
     if not len(states):
         raise ValueError("playoff_html needs at least one state")
     if isinstance(game, ConnectFour):
@@ -142,6 +168,7 @@ def playoff_html(
         "frames": game_frames(game, states, captions),
     }
     page = _PAGE.replace("__TITLE__", html.escape(title)).replace("__PLAYERS__", html.escape(players))
+    page = page.replace("__LEGEND__", _legend(style, colors, names))
     return page.replace("__DATA__", json.dumps(data))
 
 

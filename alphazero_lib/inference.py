@@ -15,6 +15,7 @@ import copy
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -178,7 +179,14 @@ class FastEvaluator:
         if stored in MODES:
             _MEASURED[key] = stored
             return stored
-        self.timings = self.measure(self._candidates())
+        candidates = self._candidates()
+        where = f"cached in {self.cache_path}" if self.cache_path is not None else "kept for this process"
+        print(  # a first run on a machine pauses here for a while: say why (stderr, so --json stays clean)
+            f"timing inference modes {', '.join(candidates)} once for this network and machine ({where}); "
+            f"pass an explicit mode (e.g. fp32) to skip",
+            file=sys.stderr,
+        )
+        self.timings = self.measure(candidates)
         best = max(self.timings, key=self.timings.get)
         _MEASURED[key] = best
         _write_cache(self.cache_path, key, best)
