@@ -1,0 +1,109 @@
+"""One place for the repository's address: pyproject.toml; every Colab badge and setup cell agrees with it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("set_repository", ROOT / "tools" / "set_repository.py")
+set_repository = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(set_repository)
+NOTEBOOKS = set_repository.notebooks(ROOT)
+
+
+def cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["cells"]
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def setup_cell(path: Path) -> str | None:
+    """The source of the notebook's setup cell (the code cell with the ``REPOSITORY = ...`` line), if any."""
+    return next((source(c) for c in cells(path) if c["cell_type"] == "code" and "REPOSITORY = " in source(c)), None)
+
+
+def test_pyproject_names_a_github_repository():
+    assert set_repository.SLUG.fullmatch(set_repository.repository(ROOT))
+
+
+def test_every_badge_and_setup_cell_agrees_with_pyproject():
+    assert NOTEBOOKS
+    assert set_repository.disagreements(ROOT) == []
+
+
+def test_the_check_catches_a_stale_badge_and_a_stale_setup_cell(tmp_path):
+    copy = tmp_path / "copy"
+    (copy / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / "pyproject.toml", copy)
+    first = NOTEBOOKS[0]
+    repo = set_repository.repository(ROOT)
+    text = first.read_text()
+    assert repo in text
+    (copy / "notebooks" / first.name).write_text(text.replace(repo, "someone/else"))
+    problems = set_repository.disagreements(copy)
+    assert any("badge" in p and "someone/else" in p for p in problems), problems
+    if setup_cell(first) is not None:
+        assert any('REPOSITORY = "someone/else"' in p for p in problems), problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_opens_with_the_setup_cell(path):
+    code = [source(c) for c in cells(path) if c["cell_type"] == "code"]
+    expected = set_repository.SETUP_CELL.format(repository=set_repository.repository(ROOT))
+    assert code and code[0] == expected, (
+        f"{path.name}: the first code cell is not the setup cell of tools/set_repository.py"
+    )
+
+
+def run_setup_cell(cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = set_repository.SETUP_CELL.format(repository="someone/else") + "\nprint(sys.path[0])"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_the_setup_cell_uses_the_checkout_and_says_so():
+    done = run_setup_cell(ROOT / "notebooks")
+    assert done.returncode == 0, done.stderr
+    said, path = done.stdout.splitlines()
+    assert said == "Using the course library from this checkout." and Path(path) == ROOT
+
+
+def test_the_setup_cell_outside_a_checkout_and_outside_colab_installs_nothing(tmp_path):
+    done = run_setup_cell(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Using the installed course library")
+
+
+def test_set_repository_rewrites_every_copy_and_nothing_else(tmp_path):
+    copy = tmp_path / "copy"
+    (copy / "notebooks").mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy)
+    for path in NOTEBOOKS:
+        shutil.copy(path, copy / "notebooks")
+    old = set_repository.repository(ROOT)
+    tool = [sys.executable, str(ROOT / "tools" / "set_repository.py"), "--root", str(copy)]
+    done = subprocess.run([*tool, "ada/alphazero-course"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set_repository.repository(copy) == "ada/alphazero-course"
+    assert set_repository.disagreements(copy) == []
+    for path in [copy / "pyproject.toml", copy / "README.md", *set_repository.notebooks(copy)]:
+        text = path.read_text()
+        assert old not in text, path.name
+        original = (ROOT / path.relative_to(copy)).read_text()
+        assert text == original.replace(old, "ada/alphazero-course"), f"{path.name}: more than the address changed"
+    for path in set_repository.notebooks(copy):
+        assert set_repository.badge_url("ada/alphazero-course", path.name) in path.read_text()
+    assert subprocess.run([*tool, "--check"], capture_output=True, timeout=60).returncode == 0
+    refused = subprocess.run([*tool, "not a repository"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "OWNER/NAME" in refused.stderr
