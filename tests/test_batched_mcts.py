@@ -311,6 +311,88 @@ def test_self_play_workers_share_the_games_and_are_reproducible(tmp_path):
     assert all(np.array_equal(a[1], b[1]) and a[2] == b[2] for a, b in pairs)
 
 
+def split_games(memory) -> list[list[tuple[np.ndarray, np.ndarray, float]]]:
+    """Tic-Tac-Toe samples (no symmetries) cut into games: (canonical state, search probs, value target) per move.
+
+    A game's samples are contiguous and its first one is the empty board.
+    """
+    games: list[list[tuple[np.ndarray, np.ndarray, float]]] = []
+    for encoded, probs, value in memory:
+        state = (encoded[2] - encoded[0]).astype(int)  # planes: opponent, empty, own
+        if not state.any():
+            games.append([])
+        games[-1].append((state, probs, float(value)))
+    return games
+
+
+def check_targets_and_temperature(memory, game_stats, temperature_moves: int) -> None:
+    """From the samples alone: every value target is the game's outcome for that position's mover, and every
+    move from ``temperature_moves`` on was a most-visited one (temperature 0), while earlier ones were not always.
+    """
+    from reference import has_line
+
+    games = split_games(memory)
+    assert len(games) == game_stats["games"] and sum(map(len, games)) == game_stats["positions"]
+    results = {"first_player_wins": 0, "second_player_wins": 0, "draws": 0}
+    greedy_early, checked_late = [], 0
+    for samples in games:
+        last = samples[-1][0]
+        # the last mover ends the game: with a win (any length), or on the ninth move with a win or a draw
+        empties = np.flatnonzero(last.reshape(-1) == 0)
+        wins = [cell for cell in empties if has_line(np.where(np.arange(9).reshape(3, 3) == cell, 1, last), 1, 3)]
+        assert wins or len(samples) == 9, samples[-1]
+        last_outcome = 1.0 if wins else 0.0
+        if last_outcome == 0:
+            results["draws"] += 1
+        else:
+            results["first_player_wins" if len(samples) % 2 == 1 else "second_player_wins"] += 1
+        for index, (state, probs, value) in enumerate(samples):
+            expected = last_outcome if (len(samples) - 1 - index) % 2 == 0 else -last_outcome
+            assert value == expected, (index, len(samples), value, expected)
+            if index + 1 < len(samples):
+                # the move played: the cell that is the mover's piece in the next (opponent-view) state
+                (action,) = np.flatnonzero((state.reshape(-1) == 0) & (samples[index + 1][0].reshape(-1) == -1))
+                is_greedy = probs[action] == probs.max()
+                if index >= temperature_moves:
+                    assert is_greedy, (index, action, probs)
+                    checked_late += 1
+                else:
+                    greedy_early.append(is_greedy)
+    assert results == {key: game_stats[key] for key in results}
+    assert results["first_player_wins"] + results["second_player_wins"] >= 3  # decisive games: targets of both signs
+    assert checked_late >= 20 and not all(greedy_early)  # temperature 1 really sampled before temperature_moves
+
+
+@pytest.mark.parametrize("num_workers", [1, 2])
+def test_batched_self_play_targets_and_temperature_schedule(num_workers):
+    """The parallel trainer (in this process, and in worker processes) with the shipped configs' kind of
+    schedule: outcome targets with the right sign for each mover, argmax moves once ``temperature_moves`` is over.
+    """
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+
+    config = _tiny_parallel_config(
+        num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
+    )
+    config = TrainConfig(**{**config.to_dict(), "num_workers": num_workers})
+    trainer = build_trainer(make_game("tictactoe"), config, progress=False, trainer_class=AlphaZeroParallel)
+    assert trainer.num_workers == num_workers
+    try:
+        memory = trainer.self_play_iteration()
+    finally:
+        trainer.close()
+    check_targets_and_temperature(memory, trainer.game_stats, temperature_moves=3)
+
+
+def test_serial_self_play_targets_and_temperature_schedule():
+    from alphazero_lib.training import build_trainer
+
+    config = _tiny_parallel_config(
+        num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
+    )
+    trainer = build_trainer(make_game("tictactoe"), config, progress=False)
+    check_targets_and_temperature(trainer.self_play_iteration(), trainer.game_stats, temperature_moves=3)
+
+
 def test_one_worker_records_search_statistics_in_the_history():
     from alphazero_lib.training import AlphaZeroParallel, build_trainer
 
