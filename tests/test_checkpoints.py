@@ -53,6 +53,18 @@ def test_loading_connect_four_weights_into_tictactoe_says_so(tmp_path):
     assert repr(load_model(path).game) == "ConnectFour(rows=6, columns=7, in_a_row=4)"
 
 
+def test_same_board_other_rules_is_refused(tmp_path):
+    """Five in a row on the standard 6 x 7 board: the same tensors fit, but the rules differ, so loading says so."""
+    five = make_game("connect_four", in_a_row=5)
+    path = save_checkpoint(tmp_path / "five.pt", make_checkpoint(ResNet(five, 1, 8), five))
+    expected = re.escape(
+        "weights are for ConnectFour(rows=6, columns=7, in_a_row=5), not ConnectFour(rows=6, columns=7, in_a_row=4)"
+    )
+    with pytest.raises(CheckpointError, match=expected):
+        load_model(path, make_game("connect_four"))
+    assert load_model(path).game.in_a_row == 5  # without a game, the stored rules are rebuilt
+
+
 def test_architecture_mismatch(ttt_checkpoint):
     path, _ = ttt_checkpoint
     game = make_game("tictactoe")
