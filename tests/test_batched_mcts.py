@@ -12,7 +12,7 @@ from test_alpha_mcts import GOLDEN
 from test_training import TINY
 
 from alphazero_lib import make_game
-from alphazero_lib.alpha_mcts import AlphaMCTS
+from alphazero_lib.alpha_mcts import AlphaMCTS, exploration_weight
 from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.batched_rules import BatchedRules, LineGameRules, batched_rules_for
 from alphazero_lib.config import SearchConfig, TrainConfig
@@ -122,6 +122,63 @@ def test_every_game_of_a_batch_matches_its_own_serial_search_without_noise(name)
     probs = BatchedMCTS(game, net, config).search(states)
     for state, row in zip(states, probs, strict=True):
         assert np.array_equal(row, AlphaMCTS(game, net, config).search(state))
+
+
+def search_counts(kind: str, game, net, config: SearchConfig, state: np.ndarray) -> dict[int, int]:
+    """Root visit counts ``{action: visits}`` (visited actions only) of the serial or the batched search."""
+    if kind == "serial":
+        probs = AlphaMCTS(game, net, config).search(state)
+    else:
+        probs = BatchedMCTS(game, net, config).search(state[None])[0]
+    counts = np.rint(probs * config.num_searches).astype(int)
+    return {int(a): int(counts[a]) for a in np.flatnonzero(counts)}
+
+
+def test_pb_c_weights_are_the_hand_computed_numbers():
+    """c(N) = log((1 + N + base) / base) + init at base 10, init 1.25, worked out by hand: log 1.1, log 1.2, log 1.5."""
+    config = SearchConfig(num_searches=8, pb_c_base=10, pb_c_init=1.25)
+    expected = {0: 1.3453102, 1: 1.4323216, 4: 1.6554651}
+    for parent_visits, c in expected.items():
+        assert exploration_weight(config, parent_visits) == pytest.approx(c, abs=1e-7), parent_visits
+    game = make_game("tictactoe")
+    table = BatchedMCTS(game, ConstantNet(game), config).c_table
+    np.testing.assert_allclose(table[list(expected)], list(expected.values()), atol=1e-7)
+
+
+# Two legal moves (cells 4 and 8), neither ends the game; the network gives 8 the prior 0.8, 4 the prior 0.2 and
+# every position the value v. With pb_c_base 1 and pb_c_init 0, c(N) = log(1 + N): c(1) = 1.0986, c(2) = 1.3863,
+# c(3) = 1.6094. Simulation 1 (N = 1) takes 8, whose value v is backed up, so for the parent Q(8) = -v.
+# Simulation 2 (N = 2) compares U(8) = -v + c(2) * 0.8 * sqrt(2) / 2 with U(4) = c(2) * 0.2 * sqrt(2):
+#   v = 0.35: U(8) = 0.4342 > U(4) = 0.3921 -> 8 again   (with c(1): 0.2715 < 0.3107 -> 4)
+#   v = 0.42: U(8) = 0.3642 < U(4) = 0.3921 -> 4         (with c(3): 0.4904 > 0.4552 -> 8)
+TWO_MOVES = np.array([[1, 1, -1], [1, 0, -1], [-1, -1, 0]], dtype=np.int8)
+
+
+@pytest.mark.parametrize("kind", ["serial", "batched"])
+@pytest.mark.parametrize(("value", "expected"), [(0.35, {8: 2}), (0.42, {4: 1, 8: 1})])
+def test_pb_c_schedule_uses_the_parent_visit_count_of_this_simulation(kind, value, expected):
+    game = make_game("tictactoe")
+    logits = np.full(9, -30.0)
+    logits[[4, 8]] = np.log([0.2, 0.8])
+    net = ConstantNet(game, logits=logits, value=value)
+    config = SearchConfig(num_searches=2, pb_c_base=1, pb_c_init=0.0, dirichlet_epsilon=0.0)
+    assert search_counts(kind, game, net, config, TWO_MOVES) == expected
+
+
+@pytest.mark.parametrize("kind", ["serial", "batched"])
+@pytest.mark.parametrize("options", [{"C": 2.0}, {"pb_c_base": 10, "pb_c_init": 1.25}])
+def test_tied_priors_go_to_the_lowest_legal_action(kind, options):
+    """Equal priors and value 0: every unvisited child scores the same, so the simulations take the lowest
+    legal actions one by one (cells 0 and 1 are taken here)."""
+    game = make_game("tictactoe")
+    state = np.zeros((3, 3), dtype=np.int8)
+    state[0, 0], state[0, 1] = 1, -1
+    config = SearchConfig(num_searches=3, dirichlet_epsilon=0.0, **options)
+    assert search_counts(kind, game, ConstantNet(game), config, state) == {2: 1, 3: 1, 4: 1}
+    connect_four = make_game("connect_four")
+    config = SearchConfig(num_searches=2, dirichlet_epsilon=0.0, **options)
+    start = connect_four.get_initial_state()
+    assert search_counts(kind, connect_four, ConstantNet(connect_four), config, start) == {0: 1, 1: 1}
 
 
 # ---- tactics and statistics ------------------------------------------------------------------------------
