@@ -49,8 +49,8 @@ def test_exercise_conventions(path: Path):
         assert "raise NotImplementedError" not in ex.solution_code, f"cell {ex.solution}: the solution is written"
         assert "check_" in solve_notebooks.source(nb.cells[ex.check]), f"cell {ex.check}: calls a check_ function"
     for ex in found:
-        kinds = [o["output_type"] for o in nb.cells[ex.check].outputs]
-        assert kinds == ["stream"], f"cell {ex.check}: the check prints its verdict and nothing else, got {kinds}"
+        kinds = {o["output_type"] for o in nb.cells[ex.check].outputs}
+        assert kinds == {"stream"}, f"cell {ex.check}: the check prints its verdict and nothing else, got {kinds}"
     for index, text in solve_notebooks.verdicts(nb):
         assert text.startswith(solve_notebooks.NOT_WRITTEN) and "not written yet" in text and "\n" not in text, (
             f"{path.name} cell {index}: the committed check prints one 'not written yet' line, got {text!r}"
