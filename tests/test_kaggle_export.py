@@ -62,28 +62,56 @@ def test_submission_is_one_numpy_file_whose_last_callable_is_the_agent(submissio
     assert last.__name__ == "agent"
 
 
+def live_positions(count: int, min_full_columns: int, seed: int) -> list[tuple[np.ndarray, int]]:
+    """``count`` positions ``(state, player to move)`` from random Connect Four playouts, each still in play and
+    with at least ``min_full_columns`` full columns."""
+    game = make_game("connect_four")
+    rng = np.random.default_rng(seed)
+    positions: list[tuple[np.ndarray, int]] = []
+    while len(positions) < count:
+        state, player = game.get_initial_state(), 1
+        for _ in range(int(rng.integers(0, 40))):
+            action = int(rng.choice(game.legal_actions(state)))
+            state = game.get_next_state(state, action, player)
+            player = -player
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+        else:
+            if int((state[0] != 0).sum()) >= min_full_columns:
+                positions.append((state, player))
+    return positions
+
+
 def test_submission_plays_legal_moves_and_takes_a_win(submission):
     agent = load_submission(submission)["agent"]
     config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
-    rng = np.random.default_rng(1)
     game = make_game("connect_four")
-    for _ in range(5):  # random positions: the answer is always a legal column
-        state, player = game.get_initial_state(), 1
-        for _ in range(int(rng.integers(0, 30))):
-            action = int(rng.choice(game.legal_actions(state)))
-            state = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = -player
-        else:
-            board = np.where(state == 1, 1, np.where(state == -1, 2, 0)).reshape(-1).tolist()
-            mark = 1 if player == 1 else 2
-            assert game.get_valid_moves(state)[agent({"board": board, "mark": mark}, config)]
+    positions = live_positions(4, 0, seed=1) + live_positions(6, 2, seed=2)
+    assert len(positions) == 10 and sum(int((s[0] != 0).sum()) >= 2 for s, _ in positions) >= 6
+    for state, player in positions:  # every sampled position is asked: the answer is always a legal column
+        board = np.where(state == 1, 1, np.where(state == -1, 2, 0)).reshape(-1).tolist()
+        mark = 1 if player == 1 else 2
+        assert game.get_valid_moves(state)[agent({"board": board, "mark": mark}, config)], state
     # mark 2 has three in column 6 and wins there, whatever the (random) network thinks
     board = np.zeros((6, 7), dtype=int)
     board[3:, 6] = 2
     board[5, 0:3] = 1
     assert agent({"board": board.reshape(-1).tolist(), "mark": 2}, config) == 6
+
+
+def test_submission_searches_legal_columns_only(submission):
+    """With full columns on the board, the root's priors and every visit stay on the open columns."""
+    namespace = load_submission(submission)
+    searcher = namespace["_AGENT"]
+    for state, player in live_positions(5, 2, seed=3):
+        canonical = (state * player).astype(np.int8)
+        legal = np.flatnonzero(canonical[0] == 0).tolist()
+        root = namespace["Node"](canonical, None)
+        searcher.expand(root)
+        assert sorted(root.priors) == legal and sum(root.priors.values()) == pytest.approx(1.0)
+        counts = searcher.search(canonical, deadline=time.perf_counter() + 60)
+        assert set(np.flatnonzero(counts).tolist()) <= set(legal)
+        assert counts.sum() in (1, searcher.num_searches)  # an immediate win, or every simulation
 
 
 def test_export_refuses_other_games(tmp_path):
