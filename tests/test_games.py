@@ -259,13 +259,28 @@ def test_othello_terminal_scoring():
     assert game.get_value_and_terminated(game.get_initial_state(), None) == (0.0, False)
 
 
+RENDERED_AFTER_FIRST_LEGAL_MOVE = {
+    "TicTacToe": [" X | 1 | 2", "---+---+---", " 3 | 4 | 5", "---+---+---", " 6 | 7 | 8"],
+    "ConnectFour(rows=6, columns=7, in_a_row=4)": ["| . . . . . . . |"] * 5 + ["| X . . . . . . |", "  0 1 2 3 4 5 6"],
+    # X plays c2 (action 8) and turns c3: three X's around one O
+    "Othello(size=6)": [
+        "  a b c d e f",
+        "1 . . . . . .",
+        "2 . . X . . .",
+        "3 . . X X . .",
+        "4 . . X O . .",
+        "5 . . . . . .",
+        "6 . . . . . .",
+    ],
+}
+
+
 def test_renderings_show_the_pieces():
     for game in (TicTacToe(), ConnectFour(), Othello(6)):
         state = game.get_initial_state()
         action = game.legal_actions(state)[0]
         text = game.render(game.get_next_state(state, action, 1))
-        assert "X" in text
-    assert "a b c d e f" in Othello(6).render(Othello(6).get_initial_state())
+        assert text.splitlines() == RENDERED_AFTER_FIRST_LEGAL_MOVE[repr(game)], text
 
 
 def test_string_to_action_round_trips():
