@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from alphazero_lib import make_game, make_player
+from alphazero_lib import checkpoints, make_game, make_player
 from alphazero_lib.cli import main
+from alphazero_lib.model import ResNet
 from alphazero_lib.players import AlphaZeroPlayer, MCTSPlayer, NegamaxPlayer, PolicyPlayer
 
 
@@ -67,17 +68,17 @@ def test_spec_errors_are_messages_not_tracebacks(capsys, game, spec, message):
 
 
 def test_weights_for_another_game_are_refused(tmp_path, capsys):
-    checkpoints = pytest.importorskip("alphazero_lib.checkpoints")
-    model_module = pytest.importorskip("alphazero_lib.model")
     connect_four = make_game("connect_four")
-    model = model_module.ResNet(connect_four, num_res_blocks=1, num_hidden=8)
+    model = ResNet(connect_four, num_res_blocks=1, num_hidden=8)
     path = checkpoints.save_checkpoint(tmp_path / "c4.pt", checkpoints.make_checkpoint(model, connect_four))
     player = make_player(connect_four, f"alphazero:{path}:7", seed=0)
     assert isinstance(player, AlphaZeroPlayer) and player.mcts.config.num_searches == 7
     assert player.name == f"alphazero:{path}:7"
     assert player.get_action(connect_four.get_initial_state(), 1) in range(7)
     code = main(["arena", "--game", "tictactoe", "--player1", f"policy:{path}", "--player2", "random"])
-    assert code == 2 and "error: " in capsys.readouterr().err
+    assert code == 2
+    expected = f"error: {path}: weights are for ConnectFour(rows=6, columns=7, in_a_row=4), not TicTacToe\n"
+    assert capsys.readouterr().err == expected  # the game check, not an architecture mismatch
 
 
 def test_specs_build_the_right_players():
