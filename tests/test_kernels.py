@@ -125,3 +125,12 @@ def test_decisions_agree_across_kernels_and_threads(baseline, threads, settings)
         for key in ("logits", "values"):
             np.testing.assert_allclose(other[name][key], baseline[name][key], rtol=0, atol=1e-4, err_msg=name)
     assert other["game"] == baseline["game"]
+
+
+def test_ci_runs_the_notebooks_again_under_these_settings():
+    lines = (ROOT / ".ci" / "run").read_text().replace("\\\n", " ").splitlines()
+    second = [line for line in lines if "pytest notebooks" in line]
+    assert len(second) == 1, "the second nbval run is missing from .ci/run"
+    for key, value in {**KERNEL_SETTINGS, "ALPHAZERO_TORCH_THREADS": "2"}.items():
+        assert f"{key}={value}" in second[0].split(), key
+    assert "IPYTHONDIR=" in second[0]

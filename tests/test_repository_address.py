@@ -87,8 +87,8 @@ def test_the_setup_cell_outside_a_checkout_and_outside_colab_installs_nothing(tm
 def test_set_repository_rewrites_every_copy_and_nothing_else(tmp_path):
     copy = tmp_path / "copy"
     (copy / "notebooks").mkdir(parents=True)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, copy)
+    for name in ("pyproject.toml", "README.md", "notebooks/README.md"):
+        shutil.copy(ROOT / name, copy / name)
     for path in NOTEBOOKS:
         shutil.copy(path, copy / "notebooks")
     old = set_repository.repository(ROOT)
@@ -97,7 +97,8 @@ def test_set_repository_rewrites_every_copy_and_nothing_else(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert set_repository.repository(copy) == "ada/alphazero-course"
     assert set_repository.disagreements(copy) == []
-    for path in [copy / "pyproject.toml", copy / "README.md", *set_repository.notebooks(copy)]:
+    readmes = [copy / "README.md", copy / "notebooks" / "README.md"]
+    for path in [copy / "pyproject.toml", *readmes, *set_repository.notebooks(copy)]:
         text = path.read_text()
         assert old not in text, path.name
         original = (ROOT / path.relative_to(copy)).read_text()

@@ -9,7 +9,7 @@ copies of it that Colab needs: the badge in its first markdown cell
 (``https://colab.research.google.com/github/OWNER/NAME/blob/main/notebooks/FILE.ipynb``) and the
 ``REPOSITORY = "OWNER/NAME"`` line of its setup cell, which installs the library from that repository when the
 notebook runs in Colab. This tool rewrites pyproject's address and those copies (and ``github.com/OWNER/NAME``
-links in the README and the notebooks' text) in place, changing nothing else in the files, and
+links in the READMEs and the notebooks' text) in place, changing nothing else in the files, and
 ``tests/test_repository_address.py`` checks that they agree.
 """
 
@@ -110,7 +110,8 @@ def set_repository(new: str, root: Path = ROOT) -> list[Path]:
     old_link = re.compile(rf"(github\.com/){re.escape(old)}(?![\w.-])")
     changed = []
     edits = {root / "pyproject.toml": [(PYPROJECT_URL, rf"\g<1>https://github.com/{new}\g<3>")]}
-    edits[root / "README.md"] = [(BADGE, rf"\g<1>{new}\g<3>"), (old_link, rf"\g<1>{new}")]
+    for readme in (root / "README.md", root / "notebooks" / "README.md"):
+        edits[readme] = [(BADGE, rf"\g<1>{new}\g<3>"), (old_link, rf"\g<1>{new}")]
     for path in notebooks(root):
         edits[path] = [
             (BADGE, rf"\g<1>{new}\g<3>"),
