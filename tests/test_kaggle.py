@@ -28,9 +28,10 @@ def test_board_to_state_maps_marks_to_players():
 def test_agent_plays_for_its_mark_and_checks_the_board_size():
     game = make_game("tictactoe")
     agent = as_kaggle_agent(game, make_player(game, "alphazero:tictactoe:30", seed=0))
-    # mark 2 (O) must block X's row at cell 2
-    board = [1, 1, 0, 2, 0, 0, 0, 0, 0]
-    assert agent({"board": board, "mark": 2}, {"actTimeout": 2}) == 2
+    # mark 2 (O) wins at cell 5; X's threat is cell 2, so a player that ignored its mark would play 2
+    board = [1, 1, 0, 2, 2, 0, 1, 0, 0]
+    assert agent({"board": board, "mark": 2}, {"actTimeout": 2}) == 5
+    assert agent({"board": [1, 1, 0, 2, 2, 0, 0, 0, 0], "mark": 1}, {"actTimeout": 2}) == 2  # X's own win
     c4 = make_game("connect_four")
     c4_agent = as_kaggle_agent(c4, make_player(c4, "negamax:2", seed=0))
     with pytest.raises(ValueError, match="not rows, columns, inarow = \\(5, 7, 4\\)"):
@@ -51,7 +52,21 @@ def test_evaluate_counts_both_seats_and_the_slowest_move():
     result = evaluate(game, "perfect", "reaction", episodes=3, progress=False)
     assert result["first"]["losses"] == result["second"]["losses"] == 0  # perfect play never loses
     assert sum(result["total"].values()) == 6 and result["total"]["errors"] == 0
-    assert 0.5 <= result["score"] <= 1.0 and result["max_move_seconds"] >= 0
+    assert result["score"] == (result["total"]["wins"] + 0.5 * result["total"]["draws"]) / 6
+    assert result["score"] >= 0.5
+
+
+def test_evaluate_reports_the_slowest_move(tmp_path):
+    """A submission that sleeps 0.05 s a move: the slowest move is at least that long (and far below a second)."""
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import time\n\n\ndef agent(observation, configuration):\n"
+        "    time.sleep(0.05)\n"
+        "    return [i for i, cell in enumerate(observation['board']) if cell == 0][0]\n"
+    )
+    result = evaluate(make_game("tictactoe"), str(slow), "reaction", episodes=1, progress=False)
+    assert result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
+    assert 0.05 <= result["max_move_seconds"] < 1.0
 
 
 def test_episode_states_follow_the_game():
