@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -167,9 +168,14 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path):
 
 def test_gating_keeps_a_best_network_and_reports_the_match(tmp_path):
     trainer = tiny_trainer(tmp_path, gating_games=2, gating_threshold=0.0)
+    before = copy.deepcopy(trainer.best_model.state_dict())
     trainer.learn()
     gating = trainer.history[-1]["gating"]
-    assert gating["accepted"] and 0.0 <= gating["score"] <= 1.0
+    # the record is the gate's match: the same match, replayed against the network it met, gives the same score
+    trainer.iteration -= 1
+    trainer.best_model.load_state_dict(before)
+    assert trainer.gate() == gating and gating["accepted"]  # threshold 0: whatever the score
+    trainer.iteration += 1
     for key, value in trainer.model.state_dict().items():  # accepted: the best is now the candidate
         torch.testing.assert_close(trainer.best_model.state_dict()[key], value)
     assert "best_model" in torch.load(tmp_path / "latest.pt", weights_only=True)
@@ -214,8 +220,10 @@ def test_plots():
     fig = plot_training_curves(history)
     assert [ax.get_title() for ax in fig.axes] == ["policy loss", "value loss"]
     game = make_game("tictactoe")
-    ax = plot_policy(game, game.get_initial_state(), np.full(9, 1 / 9))
-    assert ax is not None
+    ax = plot_policy(game, game.get_initial_state(), np.arange(9) / 36)
+    written = [(*text.get_position(), text.get_text()) for text in ax.texts]
+    expected = [(cell % 3, cell // 3, f"{cell / 36:.2f}") for cell in range(1, 9)]  # (column, row); cell 0 has 0
+    assert written == expected
     with pytest.raises(ValueError, match="one entry per action"):
         plot_policy(game, game.get_initial_state(), np.ones(7))
 
