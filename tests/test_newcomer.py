@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from alphazero_lib import make_game
 from alphazero_lib.animation import playoff_html
 from alphazero_lib.cli import DEFAULT_GAME, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -75,3 +79,23 @@ def test_measuring_inference_modes_is_announced_on_stderr(capsys):
     err = capsys.readouterr().err
     assert "timing inference modes" in err and "fp32" in err and len(err.splitlines()) == 1
     assert evaluator.mode in err
+
+
+def test_the_readme_command_table_lists_every_command():
+    readme = (ROOT / "README.md").read_text()
+    listed = set(re.findall(r"^\| `python -m alphazero_lib ([\w-]+)", readme, re.MULTILINE))
+    assert listed == set(subcommands()), f"missing from README: {set(subcommands()) - listed}"
+
+
+def test_the_cpu_build_of_torch_comes_from_pytorchs_cpu_index():
+    readme = (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in readme
+    pip = yaml_pip_lines((ROOT / "environment.yml").read_text())
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in pip and "torch" in pip
+    assert pip.index("--extra-index-url https://download.pytorch.org/whl/cpu") < pip.index("torch")
+
+
+def yaml_pip_lines(text: str) -> list[str]:
+    """The entries of environment.yml's ``pip:`` list (read without a YAML parser)."""
+    after = text.split("- pip:", 1)[1]
+    return [line.strip()[2:] for line in after.splitlines() if line.strip().startswith("- ")]
