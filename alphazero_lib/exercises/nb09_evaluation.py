@@ -1,0 +1,256 @@
+"""Checks for notebook 09 (evaluation): the Elo expected score, the Elo update, the Elo fit over a match table,
+the Wilson score interval and the gating decision.
+
+The references follow ``alphazero_lib.arena``: scores count a win 1, a draw 1/2, a loss 0; ``fit_elo`` is the
+library's Bradley-Terry fit (a strength ``10 ** (rating / 400)``, so the expected score is the logistic curve
+below); ``wilson_interval`` is the library's; the gate accepts a candidate whose score is at least the threshold
+(``arena.gate``; a match without games scores 1/2, as ``MatchResult.score``). Each ``check_*`` prints one verdict
+line and returns the learner's function when every case agrees, the reference otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
+from alphazero_lib.exercises.core import Case, Mismatch, check, same, show
+
+
+# ---- the references --------------------------------------------------------------------------------------------
+def reference_expected_score(rating: float, opponent_rating: float) -> float:
+    """Expected points per game against ``opponent_rating``: ``gamma / (gamma + gamma_opponent)`` with the
+    library's strengths ``gamma = 10 ** (rating / 400)`` (``arena.fit_elo``), written without overflow."""
+    return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
+
+
+def reference_elo_update(rating: float, opponent_rating: float, score: float, k: float = 32.0) -> tuple[float, float]:
+    """Both new ratings after one game (``score``: the first player's points, 1, 1/2 or 0)."""
+    change = k * (score - reference_expected_score(rating, opponent_rating))
+    return rating + change, opponent_rating - change
+
+
+def reference_gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
+    """``(accepted, score)`` as ``arena.gate``: score = mean points per game, accepted when score >= threshold."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    match = MatchResult("candidate", "best", games=wins + draws + losses, wins_first=wins, draws_first=draws,
+                        losses_first=losses)  # fmt: skip
+    return bool(match.score >= threshold), float(match.score)
+
+
+# ---- exercise 1: expected score ----------------------------------------------------------------------------
+def check_expected_score(learner: Any) -> Callable[[float, float], float]:
+    """``expected_score(rating, opponent_rating)``: ``1 / (1 + 10 ** ((opponent_rating - rating) / 400))``.
+
+    Cases: equal ratings (1/2), 400 points apart (10/11 and 1/11), far apart (2000 points), negative
+    ratings, and 200 seeded random pairs.
+    """
+
+    def cases() -> list[Case]:
+        pairs = [(0, 0), (1500, 1500), (400, 0), (0, 400), (2000, 0), (0, 2000), (-350, 50), (100.5, 99.5)]
+        rng = np.random.default_rng(90)
+        pairs += [tuple(map(float, np.round(rng.normal(0, 400, 2), 1))) for _ in range(200)]
+        out = []
+        for a, b in pairs:
+            hint = (
+                "equal ratings expect 1/2."
+                if a == b
+                else "the logistic curve in base 10 with scale 400: 400 points more means 10 to 1 odds."
+                if abs(a - b) == 400
+                else "a HIGHER rating than the opponent's must give MORE than 1/2: check the sign of the difference."
+            )
+            out.append(Case(f"expected_score({a}, {b})", lambda f, a=a, b=b: f(a, b), reference_expected_score(a, b),
+                            hint))  # fmt: skip
+        return out
+
+    return check("expected_score", learner, reference_expected_score, cases)
+
+
+# ---- exercise 2: Elo update ------------------------------------------------------------------------------------
+def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
+    """``elo_update(rating, opponent_rating, score, k=32)``: both new ratings after one game; the first player
+    gains ``k * (score - expected)``, the opponent loses exactly as much (the sum is kept).
+
+    Cases: a win, a draw and a loss between equals; an upset; a draw between unequal players (the weaker
+    gains); ``k=16`` and ``k=0``; 200 seeded random games.
+    """
+
+    def cases() -> list[Case]:
+        trials = [(1500, 1500, 1, 32), (1500, 1500, 0.5, 32), (1500, 1500, 0, 32), (1200, 1600, 1, 32),
+                  (1600, 1200, 0.5, 32), (1600, 1200, 0.5, 16), (1000, 1400, 0, 0)]  # fmt: skip
+        rng = np.random.default_rng(91)
+        for _ in range(200):
+            a, b = (float(x) for x in np.round(rng.normal(1500, 300, 2), 1))
+            trials.append((a, b, float(rng.choice([0, 0.5, 1])), float(rng.choice([10, 16, 32]))))
+        out = []
+        for a, b, s, k in trials:
+            hint = (
+                "k = 0 changes nothing."
+                if k == 0
+                else "a draw against a stronger player is worth MORE than expected: the weaker one gains."
+                if s == 0.5 and a != b
+                else "the change is k * (score - expected_score(rating, opponent_rating)); the opponent loses it."
+            )
+            out.append(Case(f"elo_update({a}, {b}, {s}, k={k})", lambda f, a=a, b=b, s=s, k=k: _pair(f(a, b, s, k=k)),
+                            reference_elo_update(a, b, s, k), hint))  # fmt: skip
+        return out
+
+    return check("elo_update", learner, reference_elo_update, cases)
+
+
+def _pair(got: Any) -> Any:
+    if isinstance(got, (tuple, list)) and len(got) == 2:
+        return tuple(float(x) for x in got)
+    raise Mismatch(got, "(new_rating, new_opponent_rating)", "return both new ratings as a pair.")
+
+
+# ---- exercise 3: the Elo fit ---------------------------------------------------------------------------------------
+def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
+    """``fit_elo(points, games, prior_games=1.0)``: ratings ``[P]``, mean 0, from the Bradley-Terry fit by
+    Hunter's MM iterations, as ``arena.fit_elo``: prior draws added to every pair that played; strengths updated
+    to ``W_i / sum_j n_ij / (g_i + g_j)`` (a player without games keeps its strength), normalised to geometric
+    mean 1, until they stop changing; ratings ``400 * log10(g)`` minus their mean. Compared within 0.01 Elo.
+
+    Cases: two players (even, 3 to 1, a perfect record), a chain where only neighbours played, a player who
+    played nobody, no games at all, ``prior_games`` 0 and 2, and 30 seeded random tables.
+    """
+
+    def cases() -> list[Case]:
+        tables = [
+            ([[0, 2], [2, 0]], [[0, 4], [4, 0]], 1.0, "an even match: both ratings 0."),
+            ([[0, 3], [1, 0]], [[0, 4], [4, 0]], 0.0, "3 of 4 points: 400 * log10(3) apart, each side half of it."),
+            ([[0, 10], [0, 0]], [[0, 10], [10, 0]], 1.0,
+             "a perfect record: the prior draws (prior_games, each worth 1/2 to both) keep it finite."),
+            ([[0, 3, 0], [1, 0, 2.5], [0, 1.5, 0]], [[0, 4, 0], [4, 0, 4], [0, 4, 0]], 1.0,
+             "only pairs that played get prior draws (games > 0)."),
+            ([[0, 3, 0], [1, 0, 0], [0, 0, 0]], [[0, 4, 0], [4, 0, 0], [0, 0, 0]], 1.0,
+             "a player without games keeps its strength (no division by 0), then everything is normalised."),
+            (np.zeros((3, 3)), np.zeros((3, 3)), 1.0, "no games at all: every rating 0."),
+            ([[0, 5, 6], [1, 0, 3], [0, 3, 0]], [[0, 6, 6], [6, 0, 6], [6, 6, 0]], 2.0,
+             "prior_games=2: two virtual draws per pair that played."),
+        ]  # fmt: skip
+        rng = np.random.default_rng(92)
+        for _ in range(30):
+            n = int(rng.integers(2, 7))
+            games = np.triu(rng.integers(0, 9, (n, n)) * (rng.random((n, n)) < 0.8), 1)
+            games = games + games.T
+            share = rng.random((n, n))
+            points = np.round(np.triu(games * share, 1) * 2) / 2
+            points = points + np.triu(games - points, 1).T
+            prior = float(rng.choice([0.5, 1.0, 2.0]))
+            tables.append((points, games, prior, "follow the MM update and normalise every iteration."))
+        out = []
+        for points, games, prior, hint in tables:
+            points, games = np.asarray(points, dtype=float), np.asarray(games, dtype=float)
+            expected = fit_elo(points, games, prior_games=prior)
+
+            def run(f: Any, points=points, games=games, prior=prior) -> np.ndarray:
+                p, g = points.copy(), games.copy()
+                got = np.asarray(f(p, g, prior_games=prior), dtype=float)
+                if not (np.array_equal(p, points) and np.array_equal(g, games)):
+                    raise Mismatch("changed tables", "tables unchanged", "do not add the prior into the arrays given.")
+                return got
+
+            call = f"fit_elo({points.tolist()}, {games.astype(int).tolist()}, prior_games={prior})"
+            out.append(Case(call, run, expected, hint, same=lambda g, e: same(g, e, tol=1e-2)))
+        return out
+
+    return check("fit_elo", learner, fit_elo, cases)
+
+
+# ---- exercise 4: Wilson interval ---------------------------------------------------------------------------------
+def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
+    """``wilson_interval(score, n, z=Z_95)``: the Wilson score interval, as ``arena.wilson_interval``: ``(0, 1)``
+    for ``n = 0``, clipped to [0, 1], exactly 0 below a score of 0 and exactly 1 above a score of 1.
+
+    Cases: no games, all wins, all losses, a single game, scores with draws (halves), z = 1 and 2.576, and 200
+    seeded random (score, n).
+    """
+
+    def cases() -> list[Case]:
+        trials = [(0.5, 0, Z_95, "no games: nothing is known, (0, 1)."),
+                  (1.0, 20, Z_95, "all wins: the upper end is exactly 1, the lower end well below it."),
+                  (0.0, 20, Z_95, "all losses: the lower end is exactly 0."),
+                  (1.0, 1, Z_95, "one game: a very wide interval."),
+                  (0.55, 20, Z_95, "the centre is pulled towards 1/2: (score + z^2 / 2n) / (1 + z^2 / n)."),
+                  (0.525, 20, 1.0, "z is a parameter: use it."),
+                  (0.9, 100, 2.576, "z is a parameter: use it.")]  # fmt: skip
+        rng = np.random.default_rng(93)
+        for _ in range(200):
+            n = int(rng.integers(1, 400))
+            score = float(rng.integers(0, 2 * n + 1)) / (2 * n)
+            trials.append((score, n, Z_95, "the half width is z * sqrt(p(1-p)/n + z^2/(4n^2)) / (1 + z^2/n)."))
+        out = []
+        for score, n, z, hint in trials:
+            zt = "" if z == Z_95 else f", z={z}"
+            out.append(Case(f"wilson_interval({score:.4g}, {n}{zt})", lambda f, s=score, n=n, z=z: _pair(f(s, n, z=z)),
+                            wilson_interval(score, n, z=z), hint))  # fmt: skip
+        return out
+
+    return check("wilson_interval", learner, wilson_interval, cases)
+
+
+# ---- exercise 5: gating ------------------------------------------------------------------------------------------
+def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
+    """``gate(wins, draws, losses, threshold=0.55)``: ``(accepted, score)`` for the candidate, as ``arena.gate``:
+    score = (wins + draws / 2) / games (1/2 without games), accepted when score >= threshold; a threshold
+    outside [0, 1] raises ``ValueError``.
+
+    Cases: exactly at the threshold (11 of 20, and 10 wins 2 draws 8 losses), just below, all wins, all losses,
+    no games, thresholds 0.5 and 0.6, an invalid threshold, and 150 seeded random matches.
+    """
+
+    def cases() -> list[Case]:
+        trials = [(11, 0, 9, 0.55, "exactly at the threshold is accepted (>=, not >)."),
+                  (10, 2, 8, 0.55, "a draw counts half a point: 11 points of 20."),
+                  (10, 1, 9, 0.55, "10.5 of 20 is below 0.55."),
+                  (20, 0, 0, 0.55, "all wins: score 1."),
+                  (0, 0, 20, 0.55, "all losses: score 0."),
+                  (0, 0, 0, 0.55, "no games: score 1/2 (as MatchResult.score), not a division by zero."),
+                  (0, 0, 0, 0.5, "no games: score 1/2 reaches a threshold of 1/2."),
+                  (5, 10, 5, 0.5, "only draws and even results score 1/2."),
+                  (12, 0, 8, 0.6, "use the threshold you are given.")]  # fmt: skip
+        rng = np.random.default_rng(94)
+        for _ in range(150):
+            w, d, lo = (int(x) for x in rng.integers(0, 15, 3))
+            trials.append((w, d, lo, float(rng.choice([0.5, 0.55, 0.6])), "score = (wins + draws / 2) / games."))
+        out = [_gate_case(*t) for t in trials]
+        out.append(Case("gate(5, 0, 5, threshold=1.5)", lambda f: _raises(f, 5, 0, 5, 1.5), "ValueError",
+                        "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
+        return out
+
+    return check("gate", learner, reference_gate, cases)
+
+
+def _gate_case(w: int, d: int, lo: int, threshold: float, hint: str) -> Case:
+    expected = reference_gate(w, d, lo, threshold)
+
+    def run(f: Any) -> Any:
+        got = f(w, d, lo, threshold=threshold)
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise Mismatch(got, expected, "return the pair (accepted, score).")
+        return (bool(got[0]) if isinstance(got[0], (bool, np.bool_)) else got[0], got[1])
+
+    return Case(f"gate({w}, {d}, {lo}, threshold={threshold})", run, expected, hint)
+
+
+def _raises(f: Any, w: int, d: int, lo: int, threshold: float) -> str:
+    try:
+        got = f(w, d, lo, threshold=threshold)
+    except ValueError:
+        return "ValueError"
+    return f"no error (returned {show(got)})"
+
+
+def simulate_games(true_ratings: np.ndarray, num_games: int, seed: int) -> list[tuple[int, int, float]]:
+    """``(i, j, score of i)`` for ``num_games`` random pairings drawn with the Elo model (draws impossible)."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(num_games):
+        i, j = rng.choice(len(true_ratings), 2, replace=False)
+        p = reference_expected_score(true_ratings[i], true_ratings[j])
+        games.append((int(i), int(j), float(rng.random() < p)))
+    return games
