@@ -1,0 +1,442 @@
+"""Checks for notebook 08 (Kaggle): a ConnectX / tic-tac-toe agent function around a search, and its evaluation.
+
+The learner writes the observation -> canonical state conversion, the choice of the best legal action from a
+search's probabilities, the agent function ``agent(observation, configuration) -> action`` built from the two,
+the outcome of one finished kaggle-environments episode from the agent's side, and the evaluation over both
+seats. Each ``check_*`` compares the learner's function with the library's semantics (``alphazero_lib.kaggle``:
+``board_to_state``, ``as_kaggle_agent``, ``evaluate``; ``alphazero_lib.kaggle_agent``: the submission's agent
+never plays an illegal column) on many seeded cases, prints one verdict line and returns the learner's function
+when every case agrees, the reference otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.exercises.core import Case, Mismatch, board, check
+from alphazero_lib.games import ConnectFour, TicTacToe
+from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
+
+CONNECT_FOUR, TICTACTOE = ConnectFour(), TicTacToe()
+OUTCOMES = ("wins", "draws", "losses", "errors")
+
+
+# ---- the references (the library's semantics) -------------------------------------------------------------
+def reference_observation_to_state(game: Any, observation: Any) -> np.ndarray:
+    """The library's conversion: the absolute state (``kaggle.board_to_state``) seen from the agent's mark."""
+    player = 1 if observation["mark"] == 1 else -1
+    return (board_to_state(game, list(observation["board"])) * player).astype(np.int8)
+
+
+def reference_best_legal_action(probabilities: Any, valid_moves: Any) -> int:
+    """The most probable legal action, lowest index on ties; a legal one even when every legal probability is 0
+    (as ``kaggle_agent.Agent`` does: illegal columns get -1 before the argmax)."""
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    return int(np.argmax(np.where(np.asarray(valid_moves) > 0, probabilities, -1.0)))
+
+
+def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Callable[[Any, Any], int]:
+    """``agent(observation, configuration)``: canonical state, search, best legal action (a Python int)."""
+
+    def agent(observation: Any, configuration: Any) -> int:
+        state = reference_observation_to_state(game, observation)
+        return reference_best_legal_action(search(state), game.get_valid_moves(state))
+
+    return agent
+
+
+def reference_outcome(final: list[dict], index: int) -> str:
+    """``wins``/``draws``/``losses``/``errors`` for the agent at ``index`` from an episode's last step.
+
+    As ``kaggle.evaluate``: the agent's own status other than ``DONE`` (an invalid action, an exception, a
+    timeout) is an error; otherwise the rewards decide. An opponent that failed (status not ``DONE``, reward
+    ``None``) lost the game.
+    """
+    ours, theirs = final[index], final[1 - index]
+    if ours["status"] != "DONE":
+        return "errors"
+    if theirs["status"] != "DONE" or theirs["reward"] is None:
+        return "wins"
+    if ours["reward"] == theirs["reward"]:
+        return "draws"
+    return "wins" if ours["reward"] > theirs["reward"] else "losses"
+
+
+def reference_evaluate_both_seats(
+    agent: Any, opponent: Any, episodes: int, environment: str = "connectx", outcome: Callable = reference_outcome
+) -> dict[str, dict[str, int]]:
+    """``episodes`` kaggle-environments episodes with ``agent`` moving first, then as many moving second."""
+    make = import_kaggle_environments().make
+    results = {seat: dict.fromkeys(OUTCOMES, 0) for seat in ("first", "second")}
+    for index, seat in enumerate(("first", "second")):
+        for _ in range(episodes):
+            agents = [agent, opponent] if index == 0 else [opponent, agent]
+            env = make(environment, debug=True)
+            env.run(agents)
+            results[seat][outcome(env.steps[-1], index)] += 1
+    return results
+
+
+# ---- positions ------------------------------------------------------------------------------------------------
+def random_positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
+    """Absolute states from seeded random playouts of ``game`` (the empty board and a few full ones included)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        state, player = game.get_initial_state(), 1
+        out.append(state)
+        while True:
+            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state))))
+            state = game.get_next_state(state, action, player)
+            out.append(state)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            player = -player
+    return out[:count]
+
+
+def observation(state: np.ndarray, mark: int) -> Any:
+    """A kaggle observation (a ``Struct``: keys and attributes) for an absolute state and a mark (1 or 2)."""
+    import_kaggle_environments()
+    from kaggle_environments.utils import Struct
+
+    flat = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
+    return Struct(board=flat, mark=mark, step=int(np.count_nonzero(state)), remainingOverageTime=60)
+
+
+def configuration(game: Any) -> Any:
+    """A kaggle configuration for ``game`` (tic-tac-toe's has no rows or columns, as in kaggle-environments)."""
+    import_kaggle_environments()
+    from kaggle_environments.utils import Struct
+
+    if isinstance(game, ConnectFour):
+        return Struct(rows=game.row_count, columns=game.column_count, inarow=game.in_a_row, actTimeout=2)
+    return Struct(actTimeout=1)
+
+
+def _name(game: Any) -> str:
+    return "c4" if isinstance(game, ConnectFour) else "ttt"
+
+
+def _obs_text(obs: Any) -> str:
+    return f"{{'board': {list(obs['board'])}, 'mark': {obs['mark']}}}"
+
+
+# ---- exercise 1: observation -> canonical state ---------------------------------------------------------------
+def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]:
+    """``observation_to_state(game, observation)``: the flat board reshaped to ``(rows, columns)``, the agent's
+    own mark as 1, the other mark as -1, empty 0; the observation left unchanged.
+
+    Cases: positions of seeded random Connect Four and tic-tac-toe games, each seen with mark 1 and with mark 2
+    (the empty board, full boards and finished games included).
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        for game, positions in ((CONNECT_FOUR, random_positions(CONNECT_FOUR, 60, 80)),
+                                (TICTACTOE, random_positions(TICTACTOE, 40, 81))):  # fmt: skip
+            for k, state in enumerate(positions):
+                for mark in (2, 1) if k % 2 else (1, 2):
+                    out.append(_state_case(game, observation(state, mark)))
+        return out
+
+    return check("observation_to_state", learner, reference_observation_to_state, cases)
+
+
+def _state_case(game: Any, obs: Any) -> Case:
+    expected = reference_observation_to_state(game, obs)
+    before = copy.deepcopy(obs)
+
+    def run(f: Any) -> np.ndarray:
+        got = f(game, obs)
+        if obs != before:
+            raise Mismatch(obs, before, "the observation was changed: build a new array (np.array(...) copies).")
+        return np.asarray(got)
+
+    hint = (
+        "the agent's OWN mark becomes 1 whichever it is (here mark 2), the other mark -1."
+        if obs["mark"] == 2
+        else "reshape the flat board row by row to (game.row_count, game.column_count); mark 1 is the agent's, 2 is -1."
+    )
+    return Case(f"observation_to_state({_name(game)}, {_obs_text(obs)})", run, expected, hint)
+
+
+# ---- exercise 2: the best legal action -------------------------------------------------------------------------
+def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
+    """``best_legal_action(probabilities, valid_moves)``: the legal action with the highest probability as a
+    Python ``int`` (lowest index on ties), never an illegal one, even when an illegal action has the highest
+    probability or every legal action has probability 0.
+
+    Cases: seeded random probability vectors over 7 columns and 9 cells with random legal masks (at least one
+    legal), mass on illegal actions, ties, all-zero legal probabilities, a single legal action.
+    """
+
+    def cases() -> list[Case]:
+        rng = np.random.default_rng(82)
+        out = [
+            _action_case([0.1, 0.2, 0.7, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "the best column (2) is full: skip it."),
+            _action_case([0, 0, 0, 1.0, 0, 0, 0], [1, 1, 1, 0, 1, 1, 1],
+                         "every legal column has probability 0: still answer a LEGAL column (the lowest)."),
+            _action_case([0.0] * 7, [0, 0, 1, 1, 0, 0, 0],
+                         "all zeros: an argmax of probabilities * valid_moves can land on an illegal column 0."),
+            _action_case([0.3, 0.3, 0.4, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "ties go to the lowest legal index."),
+            _action_case([0.5] + [0.0] * 8, [0, 0, 0, 0, 1, 0, 0, 0, 0], "one legal cell: play it."),
+        ]  # fmt: skip
+        for k in range(150):
+            size = 7 if k % 3 else 9
+            valid = (rng.random(size) < rng.uniform(0.2, 1.0)).astype(np.uint8)
+            valid[rng.integers(size)] = 1
+            probs = rng.dirichlet(np.full(size, 0.5))
+            if k % 5 == 0:
+                probs = np.round(probs, 1)  # ties
+            out.append(_action_case(probs, valid, "mask the illegal actions before the argmax."))
+        return out
+
+    return check("best_legal_action", learner, reference_best_legal_action, cases)
+
+
+def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    valid = np.asarray(valid, dtype=np.uint8)
+    expected = reference_best_legal_action(probabilities, valid)
+
+    def run(f: Any) -> int:
+        given_p, given_v = probabilities.copy(), valid.copy()
+        got = f(given_p, given_v)
+        if not (np.array_equal(given_p, probabilities) and np.array_equal(given_v, valid)):
+            raise Mismatch("changed inputs", "inputs unchanged", "do not write into the arrays you are given.")
+        _python_int(got, expected)
+        return got
+
+    call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
+    return Case(call, run, expected, hint)
+
+
+def _python_int(got: Any, expected: int) -> None:
+    if isinstance(got, (np.integer, np.floating)) or (isinstance(got, float) and float(got).is_integer()):
+        raise Mismatch(
+            f"{type(got).__name__}({got})",
+            f"int({expected})",
+            "return a Python int (int(...)): kaggle-environments rejects a numpy integer as an invalid action.",
+        )
+
+
+# ---- exercise 3: the agent function ---------------------------------------------------------------------------
+def _searches() -> list[tuple[str, Callable[[np.ndarray], np.ndarray]]]:
+    """Deterministic stand-in searches whose answer depends on the canonical perspective."""
+
+    def own_pieces(state: np.ndarray) -> np.ndarray:  # prefers the columns / cells where the mover (1) is strong
+        s = np.asarray(state)
+        if s.shape == (3, 3):
+            score = np.array([[np.sum(s[r] == 1) + np.sum(s[:, c] == 1) for c in range(3)] for r in range(3)])
+            score = (score + 0.1 * np.arange(9).reshape(3, 3)) * (s == 0)
+            return score.reshape(-1) / max(score.sum(), 1e-9)
+        score = (s == 1).sum(axis=0) + 0.5 * (s == -1).sum(axis=0) + 0.01 * np.arange(s.shape[1])
+        return score / score.sum()
+
+    def likes_full(state: np.ndarray) -> np.ndarray:  # an untrained search may put weight anywhere
+        s = np.asarray(state)
+        flat = s[0] if s.shape[0] == 6 else s.reshape(-1)
+        score = (flat != 0) * 2.0 + 0.01 * np.arange(flat.size) + (s == -1).sum() % 3
+        return score / score.sum()
+
+    return [("own_pieces", own_pieces), ("likes_full", likes_full)]
+
+
+def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], int]]:
+    """``make_agent(game, search)`` returns ``agent(observation, configuration) -> action`` that converts the
+    observation to the canonical state, asks ``search`` (canonical state -> probabilities) and plays the best
+    legal action as a Python int.
+
+    Cases: two stand-in searches (one prefers the mover's own columns, so a wrong perspective shows; one puts
+    weight on full columns and taken cells), positions of seeded random Connect Four and tic-tac-toe games
+    with both marks.
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        for game, positions in ((CONNECT_FOUR, random_positions(CONNECT_FOUR, 50, 83)),
+                                (TICTACTOE, random_positions(TICTACTOE, 30, 84))):  # fmt: skip
+            live = [s for s in positions if game.get_valid_moves(s).any() and not _finished(game, s)]
+            for k, state in enumerate(live):
+                for name, search in _searches():
+                    mark = 1 + (k + len(name)) % 2
+                    out.append(_agent_case(game, name, search, observation(state, mark)))
+        return out
+
+    return check("make_agent", learner, reference_make_agent, cases)
+
+
+def _finished(game: Any, state: np.ndarray) -> bool:
+    """Whether someone has already won in ``state`` (kaggle would not ask for a move)."""
+    for action in range(game.action_size):
+        if game.check_win(state, action):
+            return True
+    return False
+
+
+def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
+    conf = configuration(game)
+    expected = reference_make_agent(game, search)(obs, conf)
+    canonical = reference_observation_to_state(game, obs)
+
+    def run(f: Any) -> int:
+        seen = []
+
+        def recording(state: np.ndarray) -> Any:
+            seen.append(np.array(state, copy=True))
+            return search(state)
+
+        agent = f(game, recording)
+        if not callable(agent):
+            raise Mismatch(agent, "a function agent(observation, configuration)", "return the inner agent function.")
+        got = agent(obs, conf)
+        if len(seen) != 1:
+            raise Mismatch(f"{len(seen)} searches", "1 search", "call the search exactly once per move.")
+        if not np.array_equal(np.asarray(seen[0]).reshape(canonical.shape), canonical):
+            raise Mismatch(
+                seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the observation."
+            )
+        _python_int(got, expected)
+        return got
+
+    call = f"make_agent({_name(game)}, {name})({_obs_text(obs)}, configuration)"
+    return Case(call, run, expected, "play the best LEGAL action of the search's probabilities.")
+
+
+# ---- exercise 4: one episode's outcome -------------------------------------------------------------------------
+def _final_steps() -> list[list[dict]]:
+    """Last steps as kaggle-environments writes them: wins, losses, draws, and every way an agent can fail."""
+    done = [(1, -1), (-1, 1), (0, 0)]
+    finals = [[{"reward": a, "status": "DONE"}, {"reward": b, "status": "DONE"}] for a, b in done]
+    for status in ("INVALID", "ERROR", "TIMEOUT"):
+        finals.append([{"reward": None, "status": status}, {"reward": 0, "status": "DONE"}])
+        finals.append([{"reward": 0, "status": "DONE"}, {"reward": None, "status": status}])
+    finals.append([{"reward": 0.5, "status": "DONE"}, {"reward": 0.5, "status": "DONE"}])  # another env's draw
+    return finals
+
+
+def check_outcome(learner: Any) -> Callable[[list[dict], int], str]:
+    """``outcome(final, index)``: ``"wins"``, ``"draws"``, ``"losses"`` or ``"errors"`` for the agent at
+    ``index`` (0 moved first) from the episode's last step, a list with one ``{"reward", "status"}`` per agent.
+
+    Cases: every finished step of ``_final_steps`` (wins, losses, draws, the agent's own invalid action,
+    exception or timeout, and the opponent's) seen from both indices.
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        for final in _final_steps():
+            for index in (0, 1):
+                out.append(_outcome_case(final, index))
+        return out
+
+    return check("outcome", learner, reference_outcome, cases)
+
+
+def _outcome_case(final: list[dict], index: int) -> Case:
+    expected = reference_outcome(final, index)
+    ours, theirs = final[index], final[1 - index]
+    if ours["status"] != "DONE":
+        hint = "the agent's own status is not DONE: an invalid action, an exception or a timeout is an error."
+    elif theirs["status"] != "DONE":
+        hint = "the OPPONENT failed (its reward is None): kaggle-environments ends the episode, and that is a win."
+    else:
+        hint = f"read the rewards from the agent's side: index {index} is the agent, {1 - index} the opponent."
+    text = [{k: f[k] for k in ("reward", "status")} for f in final]
+
+    def run(f: Any) -> str:
+        given = copy.deepcopy(final)
+        got = f(given, index)
+        if given != final:
+            raise Mismatch(given, final, "do not change the episode's steps.")
+        return got
+
+    return Case(f"outcome({text}, {index})", run, expected, hint)
+
+
+# ---- exercise 5: both seats -----------------------------------------------------------------------------------
+def _column_agent(order: list[int]) -> Callable[[Any, Any], int]:
+    def agent(observation: Any, configuration: Any) -> int:
+        board = observation["board"]
+        columns = configuration.get("columns", 3) if "rows" in configuration else None
+        cells = range(columns) if columns else range(len(board))
+        free = [c for c in order if c in cells and board[c] == 0]
+        return int(free[0])
+
+    return agent
+
+
+def _illegal_agent(observation: Any, configuration: Any) -> int:
+    return 99
+
+
+def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
+    """``evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome)``: ``episodes``
+    episodes with the agent moving first (index 0), then as many with it moving second (index 1), each in a fresh
+    ``make(environment, debug=True)``, counted with ``outcome`` into ``{"first": {...}, "second": {...}}``
+    (``wins``, ``draws``, ``losses``, ``errors`` on each seat).
+
+    Cases: deterministic agents (leftmost legal, centre-first, rightmost, one that always plays an illegal
+    column) in ConnectX and tic-tac-toe, 1 or 2 episodes a seat, so both sides of the comparison play the very
+    same games.
+    """
+    left, centre, right = (
+        _column_agent(list(range(9))),
+        _column_agent([3, 2, 4, 1, 5, 0, 6]),
+        _column_agent(list(range(8, -1, -1))),
+    )
+    ttt_centre = _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7])
+    trials = [
+        ("left", left, "centre", centre, 1, "connectx"),
+        ("centre", centre, "left", left, 2, "connectx"),
+        ("right", right, "centre", centre, 1, "connectx"),
+        ("illegal", _illegal_agent, "left", left, 1, "connectx"),
+        ("left", left, "illegal", _illegal_agent, 1, "connectx"),
+        ("ttt_centre", ttt_centre, "left", left, 1, "tictactoe"),
+        ("left", left, "right", right, 2, "tictactoe"),
+    ]
+
+    def cases() -> list[Case]:
+        out = []
+        for a_name, agent, o_name, opponent, episodes, env in trials:
+            with contextlib.redirect_stdout(io.StringIO()):  # kaggle-environments prints invalid actions
+                expected = reference_evaluate_both_seats(agent, opponent, episodes, env)
+
+            def run(f: Any, agent=agent, opponent=opponent, episodes=episodes, env=env) -> Any:
+                state = random.getstate()
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        return _plain(f(agent, opponent, episodes, env, outcome=reference_outcome))
+                finally:
+                    random.setstate(state)
+
+            call = f"evaluate_both_seats({a_name}, {o_name}, {episodes}, {env!r})"
+            hint = (
+                "the agent is index 0 in the 'first' games and index 1 in the 'second' games: put it on that seat "
+                "in the list of agents and read its outcome with that index."
+            )
+            out.append(Case(call, run, expected, hint))
+        return out
+
+    return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases)
+
+
+def _plain(results: Any) -> Any:
+    """The results as plain dicts of ints (a defaultdict or Counter compares the same)."""
+    try:
+        return {seat: {k: int(results[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
+    except Exception:
+        return results
+
+
+def state_text(state: np.ndarray) -> str:
+    """A state on one line (for notebook prints)."""
+    return board(state)
