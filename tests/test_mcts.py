@@ -89,3 +89,26 @@ def test_mcts_1000_never_loses_to_random_at_tictactoe():
     )
     assert result.losses == 0, str(result)
     assert result.wins >= 80, str(result)
+
+
+def test_ucb1_is_the_hand_computed_number_and_select_takes_the_largest():
+    """Parent visited 10 times; children (value_sum from the child's mover's view, visits): UCB1 with C = 1.5 is
+    (1 - value_sum / visits) / 2 + C * sqrt(ln 10 / visits), worked out by hand below."""
+    from alphazero_lib.mcts import Node
+
+    game = make_game("tictactoe")
+    parent = Node(game, game.get_initial_state())
+    parent.visit_count = 10
+    children = []
+    for action, (value_sum, visits) in enumerate([(2.0, 4), (-1.0, 3), (0.0, 3)]):
+        child = Node(game, game.get_initial_state(), parent, action)
+        child.value_sum, child.visit_count = value_sum, visits
+        children.append(child)
+    parent.children = children
+    # (1 - 0.5) / 2 + 1.5 * sqrt(2.302585 / 4) = 0.25 + 1.138070; 0.666667 + 1.314130; 0.5 + 1.314130
+    expected = [1.38807, 1.980797, 1.81413]
+    assert [round(parent.get_ucb(child, 1.5), 6) for child in children] == expected
+    assert parent.select(1.5) is children[1]
+    children[2].value_sum = -1.0  # now a tie with child 1: the first one wins
+    assert parent.select(1.5) is children[1]
+    assert parent.select(0.0) is children[1] and round(parent.get_ucb(children[0], 0.0), 6) == 0.25
