@@ -73,6 +73,7 @@ def test_think_questions_and_video_chapter(path: Path):
     assert re.search(r"\b\d{1,2}:\d{2}:\d{2}\b", intro), f"{path.name}: the intro names the video chapter's start time"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", GUIDED, ids=[p.stem for p in GUIDED])
 def test_solved_run(path: Path):
     """The notebook, every solution filled in, runs top to bottom and every check passes."""
