@@ -7,8 +7,9 @@ import time
 import numpy as np
 import pytest
 import torch
+from reference import has_line
 
-from alphazero_lib import make_game
+from alphazero_lib import kaggle_agent, make_game
 from alphazero_lib.kaggle_agent import NumpyResNet
 from alphazero_lib.model import ResNet
 from alphazero_lib.submission import export_submission, numpy_params
@@ -112,6 +113,61 @@ def test_submission_searches_legal_columns_only(submission):
         counts = searcher.search(canonical, deadline=time.perf_counter() + 60)
         assert set(np.flatnonzero(counts).tolist()) <= set(legal)
         assert counts.sum() in (1, searcher.num_searches)  # an immediate win, or every simulation
+
+
+# ---- the standalone module itself (the submission runs a copy of its source, which mutation testing cannot see) ----
+def module_agent(num_searches: int = 40) -> kaggle_agent.Agent:
+    game = make_game("connect_four")
+    net = kaggle_agent.NumpyResNet(numpy_params(random_resnet(game)), num_res_blocks=2)
+    return kaggle_agent.Agent(net, 6, 7, 4, num_searches=num_searches, c_puct=2.0)
+
+
+def test_drop_and_wins_agree_with_the_game_on_random_playouts():
+    game = make_game("connect_four")
+    rng = np.random.default_rng(4)
+    moves = 0
+    for _ in range(20):
+        state, player = game.get_initial_state(), 1
+        while True:
+            action = int(rng.choice(game.legal_actions(state)))
+            canonical = game.change_perspective(state, player)
+            after = kaggle_agent.drop(canonical, action)  # seen from the opponent
+            state = game.get_next_state(state, action, player)
+            assert np.array_equal(after, -game.change_perspective(state, player)), (state, action)
+            value, over = game.get_value_and_terminated(state, action)
+            assert kaggle_agent.wins(after, action, 4) == has_line(state, player, 4) == (value == 1)
+            moves += 1
+            if over:
+                break
+            player = -player
+    assert moves > 200
+
+
+def test_module_agent_searches_open_columns_and_takes_a_win():
+    searcher = module_agent()
+    config = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
+    for state, player in live_positions(5, 2, seed=5):
+        canonical = (state * player).astype(np.int8)
+        legal = np.flatnonzero(canonical[0] == 0).tolist()
+        root = kaggle_agent.Node(canonical, None)
+        value = searcher.expand(root)
+        assert sorted(root.priors) == legal and sum(root.priors.values()) == pytest.approx(1.0) and -1 < value < 1
+        counts = searcher.search(canonical, deadline=time.perf_counter() + 60)
+        assert set(np.flatnonzero(counts).tolist()) <= set(legal)
+        assert counts.sum() in (1, searcher.num_searches)
+        board = np.where(state == 1, 1, np.where(state == -1, 2, 0)).reshape(-1).tolist()
+        assert searcher({"board": board, "mark": 1 if player == 1 else 2}, config) in legal
+    board = np.zeros((6, 7), dtype=int)
+    board[3:, 6] = 2
+    board[5, 0:3] = 1
+    flat = board.reshape(-1).tolist()
+    assert searcher({"board": flat, "mark": 2}, config) == 6  # its own win
+    assert searcher({"board": flat, "mark": 1}, config) == 3  # mark 1 wins first, at column 3
+    # a board that is not its own: the centre-most open column, without a search
+    assert searcher({"board": [0] * 35, "mark": 1}, {"rows": 5, "columns": 7, "inarow": 4}) == 3
+    other = [0] * 35
+    other[3] = 1  # a piece in the top row of column 3: that column is full, the nearest open ones are 2 and 4
+    assert searcher({"board": other, "mark": 2}, {"rows": 5, "columns": 7, "inarow": 4}) == 2
 
 
 def test_export_refuses_other_games(tmp_path):
