@@ -78,8 +78,9 @@ def prepare(group: str) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for folder in ("alphazero_lib", "tests"):
-        shutil.copytree(ROOT / folder, where / folder, ignore=ignore)
+    for folder in ("alphazero_lib", "tests", "benchmarks", "configs"):
+        if (ROOT / folder).is_dir():
+            shutil.copytree(ROOT / folder, where / folder, ignore=ignore)
     pyproject = (ROOT / "pyproject.toml").read_text()
     pyproject = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
     (where / "pyproject.toml").write_text(pyproject.rstrip() + "\n\n" + group_settings(files, tests))
