@@ -78,7 +78,40 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> 
         raise CheckpointError(
             f"{path} has checkpoint format version {version!r}; this alphazero_lib reads version {FORMAT_VERSION}"
         )
+    check_structure(checkpoint, path)
     return checkpoint
+
+
+ARCH_KEYS = ("num_res_blocks", "num_hidden")
+
+
+def check_structure(checkpoint: dict[str, Any], path: Any = "checkpoint") -> None:
+    """Raise ``CheckpointError`` unless the dict has a ``game`` (with a name), ``game_repr``, ``arch`` (exactly
+    ``num_res_blocks`` and ``num_hidden``, positive integers) and ``model`` (a dict of tensors)."""
+    game = checkpoint.get("game")
+    if not isinstance(game, dict) or not isinstance(game.get("name"), str):
+        raise CheckpointError(f"{path} is malformed: 'game' must be a dict with a 'name', got {game!r}")
+    if not isinstance(checkpoint.get("game_repr"), str):
+        raise CheckpointError(f"{path} is malformed: 'game_repr' must be a string, got {checkpoint.get('game_repr')!r}")
+    arch = checkpoint.get("arch")
+    if not isinstance(arch, dict) or sorted(arch) != sorted(ARCH_KEYS):
+        raise CheckpointError(f"{path} is malformed: 'arch' must be a dict with the keys {ARCH_KEYS}, got {arch!r}")
+    for key in ARCH_KEYS:
+        value = arch[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise CheckpointError(f"{path} is malformed: arch[{key!r}] must be a positive integer, got {value!r}")
+    for key in ("model", "best_model"):
+        if key in checkpoint or key == "model":
+            weights = checkpoint.get(key)
+            if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor) for v in weights.values()):
+                raise CheckpointError(f"{path} is malformed: {key!r} must be a state_dict (a dict of tensors)")
+
+
+def check_finite(state_dict: dict[str, Any], path: Any = "checkpoint") -> None:
+    """Raise ``CheckpointError`` naming the first parameter or buffer that holds NaN or infinity."""
+    for name, tensor in state_dict.items():
+        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"{path}: parameter {name!r} holds NaN or infinite values; refusing these weights")
 
 
 def check_game(checkpoint: dict[str, Any], game: Game, path: Any = "checkpoint") -> None:
@@ -88,7 +121,11 @@ def check_game(checkpoint: dict[str, Any], game: Game, path: Any = "checkpoint")
 
 
 def load_state(model: torch.nn.Module, state_dict: dict[str, Any], path: Any = "checkpoint") -> None:
-    """``model.load_state_dict`` with an error that names the architectures when they differ."""
+    """``model.load_state_dict`` with an error that names the architectures when they differ.
+
+    Weights holding NaN or infinity are refused with ``CheckpointError`` before anything is loaded.
+    """
+    check_finite(state_dict, path)
     try:
         model.load_state_dict(state_dict)
     except RuntimeError as err:
@@ -113,7 +150,10 @@ def load_model(
 
     checkpoint = load_checkpoint(path)
     if game is None:
-        game = make_game(**checkpoint["game"])
+        try:
+            game = make_game(**checkpoint["game"])
+        except ValueError as err:
+            raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
     check_game(checkpoint, game, path)
     if model is None:
         model = ResNet(game, **checkpoint["arch"], device="cpu")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from alphazero_lib.games import GAMES, make_game
 
@@ -18,6 +19,56 @@ PLAYOFF_DEFAULTS = {
     "connect_four": ("alphazero:connect_four", "kaggle:negamax"),
     "tictactoe": ("alphazero:tictactoe", "kaggle:reaction"),
 }
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``prog: error: argument --games: must be ... (see --help)``, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _integer(text: str, least: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    return _integer(text, 1, "a positive integer")
+
+
+def _non_negative_int(text: str) -> int:
+    return _integer(text, 0, "a non-negative integer")
+
+
+def _seed(text: str) -> int:
+    return _integer(text, 0, "a non-negative integer (a seed)")
+
+
+def _number(text: str, positive: bool) -> float:
+    import math
+
+    what = "a finite positive number" if positive else "a finite non-negative number"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    return _number(text, positive=True)
+
+
+def _non_negative_float(text: str) -> float:
+    return _number(text, positive=False)
 
 
 def _add_game_argument(
@@ -298,7 +349,7 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m alphazero_lib",
         description="AlphaZero from Scratch on the command line: play, watch and pit players, train, benchmark, "
         f"and run Kaggle playoffs. Commands play {DEFAULT_GAME} unless --game says otherwise.",
@@ -308,7 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="watch one game between two players in the terminal")
     _add_game_argument(demo)
-    demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    demo.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     demo.add_argument("--player1", default="random", metavar="SPEC", help="first player's spec (default random)")
     demo.add_argument("--player2", default="random", metavar="SPEC", help="second player's spec (default random)")
     demo.set_defaults(func=_demo)
@@ -323,20 +374,28 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
     )
-    train.add_argument("--iterations", type=int, default=None, help="total learn iterations")
-    train.add_argument("--games-per-iteration", type=int, default=None, help="self-play games per iteration")
-    train.add_argument("--searches", type=int, default=None, help="search simulations per self-play move")
-    train.add_argument("--epochs", type=int, default=None, help="training epochs per iteration")
-    train.add_argument("--batch-size", type=int, default=None, help="minibatch size")
+    train.add_argument("--iterations", type=_positive_int, default=None, help="total learn iterations")
+    train.add_argument("--games-per-iteration", type=_positive_int, default=None, help="self-play games per iteration")
+    train.add_argument("--searches", type=_positive_int, default=None, help="search simulations per self-play move")
+    train.add_argument("--epochs", type=_positive_int, default=None, help="training epochs per iteration")
+    train.add_argument("--batch-size", type=_positive_int, default=None, help="minibatch size")
     train.add_argument("--device", default=None, choices=["auto", "cpu", "cuda"], help="where the network runs")
-    train.add_argument("--seed", type=int, default=None, help="random seed of the run")
-    train.add_argument("--threads", type=int, default=None, help="torch CPU threads for training steps")
+    train.add_argument("--seed", type=_seed, default=None, help="random seed of the run")
+    train.add_argument("--threads", type=_positive_int, default=None, help="torch CPU threads for training steps")
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
     train.add_argument(
-        "--parallel-games", type=int, default=None, metavar="N", help="batched self-play with N games in flight"
+        "--parallel-games",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="batched self-play with N games in flight",
     )
     train.add_argument(
-        "--workers", type=int, default=None, metavar="W", help="with --parallel-games: W self-play processes (CPU)"
+        "--workers",
+        type=_positive_int,
+        default=None,
+        metavar="W",
+        help="with --parallel-games: W self-play processes (CPU)",
     )
     train.add_argument(
         "--inference-mode", default=None, help="with --parallel-games: 'auto' (measured) or an inference.MODES entry"
@@ -347,10 +406,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(arena)
     arena.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
     arena.add_argument("--player2", metavar="SPEC", help="the other player's spec")
-    arena.add_argument("--games", type=int, default=10, help="games to play (default 10)")
-    arena.add_argument("--seed", type=int, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
+    arena.add_argument("--games", type=_positive_int, default=10, help="games to play (default 10)")
+    arena.add_argument("--seed", type=_seed, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
     arena.add_argument(
-        "--openings", type=int, default=0, metavar="K", help="start each pair of games from a random K-move opening"
+        "--openings",
+        type=_non_negative_int,
+        default=0,
+        metavar="K",
+        help="start each pair of games from a random K-move opening",
     )
     arena.add_argument(
         "--exhaustive",
@@ -365,25 +428,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(play)
     play.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
     play.add_argument("--first", action="store_true", help="you move first (X)")
-    play.add_argument("--seed", type=int, default=None, help="the opponent's seed (default: fresh)")
+    play.add_argument("--seed", type=_seed, default=None, help="the opponent's seed (default: fresh)")
     play.set_defaults(func=_play)
     bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")
     bench.add_argument("what", choices=["selfplay"], help="which benchmark")
     _add_game_argument(bench)
     bench.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
-    bench.add_argument("--searches", type=int, default=None, help="search simulations per move (default: preset)")
-    bench.add_argument("--games", type=int, default=64, help="games in flight in batched self-play (default 64)")
-    bench.add_argument("--seconds", type=float, default=15.0, help="time each self-play side runs (default 15)")
+    bench.add_argument(
+        "--searches", type=_positive_int, default=None, help="search simulations per move (default: preset)"
+    )
+    bench.add_argument(
+        "--games", type=_positive_int, default=64, help="games in flight in batched self-play (default 64)"
+    )
+    bench.add_argument(
+        "--seconds", type=_positive_float, default=15.0, help="time each self-play side runs (default 15)"
+    )
     bench.add_argument("--mode", default="auto", help="inference mode of batched self-play (default auto)")
-    bench.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    bench.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's choice)")
     bench.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)
     export = commands.add_parser("export-kaggle", help="write a one-file ConnectX submission for Connect Four weights")
     export.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
     export.add_argument("--out", default="submission.py", help="the file to write (default submission.py)")
-    export.add_argument("--searches", type=int, default=200, help="search simulations per move at most (default 200)")
-    export.add_argument("--C", type=float, default=2.0, help="PUCT exploration constant (default 2.0)")
+    export.add_argument(
+        "--searches", type=_positive_int, default=200, help="search simulations per move at most (default 200)"
+    )
+    export.add_argument("--C", type=_non_negative_float, default=2.0, help="PUCT exploration constant (default 2.0)")
     export.set_defaults(func=_export_kaggle)
     playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
     _add_game_argument(playoff, games=KAGGLE_GAMES)
@@ -402,14 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     playoff.add_argument("--out", default="playoff.html", help="HTML file to write (default playoff.html)")
     playoff.add_argument("--gif", default=None, help="also write an animated GIF here")
-    playoff.add_argument("--seed", type=int, default=0, help="seed for both players (default 0)")
+    playoff.add_argument("--seed", type=_seed, default=0, help="seed for both players (default 0)")
     playoff.set_defaults(func=_playoff)
     kaggle_eval = commands.add_parser("kaggle-eval", help="a player or submission file vs kaggle's built-in agents")
     _add_game_argument(kaggle_eval, games=KAGGLE_GAMES)
     kaggle_eval.add_argument("--player", required=True, help="a player spec, or a submission .py file")
     kaggle_eval.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
-    kaggle_eval.add_argument("--episodes", type=int, default=100, help="episodes on each seat (default 100)")
-    kaggle_eval.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    kaggle_eval.add_argument("--episodes", type=_positive_int, default=100, help="episodes on each seat (default 100)")
+    kaggle_eval.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     kaggle_eval.add_argument("--json", action="store_true", help="print one JSON list")
     kaggle_eval.add_argument("--no-progress", action="store_true", help="no progress bar")
     kaggle_eval.set_defaults(func=_kaggle_eval)
@@ -421,7 +492,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, OSError) as err:  # FileNotFoundError, IsADirectoryError, ... are OSErrors
         print(f"error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+import numpy as np
 
 
 @dataclass
@@ -44,6 +48,8 @@ class SearchConfig:
             raise ValueError(f"C must be non-negative, got {self.C}")
         if self.pb_c_base is not None and self.pb_c_base <= 0:
             raise ValueError(f"pb_c_base must be positive or None, got {self.pb_c_base}")
+        if self.pb_c_init < 0:
+            raise ValueError(f"pb_c_init must be non-negative, got {self.pb_c_init}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain ``dict`` of the fields (for checkpoints and JSON)."""
@@ -81,11 +87,36 @@ class MCTSConfig:
 
 
 def check_fields(obj: Any) -> None:
-    """Reject a bool where a number is expected (``num_searches=True`` is a typo, not a setting)."""
+    """Check every field's type against its annotation, with a message that names the field.
+
+    ``int`` fields take integers only (not ``True``, not ``3.0``); ``float`` fields take finite real numbers
+    (not NaN or infinity, not booleans); ``bool`` fields take ``True`` or ``False`` only (``"no"`` is not
+    false); ``str`` fields take strings; ``... | None`` also takes ``None``. Raises ``ValueError``.
+    """
     for f in fields(obj):
         value = getattr(obj, f.name)
-        if isinstance(value, bool) and f.type not in ("bool", bool):
-            raise ValueError(f"{type(obj).__name__}.{f.name} must be a number, got {value!r}")
+        annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        kinds = [part.strip() for part in annotation.split("|")]
+        if value is None and "None" in kinds:
+            continue
+        where = f"{type(obj).__name__}.{f.name}"
+        if "bool" in kinds:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{where} must be true or false, got {value!r} ({type(value).__name__})")
+            setattr(obj, f.name, bool(value))
+        elif "int" in kinds:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+                raise ValueError(f"{where} must be an integer, got {value!r} ({type(value).__name__})")
+            setattr(obj, f.name, int(value))
+        elif "float" in kinds:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{where} must be a number, got {value!r} ({type(value).__name__})")
+            if not math.isfinite(value):
+                raise ValueError(f"{where} must be a finite number, got {value!r}")
+        elif "str" in kinds and not isinstance(value, str):
+            raise ValueError(f"{where} must be a string, got {value!r} ({type(value).__name__})")
+    if "seed" in {f.name for f in fields(obj)} and obj.seed is not None and obj.seed < 0:
+        raise ValueError(f"{type(obj).__name__}.seed must be a non-negative integer, got {obj.seed}")
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:

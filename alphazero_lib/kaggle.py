@@ -181,7 +181,11 @@ def load_submission(path: str) -> Any:
     if not source.is_file():
         raise FileNotFoundError(f"no submission file at {path}")
     namespace: dict[str, Any] = {}
-    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    try:
+        exec(compile(source.read_text(), str(source), "exec"), namespace)
+    except Exception as err:  # a broken submission: report it as a player error, not a traceback
+        where = f" (line {err.lineno})" if isinstance(err, SyntaxError) else ""
+        raise ValueError(f"{path} fails to load{where}: {type(err).__name__}: {err}") from None
     agents = [value for value in namespace.values() if callable(value)]
     if not agents:
         raise ValueError(f"{path} defines no callable agent")
@@ -201,6 +205,9 @@ def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int
 
     from alphazero_lib.specs import make_player
 
+    known = kaggle_agents(game)
+    if opponent.removeprefix("kaggle:") not in known:
+        raise ValueError(f"kaggle-environments has no agent {opponent!r} for {game!r}; known: {sorted(known)}")
     base = load_submission(spec) if spec.endswith(".py") else as_kaggle_agent(game, make_player(game, spec, seed=seed))
     longest = [0.0]
 

@@ -7,6 +7,7 @@ Players that draw random numbers take a ``seed`` so that matches can be replayed
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 from functools import cache
@@ -24,12 +25,31 @@ from alphazero_lib.mcts import MCTS
 
 
 class Player:
-    """The player interface; subclasses choose an action for ``player`` in an absolute ``state``."""
+    """The player interface; subclasses choose an action for ``player`` in an absolute ``state``.
+
+    Every subclass's ``get_action`` first checks its arguments (``check_turn``): a state of the game's shape
+    and values, ``player`` 1 or -1, and a game that is not over; it raises one ``ValueError`` that says which.
+    """
 
     name = "player"
 
     def __init__(self, game: Game) -> None:
         self.game = game
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        method = cls.__dict__.get("get_action")
+        if method is not None and not getattr(method, "_checks_turn", False):
+            cls.get_action = _checking_turn(method)
+
+    def check_turn(self, state: np.ndarray, player: int) -> np.ndarray:
+        """``state`` as an array, after checking it is a position where ``player`` (1 or -1) has a move to choose."""
+        if isinstance(player, bool) or player not in (1, -1):
+            raise ValueError(f"{self.name}: player must be 1 or -1 (the side to move), got {player!r}")
+        state = self.game.check_state(state)
+        if self.game.is_over(state):
+            raise ValueError(f"{self.name}: the game is over in this position; there is no move to choose")
+        return state
 
     def get_action(self, state: np.ndarray, player: int) -> int:
         raise NotImplementedError
@@ -39,6 +59,25 @@ class Player:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def _checking_turn(get_action: Callable[..., int]) -> Callable[..., int]:
+    """``get_action`` with ``Player.check_turn`` in front (the public boundary: searches inside are not re-checked)."""
+
+    @functools.wraps(get_action)
+    def checked(self: Player, state: np.ndarray, player: int) -> int:
+        self.check_turn(state, player)
+        return get_action(self, state, player)
+
+    checked._checks_turn = True  # type: ignore[attr-defined]
+    return checked
+
+
+def check_model_game(game: Game, model: Any) -> None:
+    """Raise ``ValueError`` when ``model.game`` (set by ``ResNet`` and ``load_model``) is another game."""
+    trained_for = getattr(model, "game", None)
+    if isinstance(trained_for, Game) and trained_for != game:
+        raise ValueError(f"this model plays {trained_for!r}, not {game!r}; load weights trained for {game!r}")
 
 
 def random_best(scores: dict[int, float], rng: np.random.Generator) -> int:
@@ -94,6 +133,7 @@ class NetworkPlayer(Player):
 
     def __init__(self, game: Game, model: Any, seed: int | None = None) -> None:
         super().__init__(game)
+        check_model_game(game, model)
         self.model = model
         self.rng = np.random.default_rng(seed)
 
@@ -218,6 +258,7 @@ class AlphaZeroPlayer(Player):
         seed: int | None = None,
     ) -> None:
         super().__init__(game)
+        check_model_game(game, model)
         config = config if config is not None else SearchConfig()
         if seed is not None:
             config = dataclasses.replace(config, seed=seed)
@@ -276,6 +317,10 @@ class PerfectPlayer(Player):
         return random_best(self.action_values(state, player), self.rng)
 
 
+#: The deepest negamax search a player may ask for (about a second a move on one core).
+MAX_NEGAMAX_DEPTH = 10
+
+
 class NegamaxPlayer(Player):
     """Connect Four by depth-limited negamax with alpha-beta (bitboards, line-window heuristic)."""
 
@@ -285,6 +330,11 @@ class NegamaxPlayer(Player):
         super().__init__(game)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise ValueError(f"negamax depth must be a positive integer, got {depth!r}")
+        if depth > MAX_NEGAMAX_DEPTH:
+            raise ValueError(
+                f"negamax depth {depth} is too deep: the search grows about 4x a ply (depth 10 takes about a second "
+                f"a move, depth 13 half a minute); use 1 to {MAX_NEGAMAX_DEPTH}"
+            )
         self.solver = ConnectFourSolver(game)  # raises ValueError for other games
         self.depth = depth
         self.rng = np.random.default_rng(seed)

@@ -67,8 +67,11 @@ class Game(ABC):
     def get_next_state(self, state: np.ndarray, action: int, player: int) -> np.ndarray:
         """A new state after ``player`` plays ``action``; ``state`` is left unchanged.
 
-        Raises ``ValueError`` for an illegal action, naming it and the legal ones.
+        Raises ``ValueError`` for a state of the wrong shape or with values other than -1, 0 and 1, a player
+        other than 1 or -1, and an illegal action (naming it and the legal ones). Whether the game is already
+        over is ``is_over``'s question, asked by players and the arena before every move.
         """
+        state = self.check_state(state)
         player = self._check_player(player)
         action = self._check_action(state, action, player)
         next_state = np.array(state, dtype=STATE_DTYPE, copy=True)
@@ -81,6 +84,7 @@ class Game(ABC):
 
     def get_value_and_terminated(self, state: np.ndarray, action: int | None) -> tuple[float, bool]:
         """``(value, terminated)`` after ``action``; value is 1 if its player won, -1 lost, 0 otherwise."""
+        state = self.check_state(state)
         if action is None:
             return 0.0, False
         if self.check_win(state, action):
@@ -99,7 +103,7 @@ class Game(ABC):
 
     def change_perspective(self, state: np.ndarray, player: int) -> np.ndarray:
         """The state as seen by ``player`` (their pieces become 1); a new array."""
-        return (state * player).astype(STATE_DTYPE)
+        return (self.check_state(state) * self._check_player(player)).astype(STATE_DTYPE)
 
     def legal_actions(self, state: np.ndarray, player: int = 1) -> list[int]:
         """The legal actions as a sorted list of ints."""
@@ -160,6 +164,42 @@ class Game(ABC):
         return draw_board(self, state, ax=ax, heatmap=heatmap, **kwargs)
 
     # ---- validation -----------------------------------------------------------------------------
+    #: How many equal pieces in a line end the game (Tic-Tac-Toe, Connect Four); None: no such rule.
+    _line_length: int | None = None
+
+    def check_state(self, state: Any) -> np.ndarray:
+        """``state`` as an array, after checking it is one board: shape ``(row_count, column_count)``, values
+        -1, 0 and 1 only. Raises ``ValueError`` saying what is wrong (cheap: a shape compare and a byte scan)."""
+        array = np.asarray(state)
+        if array.shape != (self.row_count, self.column_count):
+            raise ValueError(
+                f"{self!r} needs a state of shape ({self.row_count}, {self.column_count}), got shape {array.shape}"
+            )
+        if array.dtype == STATE_DTYPE:
+            bad = array.tobytes().translate(None, _STATE_BYTES)  # what is left is not -1, 0 or 1
+        elif array.dtype.kind in "iufb":
+            bad = bool(((array != 0) & (array != 1) & (array != -1)).any())
+        else:
+            raise ValueError(f"{self!r} needs a numeric state of -1, 0 and 1, got dtype {array.dtype}")
+        if bad:
+            values = sorted({v for v in np.unique(array).tolist() if v not in (-1, 0, 1)})
+            raise ValueError(f"state values must be -1, 0 or 1 (empty, the players); got {values[:5]}")
+        return array
+
+    def is_over(self, state: np.ndarray) -> bool:
+        """Whether the game has ended in ``state``: a player has a winning line, or nobody can move."""
+        state = self.check_state(state)
+        return self._has_line(state) or not self.get_valid_moves(state).any()
+
+    def _has_line(self, state: np.ndarray) -> bool:
+        """Whether either player already has ``_line_length`` pieces in a line (the game is over)."""
+        if self._line_length is None:
+            return False
+        checker = self.__dict__.get("_lines")
+        if checker is None:
+            checker = self.__dict__["_lines"] = LineDetector(self.row_count, self.column_count, self._line_length)
+        return checker.any_line(state)
+
     @staticmethod
     def _check_player(player: int) -> int:
         if player not in (1, -1) or isinstance(player, bool):
@@ -187,6 +227,52 @@ class Game(ABC):
                 f"{self._illegal_reason(state, action, player)}; legal now: {self.legal_actions(state, player)}"
             )
         return action
+
+
+_STATE_BYTES = bytes([0, 1, 255])  # -1, 0 and 1 as int8 bytes
+
+
+class LineDetector:
+    """Whether a board holds ``in_a_row`` equal non-empty pieces in a line, in a few big-integer operations.
+
+    The int8 board's bytes are read as one integer (8 bits a cell; 1 is 0x01 and -1 is 0xFF). Player 1's
+    pieces become bit 0 of their cell, player -1's bit 4, so one pass of shifted ANDs per direction checks
+    both players at once; a mask keeps the starting cells whose line fits on the board.
+    """
+
+    def __init__(self, rows: int, columns: int, in_a_row: int) -> None:
+        self.in_a_row = in_a_row
+        cells = rows * columns
+        self.low = sum(1 << (8 * i) for i in range(cells))
+        self.directions = []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            starts = 0
+            for r in range(rows):
+                for c in range(columns):
+                    end_r, end_c = r + dr * (in_a_row - 1), c + dc * (in_a_row - 1)
+                    if 0 <= end_r < rows and 0 <= end_c < columns:
+                        starts |= 0x11 << (8 * (r * columns + c))
+            if starts:
+                self.directions.append((8 * (dr * columns + dc), starts))
+
+    def any_line(self, state: np.ndarray) -> bool:
+        """``state`` ``(rows, columns)`` of -1/0/1: whether either player has ``in_a_row`` in a line."""
+        if state.dtype != STATE_DTYPE:
+            state = state.astype(STATE_DTYPE)
+        x = int.from_bytes(state.tobytes(), "little")
+        low = self.low
+        second = (x >> 1) & low  # player -1
+        pieces = ((x & low) ^ second) | (second << 4)  # player 1 on bit 0, player -1 on bit 4
+        k = self.in_a_row
+        for shift, starts in self.directions:
+            line = pieces & starts
+            for i in range(1, k):
+                if not line:
+                    break
+                line &= pieces >> (i * shift)
+            if line:
+                return True
+        return False
 
 
 def square_symmetry(k: int, board: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ class ConnectFour(Game):
         self.row_count = int(rows)
         self.column_count = int(columns)
         self.in_a_row = int(in_a_row)
+        self._line_length = self.in_a_row
         self.action_size = self.column_count
 
     @property
@@ -38,7 +39,7 @@ class ConnectFour(Game):
         return self.row_count * self.column_count
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
-        return (np.asarray(state)[0] == 0).astype(np.uint8)
+        return (self.check_state(state)[0] == 0).astype(np.uint8)
 
     def _apply(self, state: np.ndarray, action: int, player: int) -> None:
         row = np.max(np.flatnonzero(state[:, action] == 0))
@@ -48,9 +49,9 @@ class ConnectFour(Game):
         return f"column {action} is full"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
+        state = self.check_state(state)
         if action is None:
             return False
-        state = np.asarray(state)
         filled = np.flatnonzero(state[:, action] != 0)
         if filled.size == 0:
             return False

@@ -98,6 +98,7 @@ class Othello(Game):
         return state
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
+        state, player = self.check_state(state), self._check_player(player)
         own, opp = self._bits(state, player), self._bits(state, -player)
         mask = np.zeros(self.action_size, dtype=np.uint8)
         moves = self._moves(own, opp)
@@ -109,6 +110,7 @@ class Othello(Game):
 
     def is_over(self, state: np.ndarray) -> bool:
         """Whether neither side has a move."""
+        state = self.check_state(state)
         own, opp = self._bits(state, 1), self._bits(state, -1)
         return not self._moves(own, opp) and not self._moves(opp, own)
 

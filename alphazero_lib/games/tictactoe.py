@@ -33,6 +33,7 @@ class TicTacToe(Game):
     """Tic-Tac-Toe on a 3 x 3 board; action ``a`` is the cell ``(a // 3, a % 3)``."""
 
     registry_name = "tictactoe"
+    _line_length = 3
 
     def __init__(self) -> None:
         self.row_count = 3
@@ -48,7 +49,7 @@ class TicTacToe(Game):
         return self.action_size
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
-        return (np.asarray(state).reshape(-1) == 0).astype(np.uint8)
+        return (self.check_state(state).reshape(-1) == 0).astype(np.uint8)
 
     def _apply(self, state: np.ndarray, action: int, player: int) -> None:
         state[action // self.column_count, action % self.column_count] = player
@@ -57,9 +58,10 @@ class TicTacToe(Game):
         return f"cell {action} is occupied"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
+        state = self.check_state(state)
         if action is None:
             return False
-        return line_through(np.asarray(state), action // self.column_count, action % self.column_count, 3)
+        return line_through(state, action // self.column_count, action % self.column_count, 3)
 
     @property
     def num_symmetries(self) -> int:
