@@ -196,14 +196,63 @@ class Agent:
         return counts
 
     def __call__(self, observation: dict, configuration: dict) -> int:
+        """The move for ``observation`` (flat ``board`` of 0/1/2, ``mark``): never raises, never illegal.
+
+        A board or configuration that is not the one trained for, or a mark other than 1 or 2, gets a legal
+        move without the network: an immediate win if there is one, else the centre-most open column. With
+        little or no time (``actTimeout`` 0) the search still takes an immediate win.
+        """
         start = time.perf_counter()
-        board = np.asarray(observation["board"]).reshape(configuration["rows"], configuration["columns"])
-        mark = observation["mark"]
+        try:
+            return self._play(observation, configuration, start)
+        except Exception:  # whatever went wrong, a legal move beats a crash (which loses the game)
+            return fallback_move(observation, configuration)
+
+    def _play(self, observation: dict, configuration: dict, start: float) -> int:
+        rows, columns = int(configuration["rows"]), int(configuration["columns"])
+        in_a_row = int(configuration["inarow"])
+        board = np.asarray(observation["board"])
+        mark = observation.get("mark")
+        if board.size != rows * columns or mark not in (1, 2) or not np.isin(board, (0, 1, 2)).all():
+            return fallback_move(observation, configuration)
+        board = board.reshape(rows, columns)
         state = np.where(board == mark, 1, np.where(board == 0, 0, -1)).astype(np.int8)
         legal = np.flatnonzero(state[0] == 0)
-        if state.shape != (self.rows, self.columns) or configuration["inarow"] != self.in_a_row:
-            return int(legal[np.argmin(np.abs(legal - (state.shape[1] - 1) / 2))])  # not our board: centre-most
+        if (rows, columns, in_a_row) != (self.rows, self.columns, self.in_a_row):
+            return centre_or_win(state, in_a_row)  # not our board: no network, but never a thrown-away win
         budget = 0.5 * float(configuration.get("actTimeout", 2.0))
+        if not budget > 0 or legal.size == 1:
+            return centre_or_win(state, in_a_row)
         counts = self.search(state, deadline=start + budget)
+        if counts.max() <= 0:  # the time ran out before the first simulation
+            return centre_or_win(state, in_a_row)
         counts[state[0] != 0] = -1  # never an illegal move
         return int(np.argmax(counts))
+
+
+def centre_or_win(state: np.ndarray, in_a_row: int) -> int:
+    """Without search: a column that wins at once for the mover (1), else the centre-most legal column."""
+    legal = np.flatnonzero(state[0] == 0)
+    for column in legal:
+        if wins(-drop(state, int(column)), int(column), in_a_row):
+            return int(column)
+    return int(legal[np.argmin(np.abs(legal - (state.shape[1] - 1) / 2))])
+
+
+def fallback_move(observation: dict, configuration: dict) -> int:
+    """A legal column for any observation: the board is read as far as it makes sense, a win taken if seen."""
+    try:
+        columns = int(configuration["columns"])
+        rows = int(configuration["rows"])
+        board = np.asarray(observation["board"], dtype=float).reshape(-1)
+        top = board[:columns] if board.size >= columns else np.zeros(columns)
+        legal = [c for c in range(columns) if top[c] == 0] or list(range(columns))
+        mark = observation.get("mark")
+        if mark not in (1, 2):  # the side to move has no more stones than the other: infer it
+            mark = 1 if (board == 1).sum() == (board == 2).sum() else 2
+        if board.size == rows * columns and np.isin(board, (0, 1, 2)).all():
+            state = np.where(board == mark, 1, np.where(board == 0, 0, -1)).astype(np.int8).reshape(rows, columns)
+            return centre_or_win(state, int(configuration["inarow"]))
+        return int(min(legal, key=lambda c: abs(c - (columns - 1) / 2)))
+    except Exception:
+        return 0

@@ -35,7 +35,8 @@ SPEC_HELP = (
 
 def resolve_weights(game: Game | None, text: str) -> Any:
     """The network named by ``text`` for ``game``: shipped weights by registry name (``connect_four``, or
-    ``connect_four@5`` for iteration 5), else a checkpoint path.
+    ``connect_four@5`` for iteration 5), else a checkpoint path. A shipped name always means the shipped,
+    sha256-checked weights; a file of the same name is read when written as a path (``./connect_four``).
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for weights of another game.
     """
@@ -43,7 +44,7 @@ def resolve_weights(game: Game | None, text: str) -> Any:
     from alphazero_lib.pretrained import available, load_pretrained
 
     name, _, iteration = text.partition("@")
-    if name in available() and not Path(text).is_file():
+    if name in available():  # shipped names come first: a file of that name in the current directory is not read
         if iteration and not iteration.isdigit():
             raise ValueError(f"weights {text!r}: the iteration after '@' must be a number")
         return load_pretrained(name, int(iteration) if iteration else None, game=game)
