@@ -502,3 +502,23 @@ def test_workers_benchmark_times_one_process_against_workers():
     rates = [value["positions_per_second"] for value in result.values() if isinstance(value, dict)]
     assert len(rates) == 2 and min(rates) > 0
     assert result["ratio"] == pytest.approx(rates[1] / rates[0], rel=0.01)
+
+
+def test_batched_self_play_repeats_for_its_seeds_and_reuses_trees_when_asked():
+    """The same seeds give the same games, other seeds other games; reuse_tree reaches the search."""
+    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+
+    config = _tiny_parallel_config(num_self_play_iterations=4, augment_symmetries=False, temperature=1.0)
+    trainer = build_trainer(make_game("tictactoe"), config, progress=False, trainer_class=AlphaZeroParallel)
+    first, stats = trainer.play_games(4, 2, (7, 0))
+    again, _ = trainer.play_games(4, 2, (7, 0))
+    other, _ = trainer.play_games(4, 2, (8, 0))
+    assert len(first) == len(again) and all(
+        np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and a[2] == b[2]
+        for a, b in zip(first, again, strict=True)
+    )
+    assert len(first) != len(other) or any(not np.array_equal(a[1], b[1]) for a, b in zip(first, other, strict=True))
+    assert stats["reused_roots"] == 0
+    trainer.reuse_tree = True
+    _, reused = trainer.play_games(4, 2, (7, 0))
+    assert reused["reused_roots"] > 0
