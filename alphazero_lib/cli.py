@@ -71,6 +71,17 @@ def _non_negative_float(text: str) -> float:
     return _number(text, positive=False)
 
 
+_THREADS_HELP = "torch threads for a network player's move (default 1: one state at a time runs best on one)"
+
+
+def _set_threads(threads: int | None, *players: object) -> None:
+    """Give network players ``threads`` torch threads a move (they default to one)."""
+    if threads is not None:
+        for player in players:
+            if hasattr(player, "num_threads"):
+                player.num_threads = threads
+
+
 def _add_game_argument(
     parser: argparse.ArgumentParser, default: str = DEFAULT_GAME, games: Sequence[str] | None = None
 ) -> None:
@@ -122,6 +133,7 @@ def _arena(args: argparse.Namespace) -> int:
         raise ValueError("--player2 is required (unless --exhaustive)")
     seed2 = None if args.seed is None else args.seed + 1
     player2 = make_player(game, args.player2, seed=seed2)
+    _set_threads(args.threads, player1, player2)
     result = play_match(
         game, player1, player2, args.games, progress=not args.no_progress, opening_moves=args.openings, seed=args.seed
     )
@@ -141,6 +153,7 @@ def _play(args: argparse.Namespace) -> int:
 
     game = make_game(args.game)
     opponent = make_player(game, args.opponent, seed=args.seed)
+    _set_threads(args.threads, opponent)
     human = HumanPlayer(game)
     human.name = "you"
     first, second = (human, opponent) if args.first else (opponent, human)
@@ -421,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Tic-Tac-Toe: player 1 on both seats against every reply, and against every perfect reply",
     )
     arena.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
+    arena.add_argument("--threads", type=_positive_int, default=None, help=_THREADS_HELP)
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.set_defaults(func=_arena)
 
@@ -428,6 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(play)
     play.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
     play.add_argument("--first", action="store_true", help="you move first (X)")
+    play.add_argument("--threads", type=_positive_int, default=None, help=_THREADS_HELP)
     play.add_argument("--seed", type=_seed, default=None, help="the opponent's seed (default: fresh)")
     play.set_defaults(func=_play)
     bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")

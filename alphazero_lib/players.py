@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import torch
 
 from alphazero_lib.alpha_mcts import AlphaMCTS, select_action
 from alphazero_lib.config import MCTSConfig, SearchConfig
@@ -67,10 +68,26 @@ def _checking_turn(get_action: Callable[..., int]) -> Callable[..., int]:
     @functools.wraps(get_action)
     def checked(self: Player, state: np.ndarray, player: int) -> int:
         self.check_turn(state, player)
-        return get_action(self, state, player)
+        threads = getattr(self, "num_threads", None)
+        model = getattr(self, "model", None)
+        if threads is None or model is None or torch.get_num_threads() == threads or not _on_cpu(model):
+            return get_action(self, state, player)
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)  # batch-1 inference: extra threads spin-wait on a busy machine
+        try:
+            return get_action(self, state, player)
+        finally:
+            torch.set_num_threads(before)
 
     checked._checks_turn = True  # type: ignore[attr-defined]
     return checked
+
+
+def _on_cpu(model: Any) -> bool:
+    try:
+        return next(model.parameters()).device.type == "cpu"
+    except (AttributeError, StopIteration, TypeError):
+        return False
 
 
 def check_model_game(game: Game, model: Any) -> None:
@@ -129,7 +146,13 @@ class HumanPlayer(Player):
 
 # ---- network players (no search) -------------------------------------------------------------
 class NetworkPlayer(Player):
-    """A player that asks a policy-value network about canonical states (through ``inference.evaluate``)."""
+    """A player that asks a policy-value network about canonical states (through ``inference.evaluate``).
+
+    ``num_threads`` (default 1): torch CPU threads while it chooses a move; None leaves torch's setting alone.
+    """
+
+    #: Torch CPU threads for one move (small batches; more threads spin-wait when the machine is busy).
+    num_threads: int | None = 1
 
     def __init__(self, game: Game, model: Any, seed: int | None = None) -> None:
         super().__init__(game)
@@ -247,7 +270,14 @@ class MCTSPlayer(Player):
 
 
 class AlphaZeroPlayer(Player):
-    """AlphaZero search with a network; temperature 0 (default) plays the most visited move."""
+    """AlphaZero search with a network; temperature 0 (default) plays the most visited move.
+
+    The search evaluates one state at a time, so a move runs on ``num_threads`` torch CPU threads (default 1;
+    None: torch's setting). Two threads took 46 s for a move beside a busy process, one 0.9 s
+    (``benchmarks/threads.py``).
+    """
+
+    num_threads: int | None = 1
 
     def __init__(
         self,
@@ -262,6 +292,7 @@ class AlphaZeroPlayer(Player):
         config = config if config is not None else SearchConfig()
         if seed is not None:
             config = dataclasses.replace(config, seed=seed)
+        self.model = model
         self.mcts = AlphaMCTS(game, model, config)
         self.temperature = temperature
         self.rng = np.random.default_rng(None if config.seed is None else config.seed + 1)

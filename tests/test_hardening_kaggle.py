@@ -86,3 +86,34 @@ def test_a_file_named_like_shipped_weights_does_not_shadow_them(tmp_path, monkey
     # a path that says it is a path is still read as a file
     with pytest.raises(ValueError, match="is damaged"):
         resolve_weights(make_game("tictactoe"), "./tictactoe")
+
+
+# ---- item 7 -------------------------------------------------------------------------------------------
+def test_network_players_search_on_one_thread_and_restore_the_setting():
+    import torch
+
+    from alphazero_lib.config import SearchConfig
+    from alphazero_lib.players import AlphaZeroPlayer, PolicyPlayer
+
+    seen = []
+
+    class Spy(ResNet):
+        def forward(self, x):
+            seen.append(torch.get_num_threads())
+            return super().forward(x)
+
+    model = Spy(C4, 1, 8).eval()
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        for player in (AlphaZeroPlayer(C4, model, SearchConfig(num_searches=3)), PolicyPlayer(C4, model)):
+            player.get_action(C4.get_initial_state(), 1)
+            assert torch.get_num_threads() == 2
+        assert seen and set(seen) == {1}
+        seen.clear()
+        player = AlphaZeroPlayer(C4, model, SearchConfig(num_searches=3))
+        player.num_threads = None  # the user asks for torch's setting
+        player.get_action(C4.get_initial_state(), 1)
+        assert set(seen) == {2}
+    finally:
+        torch.set_num_threads(before)
