@@ -155,3 +155,19 @@ def test_select_action_samples_the_renormalised_distribution():
     np.testing.assert_allclose(draws, apply_temperature(probs, 0.5), atol=0.03)
     ties = {select_action(np.array([0.5, 0.0, 0.5]), 0.0, rng) for _ in range(50)}
     assert ties == {0, 2}  # argmax with a random tie-break, never the zero-probability move
+
+
+def test_defaults_statistics_and_a_distribution_without_mass():
+    """Mutation testing found these unchecked: the default config, the simulations counted, the stats as a dict,
+    and the error for probabilities with no positive mass."""
+    game = make_game("tictactoe")
+    mcts = AlphaMCTS(game, ConstantNet(game))
+    assert mcts.config == SearchConfig() and mcts.root is None
+    mcts.config = SearchConfig(num_searches=12, seed=0)
+    mcts.search(TTT_MID)
+    stats = mcts.last_search_stats.to_dict()
+    assert stats["num_searches"] == 12 and stats["network_evaluations"] + stats["terminal_leaves"] == 13
+    assert set(stats) == {"num_searches", "network_evaluations", "terminal_leaves", "max_depth"}
+    for temperature in (0.0, 1.0):
+        with pytest.raises(ValueError, match="probabilities need some positive mass"):
+            apply_temperature(np.zeros(3), temperature)
