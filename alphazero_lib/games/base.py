@@ -87,9 +87,9 @@ class Game(ABC):
         state = self.check_state(state)
         if action is None:
             return 0.0, False
-        if self.check_win(state, action):
+        if self._win(state, action):
             return 1.0, True
-        if not self.get_valid_moves(state).any():
+        if not self._valid_moves(state, 1).any():
             return 0.0, True
         return 0.0, False
 
@@ -189,7 +189,14 @@ class Game(ABC):
     def is_over(self, state: np.ndarray) -> bool:
         """Whether the game has ended in ``state``: a player has a winning line, or nobody can move."""
         state = self.check_state(state)
-        return self._has_line(state) or not self.get_valid_moves(state).any()
+        return self._has_line(state) or not self._valid_moves(state, 1).any()
+
+    # the rules on a state already checked by the public method that calls them (no second check)
+    def _valid_moves(self, state: np.ndarray, player: int) -> np.ndarray:
+        return self.get_valid_moves(state, player)
+
+    def _win(self, state: np.ndarray, action: int | None) -> bool:
+        return self.check_win(state, action)
 
     def _has_line(self, state: np.ndarray) -> bool:
         """Whether either player already has ``_line_length`` pieces in a line (the game is over)."""
@@ -221,7 +228,7 @@ class Game(ABC):
                 f"action {action} is out of range; actions are 0..{self.action_size - 1}; "
                 f"legal now: {self.legal_actions(state, player)}"
             )
-        if not self.get_valid_moves(state, player)[action]:
+        if not self._valid_moves(state, player)[action]:
             raise ValueError(
                 f"action {action} ({self.action_to_string(action)}) is illegal: "
                 f"{self._illegal_reason(state, action, player)}; legal now: {self.legal_actions(state, player)}"

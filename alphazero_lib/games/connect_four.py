@@ -39,7 +39,10 @@ class ConnectFour(Game):
         return self.row_count * self.column_count
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
-        return (self.check_state(state)[0] == 0).astype(np.uint8)
+        return self._valid_moves(self.check_state(state), player)
+
+    def _valid_moves(self, state: np.ndarray, player: int) -> np.ndarray:
+        return (state[0] == 0).astype(np.uint8)
 
     def _apply(self, state: np.ndarray, action: int, player: int) -> None:
         row = np.max(np.flatnonzero(state[:, action] == 0))
@@ -49,7 +52,9 @@ class ConnectFour(Game):
         return f"column {action} is full"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
-        state = self.check_state(state)
+        return self._win(self.check_state(state), action)
+
+    def _win(self, state: np.ndarray, action: int | None) -> bool:
         if action is None:
             return False
         filled = np.flatnonzero(state[:, action] != 0)

@@ -49,7 +49,10 @@ class TicTacToe(Game):
         return self.action_size
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
-        return (self.check_state(state).reshape(-1) == 0).astype(np.uint8)
+        return self._valid_moves(self.check_state(state), player)
+
+    def _valid_moves(self, state: np.ndarray, player: int) -> np.ndarray:
+        return (state.reshape(-1) == 0).astype(np.uint8)
 
     def _apply(self, state: np.ndarray, action: int, player: int) -> None:
         state[action // self.column_count, action % self.column_count] = player
@@ -58,7 +61,9 @@ class TicTacToe(Game):
         return f"cell {action} is occupied"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
-        state = self.check_state(state)
+        return self._win(self.check_state(state), action)
+
+    def _win(self, state: np.ndarray, action: int | None) -> bool:
         if action is None:
             return False
         return line_through(state, action // self.column_count, action % self.column_count, 3)
