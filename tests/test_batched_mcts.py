@@ -522,3 +522,19 @@ def test_batched_self_play_repeats_for_its_seeds_and_reuses_trees_when_asked():
     trainer.reuse_tree = True
     _, reused = trainer.play_games(4, 2, (7, 0))
     assert reused["reused_roots"] > 0
+
+
+def test_tree_reuse_after_action_zero_and_after_an_unsearched_move():
+    """Mutation testing found these unchecked: action 0 is a move like any other, a move the search never tried
+    has no subtree to keep, and reset() forgets the kept roots."""
+    game = make_game("tictactoe")
+    config = SearchConfig(num_searches=3, dirichlet_epsilon=0.0)  # equal priors: actions 0, 1, 2 get one visit
+    mcts = BatchedMCTS(game, ConstantNet(game), config, reuse_tree=True)
+    mcts.search(np.stack([game.get_initial_state()] * 3))
+    N = mcts.num_nodes_max
+    expected = subtree_statistics(mcts, 0, int(mcts.children_index[0, ROOT, 0] % N))
+    mcts.advance(np.array([0, 8, -1]))
+    assert mcts.root_kept.tolist() == [True, False, False]
+    assert subtree_statistics(mcts, 0, ROOT) == expected and mcts.num_nodes[0] == len(expected) + 1
+    mcts.reset()
+    assert not mcts.root_kept.any()
