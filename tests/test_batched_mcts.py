@@ -519,6 +519,7 @@ def test_batched_self_play_repeats_for_its_seeds_and_reuses_trees_when_asked():
     )
     assert len(first) != len(other) or any(not np.array_equal(a[1], b[1]) for a, b in zip(first, other, strict=True))
     assert stats["reused_roots"] == 0
+    assert stats["simulations"] == stats["positions"] * config.num_searches  # the trainer's search settings
     trainer.reuse_tree = True
     _, reused = trainer.play_games(4, 2, (7, 0))
     assert reused["reused_roots"] > 0
