@@ -54,14 +54,28 @@ def test_gif_has_a_frame_per_move(tmp_path):
 
 
 def colour_counts(png) -> dict[str, int]:
+    """Pixels of each colour, counted inside the board (the blue area's bounding box).
+
+    The legend above the board also shows a red and a yellow disc; it lies outside the box.
+    """
     from PIL import Image
 
     pixels = np.asarray(Image.open(png).convert("RGB")).astype(int)
     r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    blue = (r < 60) & (g > 60) & (g < 100) & (b > 130)  # the board, #1f4e9c
+    rows, cols = np.nonzero(blue)
+    if len(rows) == 0:
+        return {"red": 0, "yellow": 0, "blue": 0, "legend_red": 0, "legend_yellow": 0}
+    inside = np.zeros_like(blue)
+    inside[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1] = True
+    red = (r > 200) & (g < 90) & (b < 90)  # X discs, #e53935
+    yellow = (r > 230) & (g > 200) & (b < 100)  # O discs, #fdd835
     return {
-        "red": int(np.sum((r > 200) & (g < 90) & (b < 90))),  # X discs, #e53935
-        "yellow": int(np.sum((r > 230) & (g > 200) & (b < 100))),  # O discs, #fdd835
-        "blue": int(np.sum((r < 60) & (g > 60) & (g < 100) & (b > 130))),  # the board, #1f4e9c
+        "red": int(np.sum(red & inside)),
+        "yellow": int(np.sum(yellow & inside)),
+        "blue": int(np.sum(blue)),
+        "legend_red": int(np.sum(red & ~inside)),
+        "legend_yellow": int(np.sum(yellow & ~inside)),
     }
 
 
@@ -89,6 +103,7 @@ def test_page_renders_the_board_in_headless_chromium(tmp_path):
         counts[step] = colour_counts(shot)
     assert counts["0"]["blue"] > 50_000  # the board is drawn ...
     assert counts["0"]["red"] == 0 and counts["0"]["yellow"] == 0  # ... empty at the start
+    assert counts["0"]["legend_red"] > 50 and counts["0"]["legend_yellow"] > 50  # the legend's two marks
     # at the end: 4 red and 3 yellow discs of radius 0.4 * 64 px (about 2,000 px each)
     assert 4 * 1500 < counts["last"]["red"] < 4 * 2300
     assert 3 * 1500 < counts["last"]["yellow"] < 3 * 2300
