@@ -3,21 +3,10 @@
 One ``BatchedMCTS.search`` call searches ``B`` games. Each simulation walks all ``B`` trees to a leaf
 together (numpy ops over the ``B`` axis, a Python loop over depth only), scores finished games with the
 vectorised rules of ``alphazero_lib.batched_rules``, makes ONE batched network call for every game's leaf
-and backs all values up in one fancy-indexed update.
+and backs all values up in one fancy-indexed update: ``_simulate`` is ``_select``, ``_expand``, ``_backup``.
 
-The tree of game ``b`` lives in row ``b`` of these arrays (``N = num_searches + 2`` nodes per game)::
-
-    visit_count        [B, N]        float64  visits through the node (the root starts at 1)
-    value_sum          [B, N]        float64  sum of backed-up values, seen by the player to move at the node
-    parent             [B, N]        intp     parent node (0 = NULL for the root)
-    action_from_parent [B, N]        intp     the move that led here
-    is_expanded        [B, N]        bool     evaluated by the network, children's priors known
-    is_terminal        [B, N]        bool     the game is over at this node (never expanded)
-    terminal_value     [B, N]        float64  its value for the player to move there (-1 lost, 0 draw)
-    states             [B, N, R, C]  int8     canonical states (the player to move owns the 1s; no to_play)
-    children_index     [B, N, A]     intp     FLAT index ``b * N + n`` of the child per action; 0 = none yet
-    priors             [B, N, A]     float64  the network's priors (root: with Dirichlet noise)
-    illegal_penalty    [B, N, A]     float64  0 on legal actions, -inf on illegal ones (added to the scores)
+The trees live in one ``Tree`` (``BatchedMCTS.tree``): row ``b`` of each of its arrays is game ``b``'s tree,
+``N = num_searches + 2`` node slots per game; its docstring is the table of the arrays' shapes.
 
 Node 0 is a *null node* whose statistics stay 0: an action without a child points at flat node 0, so a
 child's statistics are one gather with no masking, and a walk that steps into it stays there. The root is
@@ -41,13 +30,18 @@ Tree reuse (``reuse_tree=True``): ``advance(actions)`` keeps the subtree under t
 the next ``search`` tops the kept root up to ``num_searches + 1`` visits instead of starting from scratch, so a
 position costs fewer network evaluations; visit counts then differ from the serial search (which always starts
 afresh), so equivalence is tested with reuse off. ``stats`` counts network evaluations per position searched.
+
+Capacity: a simulation creates at most one node, so a fresh search needs at most the null node, the root and
+``num_searches`` nodes: ``N``. Every node of a kept subtree was created by a simulation through the kept root,
+so the subtree has at most as many nodes as its root has visits, and topping it up to ``num_searches + 1``
+visits again needs at most ``N`` slots. ``_expand`` raises ``RuntimeError`` rather than write past them.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -58,6 +52,76 @@ from alphazero_lib.games.base import STATE_DTYPE, Game
 from alphazero_lib.inference import evaluate, masked_softmax
 
 NULL, ROOT = 0, 1
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The search trees of ``B`` games, ``N`` node slots each: node ``n`` of game ``b`` is row ``[b, n]``.
+
+    ==================  ============  =======  ===============================================================
+    field               shape         dtype    meaning
+    ==================  ============  =======  ===============================================================
+    visit_count         [B, N]        float64  visits through the node (the root starts at 1)
+    value_sum           [B, N]        float64  sum of backed-up values, seen by the player to move at the node
+    parent              [B, N]        intp     parent node (0 = NULL for the root)
+    action_from_parent  [B, N]        intp     the move that led here
+    is_expanded         [B, N]        bool     evaluated by the network, children's priors known
+    is_terminal         [B, N]        bool     the game is over at this node (never expanded)
+    terminal_value      [B, N]        float64  its value for the player to move there (-1 lost, 0 draw)
+    states              [B, N, R, C]  int8     canonical states (the player to move owns the 1s; no to_play)
+    children_index      [B, N, A]     intp     FLAT index ``b * N + n`` of the child per action; 0 = none yet
+    priors              [B, N, A]     float64  the network's priors (root: with Dirichlet noise)
+    illegal_penalty     [B, N, A]     float64  0 on legal actions, -inf on illegal ones (added to the scores)
+    ==================  ============  =======  ===============================================================
+
+    Every field is indexed ``[game, node, ...]``, so ``clear`` and ``move_nodes`` loop over
+    ``dataclasses.fields`` and a new field cannot be forgotten. Two fields hold node numbers: ``parent`` (within
+    the game) and ``children_index`` (flat); ``BatchedMCTS.advance`` renumbers them after moving nodes.
+    """
+
+    visit_count: np.ndarray
+    value_sum: np.ndarray
+    parent: np.ndarray
+    action_from_parent: np.ndarray
+    is_expanded: np.ndarray
+    is_terminal: np.ndarray
+    terminal_value: np.ndarray
+    states: np.ndarray
+    children_index: np.ndarray
+    priors: np.ndarray
+    illegal_penalty: np.ndarray
+
+    @classmethod
+    def zeros(cls, batch_size: int, num_nodes: int, action_size: int, board_shape: tuple[int, int]) -> Tree:
+        """Empty trees: ``batch_size`` games, ``num_nodes`` slots each, every field 0."""
+        B, N, A = batch_size, num_nodes, action_size
+        return cls(
+            visit_count=np.zeros((B, N), dtype=np.float64),
+            value_sum=np.zeros((B, N), dtype=np.float64),
+            parent=np.zeros((B, N), dtype=np.intp),
+            action_from_parent=np.zeros((B, N), dtype=np.intp),
+            is_expanded=np.zeros((B, N), dtype=bool),
+            is_terminal=np.zeros((B, N), dtype=bool),
+            terminal_value=np.zeros((B, N), dtype=np.float64),
+            states=np.zeros((B, N, *board_shape), dtype=STATE_DTYPE),
+            children_index=np.zeros((B, N, A), dtype=np.intp),
+            priors=np.zeros((B, N, A), dtype=np.float64),
+            illegal_penalty=np.zeros((B, N, A), dtype=np.float64),
+        )
+
+    def clear(self, where: np.ndarray) -> None:
+        """Zero every field at ``where``: game indices ``[M]`` (whole trees) or a ``[B, N]`` mask of nodes."""
+        for field in fields(self):
+            getattr(self, field.name)[where] = 0
+
+    def move_nodes(self, games: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
+        """Copy node ``old[i]`` of game ``games[i]`` to slot ``new[i]`` in every field (all ``[M]`` int arrays).
+
+        Node numbers held in ``parent`` and ``children_index`` are copied as they are, not renumbered.
+        """
+        for field in fields(self):
+            array = getattr(self, field.name)
+            array[games, new] = array[games, old]
 
 
 @dataclass
@@ -96,6 +160,7 @@ class BatchedMCTS:
 
     ``model`` is a ``torch.nn.Module`` or any object with ``evaluate(encoded [B, 3, R, C]) -> (logits [B, A],
     values [B])`` (e.g. ``inference.FastEvaluator``). ``rules`` defaults to ``batched_rules_for(game)``.
+    The trees are ``self.tree`` (a ``Tree``); its fields can also be read as attributes (``mcts.visit_count``).
     """
 
     def __init__(
@@ -115,50 +180,38 @@ class BatchedMCTS:
         self.rng = np.random.default_rng(self.config.seed)
         self.stats = BatchedSearchStats()
         self.num_nodes_max = self.config.num_searches + 2  # null node, root, one new node per simulation
-        self.batch_size = 0  # trees are allocated on the first search
         # PUCT's c for every possible parent visit count (pb_c schedule), with math.log as the serial search has it
         if self.config.pb_c_base is not None:
             base, init = self.config.pb_c_base, self.config.pb_c_init
             self.c_table = np.array([math.log((1 + n + base) / base) + init for n in range(self.num_nodes_max + 1)])
+        self._allocate(0)  # the trees get their batch size on the first search
 
     # ---- the arrays ---------------------------------------------------------------------------------
     def _allocate(self, batch_size: int) -> None:
-        """Preallocate the trees of ``batch_size`` games (see the module docstring for the arrays)."""
-        B, N, A = batch_size, self.num_nodes_max, self.game.action_size
-        R, C = self.game.row_count, self.game.column_count
+        """Preallocate the trees of ``batch_size`` games and the per-game bookkeeping."""
+        B, N = batch_size, self.num_nodes_max
         self.batch_size = B
-        self.visit_count = np.zeros((B, N), dtype=np.float64)
-        self.value_sum = np.zeros((B, N), dtype=np.float64)
-        self.parent = np.zeros((B, N), dtype=np.intp)
-        self.action_from_parent = np.zeros((B, N), dtype=np.intp)
-        self.is_expanded = np.zeros((B, N), dtype=bool)
-        self.is_terminal = np.zeros((B, N), dtype=bool)
-        self.terminal_value = np.zeros((B, N), dtype=np.float64)
-        self.states = np.zeros((B, N, R, C), dtype=STATE_DTYPE)
-        self.children_index = np.zeros((B, N, A), dtype=np.intp)
-        self.priors = np.zeros((B, N, A), dtype=np.float64)
-        self.illegal_penalty = np.zeros((B, N, A), dtype=np.float64)
-        self.num_nodes = np.full(B, ROOT + 1, dtype=np.intp)  # next free node per game
-        self.root_kept = np.zeros(B, dtype=bool)  # a subtree kept by `advance` waits to be reused
-        self.offsets = np.arange(B, dtype=np.intp) * N  # node n of game b is flat node b * N + n
+        board_shape = (self.game.row_count, self.game.column_count)
+        self.tree = Tree.zeros(B, N, self.game.action_size, board_shape)
+        self.num_nodes = np.full(B, ROOT + 1, dtype=np.intp)  # [B] next free node per game
+        self.root_kept = np.zeros(B, dtype=bool)  # [B] a subtree kept by `advance` waits to be reused
+        self.offsets = np.arange(B, dtype=np.intp) * N  # [B] node n of game b is flat node b * N + n
         self._path = np.zeros((N + 2, B), dtype=np.intp)  # flat nodes from the root down, NULL below the leaf
         self._path_action = np.zeros((N + 2, B), dtype=np.intp)  # the action chosen at each level
 
     @property
     def legal(self) -> np.ndarray:
         """Legal actions of every node, ``[B, N, A]`` bool."""
-        return self.illegal_penalty == 0
+        return self.tree.illegal_penalty == 0
 
     def _clear(self, games: np.ndarray) -> None:
-        """Empty the trees of ``games [M]`` (every node but the null node and the root slot)."""
-        for array in (self.visit_count, self.value_sum, self.is_expanded, self.is_terminal, self.children_index):
-            array[games] = 0
+        """Empty the trees of ``games [M]``: every field zeroed, the next free node the one after the root."""
+        self.tree.clear(games)
         self.num_nodes[games] = ROOT + 1
 
     def reset(self) -> None:
         """Forget every tree (the next search starts afresh for all games)."""
-        if self.batch_size:
-            self.root_kept[:] = False
+        self.root_kept[:] = False
 
     def reset_stats(self) -> None:
         """Zero the cumulative ``stats``."""
@@ -191,11 +244,12 @@ class BatchedMCTS:
         active = np.ones(B, dtype=bool) if active is None else np.asarray(active, dtype=bool).reshape(B)
         if B != self.batch_size:
             self._allocate(B)
+        tree = self.tree
 
         # ROOT: keep a reused subtree where its state matches, else one batched network call for the new roots
         reused = active & self.root_kept
         if reused.any():
-            reused &= (self.states[:, ROOT] == states).reshape(B, -1).all(axis=1)
+            reused &= (tree.states[:, ROOT] == states).reshape(B, -1).all(axis=1)
         self.root_kept[:] = False
         fresh_games = np.flatnonzero(active & ~reused)
         if fresh_games.size:
@@ -205,22 +259,22 @@ class BatchedMCTS:
                 raise ValueError(f"game {bad} has no legal moves; the search needs a live game:\n{states[bad]}")
             priors, _ = self._evaluate(states[fresh_games], valid)
             self._clear(fresh_games)
-            self.states[fresh_games, ROOT] = states[fresh_games]
-            self.priors[fresh_games, ROOT] = priors
-            self.illegal_penalty[fresh_games, ROOT] = np.where(valid, 0.0, -np.inf)
-            self.visit_count[fresh_games, ROOT] = 1  # the root's own evaluation; its value is not backed up
-            self.is_expanded[fresh_games, ROOT] = True
-            self.parent[fresh_games, ROOT] = NULL
+            tree.states[fresh_games, ROOT] = states[fresh_games]
+            tree.priors[fresh_games, ROOT] = priors
+            tree.illegal_penalty[fresh_games, ROOT] = np.where(valid, 0.0, -np.inf)
+            tree.visit_count[fresh_games, ROOT] = 1  # the root's own evaluation; its value is not backed up
+            tree.is_expanded[fresh_games, ROOT] = True
+            tree.parent[fresh_games, ROOT] = NULL
         if config.dirichlet_epsilon > 0:  # noise game by game, in order, from the one generator
             eps = config.dirichlet_epsilon
             for b in np.flatnonzero(active):
-                legal = np.flatnonzero(self.illegal_penalty[b, ROOT] == 0)
+                legal = np.flatnonzero(tree.illegal_penalty[b, ROOT] == 0)
                 noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
-                self.priors[b, ROOT, legal] = (1 - eps) * self.priors[b, ROOT, legal] + eps * noise
+                tree.priors[b, ROOT, legal] = (1 - eps) * tree.priors[b, ROOT, legal] + eps * noise
 
         # a fresh root runs num_searches simulations; a reused one is topped up to num_searches + 1 visits
         simulations = np.where(active, config.num_searches, 0)
-        simulations[reused] = np.maximum(config.num_searches + 1 - self.visit_count[reused, ROOT], 0)
+        simulations[reused] = np.maximum(config.num_searches + 1 - tree.visit_count[reused, ROOT], 0)
         self.stats.positions += int(active.sum())
         self.stats.reused_roots += int(reused.sum())
         self.stats.simulations += int(simulations.sum())
@@ -228,24 +282,35 @@ class BatchedMCTS:
             self._simulate(simulation < simulations)
 
         # RESULT: root children's visit counts, normalised
-        counts = self.visit_count.reshape(-1)[self.children_index[:, ROOT]]  # [B, A]
+        counts = tree.visit_count.reshape(-1)[tree.children_index[:, ROOT]]  # [B, A]
         totals = counts.sum(axis=1, keepdims=True)
         probs = np.divide(counts, totals, out=np.zeros_like(counts), where=(totals > 0) & active[:, None])
         self.stats.search_seconds += time.perf_counter() - start_time
         return probs
 
     def _simulate(self, searching: np.ndarray) -> None:
-        """One simulation in every game where ``searching [B]``: select, expand and evaluate, back up."""
-        B, N, A = self.batch_size, self.num_nodes_max, self.game.action_size
-        visit_flat, value_flat = self.visit_count.reshape(-1), self.value_sum.reshape(-1)
-        children2d, priors2d = self.children_index.reshape(B * N, A), self.priors.reshape(B * N, A)
-        penalty2d, expanded_flat = self.illegal_penalty.reshape(B * N, A), self.is_expanded.reshape(-1)
+        """One simulation in every game where ``searching [B]``: select a leaf, expand and evaluate it, back up."""
+        path = self._select(searching)
+        leaf_value = self._expand(path, searching)
+        self._backup(path, leaf_value)
+
+    def _select(self, searching: np.ndarray) -> np.ndarray:
+        """Walk every game where ``searching [B]`` from its root down by PUCT; return the paths ``[L, B]``.
+
+        ``path[level, b]`` is the flat node game ``b`` stands on at ``level`` (the root at 0), NULL below its
+        leaf and everywhere for a game not searching; the action chosen at each level goes to
+        ``self._path_action [L, B]``. A walk ends on a node that is not expanded (a finished game) or by
+        choosing an action without a child: it steps into the null node and stays there.
+        """
+        tree, B, N, A = self.tree, self.batch_size, self.num_nodes_max, self.game.action_size
+        visit_flat, value_flat = tree.visit_count.reshape(-1), tree.value_sum.reshape(-1)
+        children2d, priors2d = tree.children_index.reshape(B * N, A), tree.priors.reshape(B * N, A)
+        penalty2d, expanded_flat = tree.illegal_penalty.reshape(B * N, A), tree.is_expanded.reshape(-1)
         c_constant = self.config.pb_c_base is None
         path, path_action = self._path, self._path_action
         row_starts = np.arange(B, dtype=np.intp) * A
 
-        # SELECTION: every game walks down its tree at once; the Python loop runs over depth only. A game
-        # that reaches an action without a child, or a finished game, walks on into the null node and stays.
+        # every game walks down its tree at once; the Python loop runs over depth only
         node = np.where(searching, self.offsets + ROOT, NULL)  # [B] flat node index
         path[0] = node
         level = 0
@@ -269,50 +334,70 @@ class BatchedMCTS:
             level += 1
             path[level] = node
             descending = expanded_flat[node]
+        return path[: level + 1]
 
-        # the leaf of each game: the last non-null node of its path
-        on_path = path[: level + 1] != NULL  # [L, B]
-        depth = on_path.sum(axis=0) - 1  # [B]; -1 for a game not searching
-        last = path[np.maximum(depth, 0), np.arange(B)]
-        leaf_value = np.where(self.is_terminal.reshape(-1)[last], self.terminal_value.reshape(-1)[last], 0.0)
-        self.stats.terminal_leaves += int(self.is_terminal.reshape(-1)[last].sum())
+    def _expand(self, path: np.ndarray, searching: np.ndarray) -> np.ndarray:
+        """Value each game's leaf, creating the node first where needed; the values ``[B]`` for the leaf's mover.
 
-        # EXPANSION: a game that stopped on an expanded node chose an action without a child: create it
-        new_games = np.flatnonzero(expanded_flat[last] & searching)
-        if new_games.size:
-            parent_flat = last[new_games]
-            actions = path_action[depth[new_games], new_games]
-            new_flat = self.offsets[new_games] + self.num_nodes[new_games]
-            self.num_nodes[new_games] += 1
-            children2d[parent_flat, actions] = new_flat
-            parent_states = self.states.reshape(B * N, *self.states.shape[2:])[parent_flat]
-            child_states, values, terminated, valid = self.rules.step(parent_states, actions)
-            self.states.reshape(B * N, *self.states.shape[2:])[new_flat] = child_states
-            self.parent.reshape(-1)[new_flat] = parent_flat - self.offsets[new_games]
-            self.action_from_parent.reshape(-1)[new_flat] = actions
-            self.is_terminal.reshape(-1)[new_flat] = terminated
-            self.terminal_value.reshape(-1)[new_flat] = -values  # the leaf mover's view
-            leaf_value[new_games] = -values
-            self.stats.terminal_leaves += int(terminated.sum())
-            # EVALUATION: one network call for every game's non-terminal leaf
-            open_leaves = np.flatnonzero(~terminated)
-            if open_leaves.size:
-                open_flat = new_flat[open_leaves]
-                priors, values = self._evaluate(child_states[open_leaves], valid[open_leaves])
-                priors2d[open_flat] = priors
-                penalty2d[open_flat] = np.where(valid[open_leaves], 0.0, -np.inf)
-                expanded_flat[open_flat] = True
-                leaf_value[new_games[open_leaves]] = values
-            depth[new_games] += 1
-            path[depth[new_games], new_games] = new_flat
-            on_path[depth[new_games], new_games] = True
+        A walk that ended on a finished game gets its stored value. A walk that chose an action without a child
+        creates that child in the game's next free slot and appends it to ``path [L, B]`` (in place); the rules
+        score it if the game ends there, else ONE network call evaluates every such leaf and expands it.
+        Games not searching get 0. Raises ``RuntimeError`` if a tree has no free slot (see the module docstring).
+        """
+        tree, B, N = self.tree, self.batch_size, self.num_nodes_max
+        depth = (path != NULL).sum(axis=0) - 1  # [B] level of the last node; -1 for a game not searching
+        last = path[np.maximum(depth, 0), np.arange(B)]  # [B] flat leaf node (NULL for a game not searching)
+        terminal_flat = tree.is_terminal.reshape(-1)
+        leaf_value = np.where(terminal_flat[last], tree.terminal_value.reshape(-1)[last], 0.0)
+        self.stats.terminal_leaves += int(terminal_flat[last].sum())
 
-        # BACKUP: value_sum += value, visit_count += 1, value = -value, from the leaf up to the root
-        levels = np.arange(level + 1)[:, None]  # [L, 1]
-        signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)  # [L, B]
-        nodes_on_path = path[: level + 1][on_path]  # distinct nodes, so += with fancy indexing is safe
-        visit_flat[nodes_on_path] += 1
-        value_flat[nodes_on_path] += (signs * leaf_value)[on_path]
+        # a game that stopped on an expanded node chose an action without a child: create it
+        new_games = np.flatnonzero(tree.is_expanded.reshape(-1)[last] & searching)
+        if not new_games.size:
+            return leaf_value
+        slots = self.num_nodes[new_games]
+        if (slots >= N).any():
+            full = int(new_games[np.argmax(slots >= N)])
+            raise RuntimeError(f"game {full}'s tree is full: all {N} node slots (num_searches + 2) are taken")
+        parent_flat = last[new_games]
+        actions = self._path_action[depth[new_games], new_games]
+        new_flat = self.offsets[new_games] + slots
+        self.num_nodes[new_games] += 1
+        tree.children_index.reshape(B * N, -1)[parent_flat, actions] = new_flat
+        states_flat = tree.states.reshape(B * N, *tree.states.shape[2:])
+        child_states, values, terminated, valid = self.rules.step(states_flat[parent_flat], actions)
+        states_flat[new_flat] = child_states
+        tree.parent.reshape(-1)[new_flat] = parent_flat - self.offsets[new_games]
+        tree.action_from_parent.reshape(-1)[new_flat] = actions
+        terminal_flat[new_flat] = terminated
+        tree.terminal_value.reshape(-1)[new_flat] = -values  # the leaf mover's view
+        leaf_value[new_games] = -values
+        self.stats.terminal_leaves += int(terminated.sum())
+        path[depth[new_games] + 1, new_games] = new_flat
+
+        # EVALUATION: one network call for every game's non-terminal new leaf
+        open_leaves = np.flatnonzero(~terminated)
+        if open_leaves.size:
+            open_flat = new_flat[open_leaves]
+            priors, values = self._evaluate(child_states[open_leaves], valid[open_leaves])
+            tree.priors.reshape(B * N, -1)[open_flat] = priors
+            tree.illegal_penalty.reshape(B * N, -1)[open_flat] = np.where(valid[open_leaves], 0.0, -np.inf)
+            tree.is_expanded.reshape(-1)[open_flat] = True
+            leaf_value[new_games[open_leaves]] = values
+        return leaf_value
+
+    def _backup(self, path: np.ndarray, leaf_value: np.ndarray) -> None:
+        """From each leaf up to the root: ``value_sum += value``, ``visit_count += 1``, ``value = -value``.
+
+        ``path [L, B]`` as ``_select`` returned it and ``_expand`` extended it; ``leaf_value [B]`` for the leaf's
+        mover, so a node an even number of levels above the leaf gets ``+value``, the others ``-value``.
+        """
+        on_path = path != NULL  # [L, B]
+        depth = on_path.sum(axis=0) - 1  # [B]
+        signs = np.where((depth - np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0)  # [L, B]
+        nodes_on_path = path[on_path]  # distinct nodes, so += with fancy indexing is safe
+        self.tree.visit_count.reshape(-1)[nodes_on_path] += 1
+        self.tree.value_sum.reshape(-1)[nodes_on_path] += (signs * leaf_value)[on_path]
 
     # ---- tree reuse ---------------------------------------------------------------------------------
     def advance(self, actions: np.ndarray) -> None:
@@ -323,18 +408,18 @@ class BatchedMCTS:
         """
         if not self.reuse_tree or not self.batch_size:
             return
-        B, N = self.batch_size, self.num_nodes_max
+        tree, B, N = self.tree, self.batch_size, self.num_nodes_max
         games = np.arange(B)
         actions = np.asarray(actions, dtype=np.intp).reshape(B)
         played = actions >= 0
-        child_flat = np.where(played, self.children_index[games, ROOT, np.maximum(actions, 0)], NULL)
-        keep = played & (child_flat != NULL) & self.is_expanded.reshape(-1)[child_flat]
+        child_flat = np.where(played, tree.children_index[games, ROOT, np.maximum(actions, 0)], NULL)
+        keep = played & (child_flat != NULL) & tree.is_expanded.reshape(-1)[child_flat]
         # the subtree: the kept child and every node whose parent is in it (found level by level)
         in_subtree = np.zeros((B, N), dtype=bool)
         in_subtree[games[keep], (child_flat - self.offsets)[keep]] = True
         live = np.arange(N)[None, :] < self.num_nodes[:, None]
         while True:
-            grown = in_subtree | (np.take_along_axis(in_subtree, self.parent, axis=1) & live)
+            grown = in_subtree | (np.take_along_axis(in_subtree, tree.parent, axis=1) & live)
             grown[:, NULL] = False
             if (grown == in_subtree).all():
                 break
@@ -344,15 +429,19 @@ class BatchedMCTS:
         new_flat = np.where(in_subtree, new_index + self.offsets[:, None], NULL).reshape(-1)  # old flat -> new flat
         g, old = np.nonzero(in_subtree)
         new = new_index[g, old]
-        for array in (self.visit_count, self.value_sum, self.action_from_parent, self.is_expanded, self.is_terminal):
-            array[g, new] = array[g, old]
-        for array in (self.terminal_value, self.states, self.priors, self.illegal_penalty):
-            array[g, new] = array[g, old]
-        self.parent[g, new] = new_index[g, self.parent[g, old]]  # the new root's parent becomes NULL
-        self.children_index[g, new] = new_flat[self.children_index[g, old]]
+        tree.move_nodes(g, old, new)
+        tree.parent[g, new] = new_index[g, tree.parent[g, new]]  # the new root's parent becomes NULL
+        tree.children_index[g, new] = new_flat[tree.children_index[g, new]]
         kept_nodes = in_subtree.sum(axis=1)
-        unused = keep[:, None] & (np.arange(N)[None, :] > kept_nodes[:, None])  # [B, N] slots now free
-        for array in (self.visit_count, self.value_sum, self.is_expanded, self.is_terminal, self.children_index):
-            array[unused] = 0
+        tree.clear(keep[:, None] & (np.arange(N)[None, :] > kept_nodes[:, None]))  # [B, N] the slots now free
         self.num_nodes = np.where(keep, kept_nodes + 1, ROOT + 1).astype(np.intp)
         self.root_kept = keep
+
+
+def _tree_field(name: str) -> property:
+    """A read-only ``BatchedMCTS`` attribute for ``tree.<name>`` (older code reads ``mcts.visit_count``)."""
+    return property(lambda self: getattr(self.tree, name), doc=f"``self.tree.{name}`` (read-only; see ``Tree``).")
+
+
+for _field in fields(Tree):
+    setattr(BatchedMCTS, _field.name, _tree_field(_field.name))
