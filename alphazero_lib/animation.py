@@ -10,13 +10,14 @@ import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from alphazero_lib.games.base import Game
-from alphazero_lib.games.connect_four import ConnectFour
-from alphazero_lib.games.othello import Othello
+from alphazero_lib.games.style import BoardStyle, style_of
+
+if TYPE_CHECKING:
+    from alphazero_lib.games.base import Game
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
@@ -56,22 +57,18 @@ function draw() {
   const frame = DATA.frames[step];
   ctx.fillStyle = DATA.background; ctx.fillRect(0, 0, canvas.width, canvas.height);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
-    const v = frame.board[r][c];
-    if (DATA.style === "grid") {
-      ctx.strokeStyle = "#444"; ctx.lineWidth = 2; ctx.strokeRect(c * cell, r * cell, cell, cell);
+    const v = frame.board[r][c], color = DATA.colors[String(v)];
+    if (DATA.grid) {
+      ctx.strokeStyle = DATA.grid; ctx.lineWidth = 2; ctx.strokeRect(c * cell, r * cell, cell, cell);
+    }
+    if (DATA.pieces === "mark") {
       if (v !== 0) {
-        ctx.fillStyle = v === 1 ? "#c62828" : "#1565c0";
+        ctx.fillStyle = color;
         ctx.font = "bold " + Math.floor(cell * 0.7) + "px sans-serif";
         ctx.textAlign = "center"; ctx.textBaseline = "middle";
-        ctx.fillText(v === 1 ? "X" : "O", (c + 0.5) * cell, (r + 0.55) * cell);
+        ctx.fillText(DATA.marks[String(v)], (c + 0.5) * cell, (r + 0.55) * cell);
       }
-    } else {
-      if (DATA.style === "othello") {
-        ctx.strokeStyle = "#1b5e20"; ctx.lineWidth = 2; ctx.strokeRect(c * cell, r * cell, cell, cell);
-      }
-      const color = DATA.colors[String(v)];
-      if (color) disc(r, c, color);
-    }
+    } else if (color) disc(r, c, color);
     if (frame.last && frame.last[0] === r && frame.last[1] === c) {
       ctx.strokeStyle = "#ff9800"; ctx.lineWidth = 4; ctx.strokeRect(c * cell + 3, r * cell + 3, cell - 6, cell - 6);
     }
@@ -117,18 +114,18 @@ def game_frames(game: Game, states: Sequence[np.ndarray], captions: Sequence[str
     return frames
 
 
-def _legend(style: str, colors: dict[str, str], names: Sequence[str]) -> str:
+def _legend(style: BoardStyle, names: Sequence[str]) -> str:
     """HTML for the legend: each player's mark as drawn on the board (disc colour or letter) and name."""
     entries = []
-    for value, letter, name, seat in (("1", "X", names[0], "moves first"), ("-1", "O", names[1], "moves second")):
-        if style == "grid":  # tic-tac-toe draws letters, X red and O blue
-            ink = "#c62828" if value == "1" else "#1565c0"
-            mark = f'<span class="mark" style="border: none; color: {ink}">{letter}</span>'
+    for player, name, seat in ((1, names[0], "moves first"), (-1, names[1], "moves second")):
+        letter, colour = style.mark(player), style.piece_color(player)
+        if style.pieces == "mark":
+            mark = f'<span class="mark" style="border: none; color: {colour}">{letter}</span>'
             label = f"{letter}: {html.escape(name)} ({seat})"
         else:
-            colour = {"#e53935": "red", "#fdd835": "yellow", "#111111": "black", "#f5f5f5": "white"}[colors[value]]
-            mark = f'<span class="mark" style="background: {colors[value]}"></span>'
-            label = f"{colour} = {letter}: {html.escape(name)} ({seat})"
+            words = style.color_names[0 if player == 1 else 1]
+            mark = f'<span class="mark" style="background: {colour}"></span>'
+            label = f"{words} = {letter}: {html.escape(name)} ({seat})"
         entries.append(f'<span class="entry">{mark}{label}</span>')
     return "".join(entries)
 
@@ -146,29 +143,28 @@ def playoff_html(
     """A self-contained HTML page animating ``states`` (absolute boards, first = initial position).
 
     ``names``: the first and second player's names, shown in a legend beside their marks (disc colours
-    for Connect Four and Othello, X and O for Tic-Tac-Toe).
+    for Connect Four and Othello, X and O for Tic-Tac-Toe). The look comes from ``game.board_style``.
+    Raises ``ValueError`` for no states and ``TypeError`` for a game that declares no ``board_style``.
     """
     if not len(states):
         raise ValueError("playoff_html needs at least one state")
-    if isinstance(game, ConnectFour):
-        style, background, colors = "discs", "#1f4e9c", {"1": "#e53935", "-1": "#fdd835", "0": "#ffffff"}
-    elif isinstance(game, Othello):
-        style, background, colors = "othello", "#2e7d32", {"1": "#111111", "-1": "#f5f5f5"}
-    else:
-        style, background, colors = "grid", "#ffffff", {}
+    style = style_of(game)
+    colors = {str(value): style.piece_color(value) for value in (1, -1, 0) if style.piece_color(value) is not None}
     data = {
         "rows": game.row_count,
         "cols": game.column_count,
         "cell": 64 if game.column_count <= 8 else 48,
-        "style": style,
-        "background": background,
+        "background": style.background,
+        "pieces": style.pieces,
         "colors": colors,
+        "marks": {"1": style.mark(1), "-1": style.mark(-1)},
+        "grid": style.grid_color,
         "interval": int(interval_ms),
         "autoplay": bool(autoplay),
         "frames": game_frames(game, states, captions),
     }
     page = _PAGE.replace("__TITLE__", html.escape(title)).replace("__PLAYERS__", html.escape(players))
-    page = page.replace("__LEGEND__", _legend(style, colors, names))
+    page = page.replace("__LEGEND__", _legend(style, names))
     return page.replace("__DATA__", json.dumps(data))
 
 

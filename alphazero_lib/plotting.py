@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import string
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from alphazero_lib.games.style import style_of
 
 if TYPE_CHECKING:
     from alphazero_lib.games.base import Game
@@ -29,38 +32,36 @@ def draw_board(
 ) -> Any:
     """Draw ``state`` (absolute: 1 = first player) for ``game``; ``heatmap`` is one value per action.
 
-    Tic-Tac-Toe and Othello shade each empty cell by its value; Connect Four shades a strip of column
-    values above the board. Returns the matplotlib axes.
+    The look comes from ``game.board_style`` (a ``BoardStyle``): colours, discs or letters, grid lines, and where
+    the heatmap goes (each empty cell shaded by its value, or a strip of column values above the board). Returns
+    the matplotlib axes. Raises ``TypeError`` when the game declares no ``board_style``.
     """
-    from alphazero_lib.games.connect_four import ConnectFour
-    from alphazero_lib.games.othello import Othello
-
+    style = style_of(game)
     state = np.asarray(state)
     rows, cols = state.shape
-    is_c4 = isinstance(game, ConnectFour)
-    extra = 1 if (is_c4 and heatmap is not None) else 0
+    column_strip = style.heatmap == "columns" and heatmap is not None
+    extra = 1 if column_strip else 0
     ax = _axes(ax, (0.6 * cols + 0.6, 0.6 * (rows + extra) + 0.6))
     ax.set_aspect("equal")
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5 - extra)
     ax.set_xticks(range(cols))
     ax.set_yticks(range(rows))
-    if isinstance(game, Othello):
-        ax.set_xticklabels([game.action_to_string(c)[0] for c in range(cols)])
+    if style.coordinates == "letters":
+        ax.set_xticklabels([string.ascii_lowercase[c] for c in range(cols)])
         ax.set_yticklabels([str(r + 1) for r in range(rows)])
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
 
-    background = {"ConnectFour": "#1f4e9c", "Othello": "#2e7d32"}.get(type(game).__name__, "white")
-    ax.add_patch(_rect(-0.5, -0.5, cols, rows, background))
+    ax.add_patch(_rect(-0.5, -0.5, cols, rows, style.background))
     if heatmap is not None:
         heat = np.asarray(heatmap, dtype=float)
         scale = heat.max() if heat.max() > 0 else 1.0
         import matplotlib
 
         colormap = matplotlib.colormaps[cmap]
-        if is_c4:
+        if column_strip:
             for c in range(cols):
                 ax.add_patch(_rect(c - 0.5, -1.5, 1, 1, colormap(heat[c] / scale)))
                 if annotate:
@@ -72,38 +73,36 @@ def draw_board(
                     ax.add_patch(_rect(c - 0.5, r - 0.5, 1, 1, colormap(heat[idx] / scale), alpha=0.85))
                     if annotate:
                         ax.text(c, r, f"{heat[idx]:.2f}", ha="center", va="center", fontsize=8)
-            if heat.size > rows * cols and heat[rows * cols] > 0 and annotate:  # Othello's pass
-                ax.set_xlabel(f"pass: {heat[rows * cols]:.2f}")
+            # actions past the cells (Othello's pass) are written under the board
+            off_board = [a for a in range(rows * cols, heat.size) if heat[a] > 0]
+            if off_board and annotate:
+                ax.set_xlabel("  ".join(f"{game.action_to_string(a)}: {heat[a]:.2f}" for a in off_board))
 
     import matplotlib.patches as mpatches
 
     for r in range(rows):
         for c in range(cols):
-            v = state[r, c]
-            if isinstance(game, ConnectFour) or isinstance(game, Othello):
-                if is_c4:
-                    color = {1: "#e53935", -1: "#fdd835", 0: "white"}[int(v)]
-                else:
-                    color = {1: "black", -1: "white", 0: None}[int(v)]
+            v = int(state[r, c])
+            if style.pieces == "disc":
+                color = style.piece_color(v)
                 if color is not None:
                     ax.add_patch(mpatches.Circle((c, r), 0.4, facecolor=color, edgecolor="black", lw=0.8))
             elif v:
                 ax.text(
                     c,
                     r,
-                    "X" if v == 1 else "O",
+                    style.mark(v),
                     ha="center",
                     va="center",
                     fontsize=28,
                     fontweight="bold",
-                    color="#c62828" if v == 1 else "#1565c0",
+                    color=style.piece_color(v),
                 )
-    if not is_c4:
-        line_color = "black" if background != "white" else "#444444"
+    if style.grid_color is not None:
         for k in range(1, rows):
-            ax.axhline(k - 0.5, color=line_color, lw=1.5)
+            ax.axhline(k - 0.5, color=style.grid_color, lw=1.5)
         for k in range(1, cols):
-            ax.axvline(k - 0.5, color=line_color, lw=1.5)
+            ax.axvline(k - 0.5, color=style.grid_color, lw=1.5)
     if title:
         ax.set_title(title)
     return ax

@@ -294,10 +294,12 @@ def test_string_to_action_round_trips():
 def test_draw_board_with_heatmap():
     import matplotlib.pyplot as plt
 
+    from alphazero_lib.plotting import draw_board
+
     for game in (TicTacToe(), ConnectFour(), Othello(6)):
         state = game.get_initial_state()
         heat = game.get_valid_moves(state).astype(float)
-        ax = game.draw(state, heatmap=heat / heat.sum(), title=repr(game))
+        ax = draw_board(game, state, heatmap=heat / heat.sum(), title=repr(game))
         assert ax.get_title() == repr(game)
         texts = [t.get_text() for t in ax.texts]
         assert any(t.startswith("0.") for t in texts)  # the heatmap values are written on the board

@@ -7,6 +7,7 @@ from typing import Any
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.connect_four import ConnectFour
 from alphazero_lib.games.othello import Othello
+from alphazero_lib.games.style import BoardStyle
 from alphazero_lib.games.tictactoe import TicTacToe
 
 #: name -> (class, default options); ``othello6`` is the course's Othello 6x6.
@@ -34,4 +35,4 @@ def make_game(name: str, **options: Any) -> Game:
         raise ValueError(f"bad options {options} for game {name!r}: {err}") from None
 
 
-__all__ = ["GAMES", "ConnectFour", "Game", "Othello", "TicTacToe", "make_game"]
+__all__ = ["GAMES", "BoardStyle", "ConnectFour", "Game", "Othello", "TicTacToe", "make_game"]

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from alphazero_lib.games.style import BoardStyle
+
 STATE_DTYPE = np.int8
 
 
@@ -24,6 +26,8 @@ class Game(ABC):
     action_size: int
     #: The registry name ``make_game`` knows this game by.
     registry_name: str
+    #: How the board is drawn (``plotting.draw_board``, ``animation.playoff_html``): colours and piece style as data.
+    board_style: BoardStyle
 
     # ---- identity -------------------------------------------------------------------------------
     @property
@@ -156,12 +160,6 @@ class Game(ABC):
     @abstractmethod
     def render(self, state: np.ndarray) -> str:
         """A text picture of the board (X = first player = 1, O = second player = -1)."""
-
-    def draw(self, state: np.ndarray, ax: Any = None, heatmap: np.ndarray | None = None, **kwargs: Any) -> Any:
-        """Draw the board with matplotlib, optionally with a per-action heatmap; returns the axes."""
-        from alphazero_lib.plotting import draw_board
-
-        return draw_board(self, state, ax=ax, heatmap=heatmap, **kwargs)
 
     # ---- validation -----------------------------------------------------------------------------
     #: How many equal pieces in a line end the game (Tic-Tac-Toe, Connect Four); None: no such rule.

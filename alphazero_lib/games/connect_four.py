@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.games.base import Game
+from alphazero_lib.games.style import BoardStyle
 from alphazero_lib.games.tictactoe import line_through
 
 
@@ -17,6 +18,15 @@ class ConnectFour(Game):
     """
 
     registry_name = "connect_four"
+    #: Red and yellow discs in the white holes of a blue board; a heatmap's column values go in a strip above it.
+    board_style = BoardStyle(
+        background="#1f4e9c",
+        pieces="disc",
+        colors=("#e53935", "#fdd835"),
+        color_names=("red", "yellow"),
+        hole_color="#ffffff",
+        heatmap="columns",
+    )
 
     def __init__(self, rows: int = 6, columns: int = 7, in_a_row: int = 4) -> None:
         for label, value in (("rows", rows), ("columns", columns), ("in_a_row", in_a_row)):

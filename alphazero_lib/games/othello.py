@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.games.base import STATE_DTYPE, Game, inverse_square_symmetry, square_symmetry
+from alphazero_lib.games.style import BoardStyle
 
 _DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 _LETTERS = "abcdefgh"
@@ -21,6 +22,15 @@ class Othello(Game):
     """
 
     registry_name = "othello"
+    #: Black and white discs on a green board with black lines; columns a, b, c, ... and rows from 1, like the moves.
+    board_style = BoardStyle(
+        background="#2e7d32",
+        pieces="disc",
+        colors=("#000000", "#ffffff"),
+        color_names=("black", "white"),
+        grid_color="#000000",
+        coordinates="letters",
+    )
 
     def __init__(self, size: int = 6) -> None:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size % 2 or not 4 <= size <= 8:

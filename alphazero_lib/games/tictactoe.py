@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.games.base import Game, inverse_square_symmetry, square_symmetry
+from alphazero_lib.games.style import BoardStyle
 
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -34,6 +35,14 @@ class TicTacToe(Game):
 
     registry_name = "tictactoe"
     _line_length = 3
+    #: X in red and O in blue on white, grey lines between the cells.
+    board_style = BoardStyle(
+        background="#ffffff",
+        pieces="mark",
+        colors=("#c62828", "#1565c0"),
+        color_names=("red", "blue"),
+        grid_color="#444444",
+    )
 
     def __init__(self) -> None:
         self.row_count = 3
