@@ -106,7 +106,7 @@ def test_non_finite_weights_are_refused_at_load_and_export(tmp_path):
     path = save_checkpoint(tmp_path / "nan.pt", make_checkpoint(model, C4))
     with pytest.raises(CheckpointError, match=r"parameter 'start_block.0.weight' holds NaN or infinite values"):
         load_model(path)
-    from alphazero_lib.submission import submission_source
+    from alphazero_lib.kaggle import submission_source
 
     with pytest.raises(CheckpointError, match="holds NaN or infinite values"):
         submission_source(model)

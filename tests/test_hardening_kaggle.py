@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from alphazero_lib import make_game
-from alphazero_lib.kaggle_agent import Agent, NumpyResNet
+from alphazero_lib.kaggle import numpy_params
+from alphazero_lib.kaggle.agent import Agent, NumpyResNet
 from alphazero_lib.model import ResNet
-from alphazero_lib.submission import numpy_params
 
 C4 = make_game("connect_four")
 CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}

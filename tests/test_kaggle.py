@@ -13,7 +13,15 @@ import itertools
 
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
-from alphazero_lib.kaggle import as_kaggle_agent, board_to_state, episode_states, evaluate, run_episode
+from alphazero_lib.kaggle import (
+    as_kaggle_agent,
+    board_to_state,
+    environment_agent,
+    episode_states,
+    evaluate,
+    load_submission,
+    run_episode,
+)
 from alphazero_lib.specs import make_player
 
 
@@ -49,7 +57,8 @@ def test_searching_agent_respects_act_timeout():
 
 def test_evaluate_counts_both_seats_and_the_slowest_move():
     game = make_game("tictactoe")
-    result = evaluate(game, "perfect", "reaction", episodes=3, progress=False)
+    result = evaluate(game, make_player(game, "perfect", seed=0), "reaction", episodes=3, progress=False)
+    assert result["spec"] == "perfect" and result["opponent"] == "reaction"  # the player's name
     assert result["first"]["losses"] == result["second"]["losses"] == 0  # perfect play never loses
     assert sum(result["total"].values()) == 6 and result["total"]["errors"] == 0
     assert result["score"] == (result["total"]["wins"] + 0.5 * result["total"]["draws"]) / 6
@@ -64,14 +73,15 @@ def test_evaluate_reports_the_slowest_move(tmp_path):
         "    time.sleep(0.05)\n"
         "    return [i for i, cell in enumerate(observation['board']) if cell == 0][0]\n"
     )
-    result = evaluate(make_game("tictactoe"), str(slow), "reaction", episodes=1, progress=False)
+    result = evaluate(make_game("tictactoe"), load_submission(str(slow)), "reaction", episodes=1, progress=False)
+    assert result["spec"] == "agent"  # the function's name
     assert result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
     assert 0.05 <= result["max_move_seconds"] < 1.0
 
 
 def test_episode_states_follow_the_game():
     game = make_game("tictactoe")
-    env = run_episode(game, "perfect", "kaggle:random", seed=3)
+    env = run_episode(game, make_player(game, "perfect", seed=3), "kaggle:random", seed=3)
     states = episode_states(game, env)
     assert np.count_nonzero(states[0]) == 0
     for before, after in itertools.pairwise(states):
@@ -91,8 +101,8 @@ def test_playoff_cli_writes_a_page(tmp_path, capsys):
 
 
 def test_kaggle_eval_cli_takes_a_submission_file(tmp_path, capsys):
+    from alphazero_lib.kaggle import export_submission
     from alphazero_lib.model import ResNet
-    from alphazero_lib.submission import export_submission
 
     path = export_submission(ResNet(make_game("connect_four"), 1, 8), tmp_path / "submission.py", num_searches=4)
     code = main(
@@ -100,7 +110,42 @@ def test_kaggle_eval_cli_takes_a_submission_file(tmp_path, capsys):
     )
     assert code == 0
     (result,) = json.loads(capsys.readouterr().out)
-    assert result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
+    assert result["spec"] == str(path) and result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
     assert result["max_move_seconds"] < 2.0
     with pytest.raises(FileNotFoundError, match="no submission file"):
-        evaluate(make_game("connect_four"), str(tmp_path / "missing.py"), "random", episodes=1, progress=False)
+        load_submission(str(tmp_path / "missing.py"))
+
+
+def test_the_drivers_take_players_and_agents_not_specs():
+    """Specs become players in cli.py and specs.py only: the kaggle drivers refuse a spec string."""
+    game = make_game("tictactoe")
+    player = make_player(game, "perfect", seed=0)
+    assert callable(environment_agent(game, player))  # a Player, wrapped as a kaggle agent
+    assert environment_agent(game, "kaggle:reaction") == environment_agent(game, "reaction") == "reaction"
+    assert environment_agent(game, print) is print  # an agent function, as it is
+    with pytest.raises(ValueError, match=r"no agent 'perfect' for .*known: \['random', 'reaction'\]"):
+        environment_agent(game, "perfect")
+    with pytest.raises(TypeError, match="a Player, a built-in agent's name or a function"):
+        environment_agent(game, 3)
+    with pytest.raises(TypeError, match="not the string 'perfect'"):
+        evaluate(game, "perfect", "reaction", episodes=1, progress=False)
+
+
+def test_the_kaggle_package_reads_no_specs():
+    """Spec strings become players in cli.py and specs.py only: no module of alphazero_lib.kaggle imports specs."""
+    import ast
+    from pathlib import Path
+
+    import alphazero_lib.kaggle
+
+    imports: dict[str, set[str]] = {}
+    for path in Path(alphazero_lib.kaggle.__file__).parent.glob("*.py"):
+        names = imports.setdefault(path.name, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    assert set(imports) == {"__init__.py", "agent.py", "environment.py", "submission.py"}
+    assert "alphazero_lib.players" in imports["environment.py"]  # the walk sees the imports
+    assert {name for names in imports.values() for name in names if name.startswith("alphazero_lib.specs")} == set()

@@ -7,12 +7,12 @@ import time
 import numpy as np
 import pytest
 import torch
-from reference import has_line
 
-from alphazero_lib import kaggle_agent, make_game
-from alphazero_lib.kaggle_agent import NumpyResNet
+from alphazero_lib import make_game
+from alphazero_lib.kaggle import agent as standalone
+from alphazero_lib.kaggle import export_submission, numpy_params
+from alphazero_lib.kaggle.agent import NumpyResNet
 from alphazero_lib.model import ResNet
-from alphazero_lib.submission import export_submission, numpy_params
 
 
 def random_resnet(game, blocks=2, hidden=16, seed=0) -> ResNet:
@@ -116,31 +116,11 @@ def test_submission_searches_legal_columns_only(submission):
 
 
 # ---- the standalone module itself (the submission runs a copy of its source, which mutation testing cannot see) ----
-def module_agent(num_searches: int = 40) -> kaggle_agent.Agent:
+# (its rules and its visit counts against the library's: test_standalone_agent.py)
+def module_agent(num_searches: int = 40) -> standalone.Agent:
     game = make_game("connect_four")
-    net = kaggle_agent.NumpyResNet(numpy_params(random_resnet(game)), num_res_blocks=2)
-    return kaggle_agent.Agent(net, 6, 7, 4, num_searches=num_searches, c_puct=2.0)
-
-
-def test_drop_and_wins_agree_with_the_game_on_random_playouts():
-    game = make_game("connect_four")
-    rng = np.random.default_rng(4)
-    moves = 0
-    for _ in range(20):
-        state, player = game.get_initial_state(), 1
-        while True:
-            action = int(rng.choice(game.legal_actions(state)))
-            canonical = game.change_perspective(state, player)
-            after = kaggle_agent.drop(canonical, action)  # seen from the opponent
-            state = game.get_next_state(state, action, player)
-            assert np.array_equal(after, -game.change_perspective(state, player)), (state, action)
-            value, over = game.get_value_and_terminated(state, action)
-            assert kaggle_agent.wins(after, action, 4) == has_line(state, player, 4) == (value == 1)
-            moves += 1
-            if over:
-                break
-            player = -player
-    assert moves > 200
+    net = standalone.NumpyResNet(numpy_params(random_resnet(game)), num_res_blocks=2)
+    return standalone.Agent(net, 6, 7, 4, num_searches=num_searches, c_puct=2.0)
 
 
 def test_module_agent_searches_open_columns_and_takes_a_win():
@@ -149,7 +129,7 @@ def test_module_agent_searches_open_columns_and_takes_a_win():
     for state, player in live_positions(5, 2, seed=5):
         canonical = (state * player).astype(np.int8)
         legal = np.flatnonzero(canonical[0] == 0).tolist()
-        root = kaggle_agent.Node(canonical, None)
+        root = standalone.Node(canonical, None)
         value = searcher.expand(root)
         assert sorted(root.priors) == legal and sum(root.priors.values()) == pytest.approx(1.0) and -1 < value < 1
         counts = searcher.search(canonical, deadline=time.perf_counter() + 60)

@@ -4,7 +4,7 @@ The learner writes the observation -> canonical state conversion, the choice of 
 search's probabilities, the agent function ``agent(observation, configuration) -> action`` built from the two,
 the outcome of one finished kaggle-environments episode from the agent's side, and the evaluation over both
 seats. Each ``check_*`` compares the learner's function with the library's semantics (``alphazero_lib.kaggle``:
-``board_to_state``, ``as_kaggle_agent``, ``evaluate``; ``alphazero_lib.kaggle_agent``: the submission's agent
+``board_to_state``, ``as_kaggle_agent``, ``evaluate``; ``alphazero_lib.kaggle.agent``: the submission's agent
 never plays an illegal column) on many seeded cases, prints one verdict line and returns the learner's function
 when every case agrees, the reference otherwise.
 """
@@ -37,7 +37,7 @@ def reference_observation_to_state(game: Any, observation: Any) -> np.ndarray:
 
 def reference_best_legal_action(probabilities: Any, valid_moves: Any) -> int:
     """The most probable legal action, lowest index on ties; a legal one even when every legal probability is 0
-    (as ``kaggle_agent.Agent`` does: illegal columns get -1 before the argmax)."""
+    (as ``kaggle.agent.Agent`` does: illegal columns get -1 before the argmax)."""
     probabilities = np.asarray(probabilities, dtype=np.float64)
     return int(np.argmax(np.where(np.asarray(valid_moves) > 0, probabilities, -1.0)))
 

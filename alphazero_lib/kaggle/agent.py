@@ -85,6 +85,11 @@ def decode_weights(blob: str) -> dict[str, np.ndarray]:
 
 
 # ---- Connect Four rules (canonical states: the mover's pieces are 1) --------------------------------
+def legal_columns(state: np.ndarray) -> np.ndarray:
+    """The open columns of ``state`` (top cell empty), in increasing order."""
+    return np.flatnonzero(state[0] == 0)
+
+
 def drop(state: np.ndarray, column: int) -> np.ndarray:
     """The state after the mover (1) drops a piece in ``column``, seen from the opponent (a new array)."""
     out = state.copy()
@@ -108,6 +113,16 @@ def wins(state: np.ndarray, column: int, in_a_row: int) -> bool:
         if count >= in_a_row:
             return True
     return False
+
+
+def outcome(state: np.ndarray, column: int, in_a_row: int) -> float | None:
+    """The value for the mover of ``state``, just after the opponent dropped a piece in ``column``: -1.0 if
+    that piece won, 0.0 for a full board (a draw), None while the game goes on."""
+    if wins(state, column, in_a_row):
+        return -1.0
+    if legal_columns(state).size == 0:
+        return 0.0
+    return None
 
 
 # ---- the search ---------------------------------------------------------------------------------------
@@ -138,7 +153,7 @@ class Agent:
         s = node.state
         encoded = np.stack((s == -1, s == 0, s == 1)).astype(np.float32)[None]
         logits, value = self.net(encoded)
-        legal = np.flatnonzero(s[0] == 0)
+        legal = legal_columns(s)
         z = logits[0, legal] - logits[0, legal].max()
         probs = np.exp(z) / np.exp(z).sum()
         node.priors = {int(a): float(p) for a, p in zip(legal, probs, strict=True)}
@@ -147,13 +162,7 @@ class Agent:
     def child(self, node: Node, action: int) -> Node:
         if action not in node.children:
             state = drop(node.state, action)
-            if wins(state, action, self.in_a_row):
-                terminal = -1.0  # the opponent of the new mover just won
-            elif not (state[0] == 0).any():
-                terminal = 0.0
-            else:
-                terminal = None
-            node.children[action] = Node(state, terminal)
+            node.children[action] = Node(state, outcome(state, action, self.in_a_row))
         return node.children[action]
 
     def select(self, node: Node) -> int:
@@ -168,8 +177,9 @@ class Agent:
                 best, best_score = action, score
         return best
 
-    def search(self, state: np.ndarray, deadline: float) -> np.ndarray:
-        """Visit counts per column for the canonical ``state`` (stops early at ``deadline``)."""
+    def search(self, state: np.ndarray, deadline: float | None = None) -> np.ndarray:
+        """Visit counts per column for the canonical ``state``: ``num_searches`` simulations, fewer if
+        ``deadline`` (a ``time.perf_counter()`` value) passes first; one visit on an immediate win."""
         root = Node(state, None)
         self.expand(root)
         root.visit_count = 1
@@ -179,7 +189,7 @@ class Agent:
                 counts[action] = 1
                 return counts
         for _ in range(self.num_searches):
-            if time.perf_counter() > deadline:
+            if deadline is not None and time.perf_counter() > deadline:
                 break
             node, path = root, [root]
             while node.priors and node.terminal_value is None:
@@ -217,7 +227,7 @@ class Agent:
             return fallback_move(observation, configuration)
         board = board.reshape(rows, columns)
         state = np.where(board == mark, 1, np.where(board == 0, 0, -1)).astype(np.int8)
-        legal = np.flatnonzero(state[0] == 0)
+        legal = legal_columns(state)
         if (rows, columns, in_a_row) != (self.rows, self.columns, self.in_a_row):
             return centre_or_win(state, in_a_row)  # not our board: no network, but never a thrown-away win
         budget = 0.5 * float(configuration.get("actTimeout", 2.0))
@@ -232,7 +242,7 @@ class Agent:
 
 def centre_or_win(state: np.ndarray, in_a_row: int) -> int:
     """Without search: a column that wins at once for the mover (1), else the centre-most legal column."""
-    legal = np.flatnonzero(state[0] == 0)
+    legal = legal_columns(state)
     for column in legal:
         if wins(-drop(state, int(column)), int(column), in_a_row):
             return int(column)

@@ -1,4 +1,7 @@
-"""kaggle-environments adapters: its built-in ConnectX and tic-tac-toe agents as library players.
+"""kaggle-environments adapters: its built-in agents as our players, our players as its agents, and the drivers.
+
+The drivers (one episode, an evaluation over both seats) take players or agent functions, never spec strings:
+``cli.py`` and ``specs.py`` turn specs into players.
 
 kaggle-environments is an optional extra (``pip install -e '.[kaggle]'``); it is imported only when used.
 """
@@ -138,14 +141,22 @@ def as_kaggle_agent(game: Game, player: Player, time_fraction: float = 0.5) -> A
     return agent
 
 
-def _agent(game: Game, spec: str, seed: int | None) -> Any:
-    """A kaggle built-in by name (``negamax``; ``kaggle:negamax`` also works) or one of our player specs."""
-    name = spec.removeprefix("kaggle:")
-    if name in kaggle_agents(game):
-        return name
-    from alphazero_lib.specs import make_player
+def environment_agent(game: Game, agent: Any) -> Any:
+    """What kaggle-environments runs for ``agent``: a library ``Player`` as a kaggle agent (``as_kaggle_agent``);
+    a built-in agent's name (``negamax``; ``kaggle:negamax`` also works) or an agent function as it is.
 
-    return as_kaggle_agent(game, make_player(game, spec, seed=seed))
+    Raises ``ValueError`` for a name that is not one of ``game``'s built-in agents, ``TypeError`` for anything else.
+    """
+    if isinstance(agent, Player):
+        return as_kaggle_agent(game, agent)
+    if isinstance(agent, str):
+        name, known = agent.removeprefix("kaggle:"), kaggle_agents(game)
+        if name not in known:
+            raise ValueError(f"kaggle-environments has no agent {agent!r} for {game!r}; known: {sorted(known)}")
+        return name
+    if callable(agent):
+        return agent
+    raise TypeError(f"an agent is a Player, a built-in agent's name or a function, not {agent!r}")
 
 
 def _run(game: Game, agents: list[Any], seed: Any) -> Any:
@@ -162,9 +173,13 @@ def _run(game: Game, agents: list[Any], seed: Any) -> Any:
     return env
 
 
-def run_episode(game: Game, spec1: str, spec2: str, seed: int | None = 0) -> Any:
-    """One kaggle-environments episode between two specs (``spec1`` moves first); returns the env."""
-    return _run(game, [_agent(game, spec1, seed), _agent(game, spec2, None if seed is None else seed + 1)], seed)
+def run_episode(game: Game, agent1: Any, agent2: Any, seed: int | None = 0) -> Any:
+    """One kaggle-environments episode, ``agent1`` moving first; returns the env.
+
+    Each agent is a ``Player``, a built-in agent's name or an agent function (``environment_agent``); the
+    global ``random``, which the built-in agents draw from, is seeded with ``seed`` for the episode.
+    """
+    return _run(game, [environment_agent(game, agent1), environment_agent(game, agent2)], seed)
 
 
 def episode_states(game: Game, env: Any) -> list[np.ndarray]:
@@ -192,23 +207,33 @@ def load_submission(path: str) -> Any:
     return agents[-1]
 
 
-def evaluate(game: Game, spec: str, opponent: str, episodes: int = 10, seed: int = 0, progress: bool = True) -> dict:
-    """``spec`` (a player spec, or a submission ``.py`` file) against ``opponent`` in kaggle-environments,
-    ``episodes`` on each seat.
+def evaluate(
+    game: Game,
+    agent: Any,
+    opponent: str,
+    episodes: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+    name: str | None = None,
+) -> dict:
+    """``agent`` (a ``Player``, or an agent function such as ``load_submission``'s) against the built-in agent
+    ``opponent`` in kaggle-environments, ``episodes`` on each seat; ``seed`` seeds the episodes.
 
-    Returns wins/draws/losses/errors per seat for ``spec`` and the largest time one of its moves took.
-    An invalid move or a timeout is an error (kaggle-environments ends the episode and scores it).
+    Returns wins/draws/losses/errors per seat for ``agent`` and the largest time one of its moves took, under
+    ``"spec"`` its ``name`` (default: the player's name, or the function's). An invalid move or a timeout is
+    an error (kaggle-environments ends the episode and scores it). Raises ``ValueError`` for an unknown opponent.
     """
     import time
 
     from tqdm.auto import tqdm
 
-    from alphazero_lib.specs import make_player
-
     known = kaggle_agents(game)
     if opponent.removeprefix("kaggle:") not in known:
         raise ValueError(f"kaggle-environments has no agent {opponent!r} for {game!r}; known: {sorted(known)}")
-    base = load_submission(spec) if spec.endswith(".py") else as_kaggle_agent(game, make_player(game, spec, seed=seed))
+    if isinstance(agent, str):  # a spec or a file name: the caller builds the player (specs.make_player)
+        raise TypeError(f"evaluate plays a Player or an agent function, not the string {agent!r}")
+    base = environment_agent(game, agent)
+    spec = name if name is not None else getattr(agent, "name", None) or getattr(agent, "__name__", repr(agent))
     longest = [0.0]
 
     def timed(observation: Any, configuration: Any) -> int:
