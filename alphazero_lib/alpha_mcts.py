@@ -23,8 +23,8 @@ for one game with the same seed and network.
 5. Backup from the leaf to the root: ``value_sum += value; visit_count += 1; value = -value``.
 6. Result: ``probs[a] = n_a / sum(n)`` over the root's children.
 
-Temperature is not part of the search: ``select_action(probs, temperature, rng)`` applies it to the
-visit-count distribution and renormalises before sampling.
+Temperature is not part of the search: ``alphazero_lib.selection.select_action(probs, temperature, rng)``
+applies it to the visit-count distribution and renormalises before sampling.
 """
 
 from __future__ import annotations
@@ -177,26 +177,3 @@ class AlphaMCTS:
         for child in root.children:
             counts[child.action_taken] = child.visit_count
         return counts / counts.sum()
-
-
-def apply_temperature(probs: np.ndarray, temperature: float) -> np.ndarray:
-    """``probs ** (1 / temperature)`` renormalised, ``[A]``; temperature 0 puts equal mass on the maxima.
-
-    Raises ``ValueError`` for a negative temperature or a distribution without positive mass.
-    """
-    probs = np.asarray(probs, dtype=np.float64)
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
-    top = probs.max(initial=0.0)
-    if not top > 0:
-        raise ValueError(f"probabilities need some positive mass, got {probs}")
-    if temperature == 0:
-        weights = (probs == top).astype(np.float64)
-    else:
-        weights = (probs / top) ** (1.0 / temperature)  # the maximum becomes 1, so the sum never underflows
-    return weights / weights.sum()
-
-
-def select_action(probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
-    """An action drawn from ``probs [A]`` sharpened by ``temperature``; 0 is argmax with a random tie-break."""
-    return int(rng.choice(len(probs), p=apply_temperature(probs, temperature)))

@@ -15,6 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from alphazero_lib.games.base import Game
+from alphazero_lib.games.outcome import winner_of
 from alphazero_lib.players import Player
 
 #: z for a two-sided 95% interval.
@@ -58,7 +59,7 @@ def play_game(
             log(f"\n{mark} ({chooser}) plays {game.action_to_string(action)}\n{game.render(state)}")
         value, terminated = game.get_value_and_terminated(state, action)
         if terminated:
-            winner = int(player * value)
+            winner = winner_of(value, player)
             if log:
                 log("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
             return GameRecord(winner=winner, moves=moves, final_state=state)
@@ -357,7 +358,7 @@ def exhaustive_check(game: Game, player: Player, seat: int, replies: Player | No
             if not terminated:
                 walk(after, game.get_opponent(mover))
                 continue
-            winner = int(mover * value)
+            winner = winner_of(value, mover)
             if winner == 0:
                 result.draws += 1
             elif winner == seat:

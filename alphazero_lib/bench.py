@@ -8,81 +8,25 @@ network evaluations per position and the share of batched self-play's wall time 
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
 from alphazero_lib.config import PRESETS, TrainConfig
 from alphazero_lib.games import make_game
+from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay
 
 
-class SerialSelfPlay:
-    """Serial self-play (``AlphaMCTS``, one state per network call) that ``run`` advances for a while."""
-
-    def __init__(self, game: Any, model: Any, config: TrainConfig, seed: int) -> None:
-        from alphazero_lib.alpha_mcts import AlphaMCTS
-
-        self.game, self.config = game, config
-        self.mcts = AlphaMCTS(game, model, config.search_config(seed=seed))
-        self.rng = np.random.default_rng(seed)
-        self.state, self.player = game.get_initial_state(), 1
-        self.positions, self.evaluations, self.seconds = 0, 0, 0.0
-
-    def run(self, seconds: float) -> None:
-        """Play moves for about ``seconds`` (at least one), continuing the current game."""
-        from alphazero_lib.alpha_mcts import select_action
-
-        game, start, moves = self.game, time.perf_counter(), 0
-        while time.perf_counter() - start < seconds or moves == 0:
-            probs = self.mcts.search(game.change_perspective(self.state, self.player))
-            moves += 1
-            self.evaluations += self.mcts.last_search_stats.network_evaluations
-            action = select_action(probs, self.config.temperature, self.rng)
-            self.state = game.get_next_state(self.state, action, self.player)
-            if game.get_value_and_terminated(self.state, action)[1]:
-                self.state, self.player = game.get_initial_state(), 1
-            else:
-                self.player = game.get_opponent(self.player)
-        self.positions += moves
-        self.seconds += time.perf_counter() - start
-
-
-class BatchedSelfPlay:
-    """Batched self-play of ``num_games`` games (a finished game is replaced at once) that ``run`` advances."""
-
-    def __init__(
-        self, game: Any, evaluator: Any, config: TrainConfig, num_games: int, seed: int, reuse_tree: bool = False
-    ) -> None:
-        from alphazero_lib.batched_mcts import BatchedMCTS
-
-        self.game, self.config, self.num_games = game, config, num_games
-        self.mcts = BatchedMCTS(game, evaluator, config.search_config(seed=seed), reuse_tree=reuse_tree)
-        self.rng = np.random.default_rng(seed)
-        self.states = np.stack([game.get_initial_state()] * num_games)
-        self.players = np.ones(num_games, dtype=np.int64)
-        self.seconds = 0.0
-
-    def run(self, seconds: float) -> None:
-        """Play moves in every game for about ``seconds`` (at least one move)."""
-        from alphazero_lib.alpha_mcts import select_action
-
-        game, start, moves = self.game, time.perf_counter(), 0
-        while time.perf_counter() - start < seconds or moves == 0:
-            canonical = (self.states * self.players[:, None, None]).astype(self.states.dtype)
-            probs = self.mcts.search(canonical)
-            moves += 1
-            played = np.full(self.num_games, -1)
-            for i in range(self.num_games):
-                action = select_action(probs[i], self.config.temperature, self.rng)
-                self.states[i] = game.get_next_state(self.states[i], action, int(self.players[i]))
-                if game.get_value_and_terminated(self.states[i], action)[1]:
-                    self.states[i], self.players[i] = game.get_initial_state(), 1
-                else:
-                    played[i], self.players[i] = action, -self.players[i]
-            self.mcts.advance(played)
-        self.seconds += time.perf_counter() - start
+def run_for(step: Callable[[], Any], seconds: float) -> float:
+    """Call ``step()`` for about ``seconds`` (at least once); returns the seconds taken."""
+    start, steps = time.perf_counter(), 0
+    while time.perf_counter() - start < seconds or steps == 0:
+        step()
+        steps += 1
+    return time.perf_counter() - start
 
 
 def selfplay_benchmark(
@@ -108,7 +52,7 @@ def selfplay_benchmark(
 
     game = make_game(game_name)
     preset = preset or (game_name if game_name in PRESETS else "connect_four_small")
-    overrides = {"num_searches": num_searches} if num_searches else {}
+    overrides = {"num_searches": num_searches} if num_searches else {}  # a search field, given flat
     config = TrainConfig.from_preset(preset, device="cpu", **overrides)
     seed_everything(seed)
     model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
@@ -125,38 +69,43 @@ def selfplay_benchmark(
         calls += 1
     single = calls / (time.perf_counter() - start)
 
-    # warm both paths up, then time them in alternating rounds (so that a change in the machine's load hits both)
-    serial = SerialSelfPlay(game, model, config, seed)
-    batched = BatchedSelfPlay(game, evaluator, config, num_games, seed, reuse_tree)
-    serial.run(0.0)
-    batched.run(0.0)
-    serial.positions = serial.evaluations = serial.seconds = batched.seconds = 0
+    # the trainers' own self-play (alphazero_lib.selfplay), every finished game replaced at once; warm both
+    # paths up, then time them in alternating rounds (so that a change in the machine's load hits both)
+    config = dataclasses.replace(config, reuse_tree=reuse_tree)
+    serial = SerialSelfPlay(game, model, config, (seed,))
+    batched = BatchedSelfPlay(game, evaluator, config, num_games, (seed,), total=None, reuse_tree=reuse_tree)
+    serial.step()
+    batched.step()
+    serial_search = dict(serial.result.search)
     batched.mcts.reset_stats()
+    serial_seconds = batched_seconds = 0.0
     for _ in range(rounds):
-        serial.run(seconds / rounds)
-        batched.run(seconds / rounds)
+        serial_seconds += run_for(serial.step, seconds / rounds)
+        batched_seconds += run_for(batched.step, seconds / rounds)
     stats = batched.mcts.stats
+    serial_positions = serial.result.search["positions"] - serial_search["positions"]
+    serial_evaluations = serial.result.search["network_evaluations"] - serial_search["network_evaluations"]
 
-    serial_rate = serial.positions / serial.seconds
-    batched_rate = stats.positions / batched.seconds
+    serial_rate = serial_positions / serial_seconds
+    batched_rate = stats.positions / batched_seconds
     return {
         "game": repr(game),
         "preset": preset,
         "network": f"ResNet {config.num_res_blocks} x {config.num_hidden}",
-        "num_searches": config.num_searches,
+        "num_searches": config.search.num_searches,
         "num_games": num_games,
         "torch_threads": torch.get_num_threads(),
         "inference_mode": evaluator.mode,
         "network_evals_per_second": {"fp32 batch 1 (serial path)": round(single, 1), **network},
         "serial_positions_per_second": round(serial_rate, 3),
-        "serial_evaluations_per_position": round(serial.evaluations / serial.positions, 2),
+        "serial_evaluations_per_position": round(serial_evaluations / serial_positions, 2),
         "batched_positions_per_second": round(batched_rate, 3),
         "batched_evaluations_per_position": round(stats.evaluations_per_position, 2),
         "speedup": round(batched_rate / serial_rate, 2),
-        "batched_share_outside_network": round(1 - stats.network_seconds / batched.seconds, 4),
-        "batched_simulations_per_second": round(stats.simulations / batched.seconds, 1),
+        "batched_share_outside_network": round(1 - stats.network_seconds / batched_seconds, 4),
+        "batched_simulations_per_second": round(stats.simulations / batched_seconds, 1),
         "reuse_tree": reuse_tree,
-        "seconds": {"serial": round(serial.seconds, 2), "batched": round(batched.seconds, 2), "rounds": rounds},
+        "seconds": {"serial": round(serial_seconds, 2), "batched": round(batched_seconds, 2), "rounds": rounds},
     }
 
 

@@ -165,23 +165,37 @@ def _play(args: argparse.Namespace) -> int:
 
 
 # ---- train ----------------------------------------------------------------------------------------
-_TRAIN_OVERRIDES = {  # flag -> TrainConfig field
+_TRAIN_OVERRIDES = {  # flag -> TrainConfig setting (search fields flat, as TrainConfig.from_dict takes them)
     "iterations": "num_iterations",
     "games_per_iteration": "num_self_play_iterations",
     "searches": "num_searches",
     "epochs": "num_epochs",
     "batch_size": "batch_size",
+    "lr": "lr",
     "device": "device",
     "seed": "seed",
     "threads": "num_threads",
+    "self_play": "self_play",
     "parallel_games": "num_parallel_games",
     "workers": "num_workers",
     "inference_mode": "inference_mode",
+    "ray_cpus": "ray_cpus_per_actor",
+}
+_BATCHED_FLAGS = {
+    "parallel_games": "--parallel-games",
+    "workers": "--workers",
+    "inference_mode": "--inference-mode",
+    "ray": "--ray",
+    "ray_cpus": "--ray-cpus",
 }
 
 
 def _train(args: argparse.Namespace) -> int:
-    """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume."""
+    """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume.
+
+    A resume continues what the run's ``config.json`` recorded (serial or batched self-play, games in flight,
+    workers, inference mode, search settings); a flag that changes a recorded setting is applied and said.
+    """
     from pathlib import Path
 
     from alphazero_lib.config import PRESETS, TrainConfig
@@ -192,6 +206,8 @@ def _train(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
     latest = run_dir / "latest.pt"
     overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
+    if args.ray is not None:  # --ray [ADDRESS]: self-play actors on Ray (a local instance without an address)
+        overrides.update(executor="ray", ray_address=None if args.ray == "local" else args.ray)
     if args.resume and args.overwrite:
         raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
     if args.resume:
@@ -205,6 +221,11 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(f"{run_dir / 'config.json'} is not a run's config (no valid {err} entry)") from None
         if args.game is not None and make_game(args.game) != game:
             raise ValueError(f"{run_dir} is a run for {game!r}, not {make_game(args.game)!r}")
+        if "self_play" not in train_settings and args.self_play is None:
+            raise ValueError(
+                f"{run_dir / 'config.json'} predates the record of serial or batched self-play: resume it once with "
+                f"--self-play serial or --self-play batched (batched if it was started with --parallel-games)"
+            )
         config = TrainConfig.from_dict({**train_settings, **overrides})
     else:
         if args.game is None:
@@ -222,19 +243,16 @@ def _train(args: argparse.Namespace) -> int:
             if preset is not None and preset not in PRESETS:
                 raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
             settings = dict(PRESETS[preset]) if preset else {}
+        if args.self_play is None and any(getattr(args, flag) is not None for flag in _BATCHED_FLAGS):
+            overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
         config = TrainConfig.from_dict({**settings, **overrides})
-    from alphazero_lib.training import AlphaZero, AlphaZeroParallel
-
-    batched = args.parallel_games or args.workers or args.inference_mode  # batched self-play (issue 5)
-    trainer_class = AlphaZeroParallel if batched else AlphaZero
-    trainer = build_trainer(
-        game,
-        config,
-        run_dir=run_dir,
-        progress=not args.no_progress,
-        trainer_class=trainer_class,
-        overwrite=args.overwrite,
-    )
+    given = [option for flag, option in _BATCHED_FLAGS.items() if getattr(args, flag) is not None]
+    if config.self_play == "serial" and given:
+        raise ValueError(
+            f"{', '.join(given)} set batched self-play, but this run plays serial self-play"
+            f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
+        )
+    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, overwrite=args.overwrite)
     if run_dir.is_dir():
         for stale in clean_stale_temp_files(run_dir):
             print(f"removed {stale.name}, left behind by an interrupted write")
@@ -245,7 +263,17 @@ def _train(args: argparse.Namespace) -> int:
             print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}, from {note}")
         else:
             print(f"{note}: starting {run_dir} at iteration 0")
-    print(f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; run dir {run_dir}")
+    print(
+        f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
+        + (
+            f" ({config.num_parallel_games} games in flight, {config.num_workers} worker(s), "
+            f"inference {config.inference_mode})"
+            if config.self_play == "batched"
+            else ""
+        )
+        + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
+        + f"; run dir {run_dir}"
+    )
     trainer.learn()
     print(f"done: {trainer.iteration} iterations; weights in {latest}")
     return 0
@@ -293,8 +321,8 @@ def _bench(args: argparse.Namespace) -> int:
 # ---- export-kaggle --------------------------------------------------------------------------------
 def _export_kaggle(args: argparse.Namespace) -> int:
     """Write a one-file ConnectX submission (numpy only at play time) for Connect Four weights."""
+    from alphazero_lib.kaggle import export_submission
     from alphazero_lib.specs import resolve_weights
-    from alphazero_lib.submission import export_submission
 
     model = resolve_weights(None, args.weights)
     path = export_submission(model, args.out, num_searches=args.searches, c_puct=args.C)
@@ -308,12 +336,20 @@ def _playoff(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from alphazero_lib.animation import playoff_html, save_gif
-    from alphazero_lib.kaggle import episode_states, run_episode
+    from alphazero_lib.kaggle import episode_states, kaggle_agents, run_episode
+    from alphazero_lib.specs import make_player
 
     game = make_game(args.game)
+
+    def playoff_agent(spec: str, seed: int) -> object:
+        """A kaggle built-in by name (``negamax``; ``kaggle:negamax`` also works), else the player ``spec`` names."""
+        name = spec.removeprefix("kaggle:")
+        return name if name in kaggle_agents(game) else make_player(game, spec, seed=seed)
+
     default1, default2 = PLAYOFF_DEFAULTS[args.game]
     args.player1, args.player2 = args.player1 or default1, args.player2 or default2
-    env = run_episode(game, args.player1, args.player2, seed=args.seed)
+    agents = playoff_agent(args.player1, args.seed), playoff_agent(args.player2, args.seed + 1)
+    env = run_episode(game, *agents, seed=args.seed)
     states = episode_states(game, env)
     rewards = [agent["reward"] for agent in env.steps[-1]]
     statuses = [agent["status"] for agent in env.steps[-1]]
@@ -342,11 +378,27 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
     """A player or a submission file against kaggle's built-in agents, N episodes on each seat."""
     import json
 
-    from alphazero_lib.kaggle import evaluate
+    from alphazero_lib.kaggle import evaluate, load_submission
+    from alphazero_lib.specs import make_player
 
     game = make_game(args.game)
+
+    def fresh_agent() -> object:
+        """The submission file's agent, or the player the spec names: a new one, seeded alike, per opponent."""
+        if args.player.endswith(".py"):
+            return load_submission(args.player)
+        return make_player(game, args.player, seed=args.seed)
+
     results = [
-        evaluate(game, args.player, opponent, episodes=args.episodes, seed=args.seed, progress=not args.no_progress)
+        evaluate(
+            game,
+            fresh_agent(),
+            opponent,
+            episodes=args.episodes,
+            seed=args.seed,
+            progress=not args.no_progress,
+            name=args.player,
+        )
         for opponent in args.opponents
     ]
     if args.json:
@@ -396,6 +448,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=_seed, default=None, help="random seed of the run")
     train.add_argument("--threads", type=_positive_int, default=None, help="torch CPU threads for training steps")
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
+    train.add_argument("--lr", type=_positive_float, default=None, help="Adam learning rate (on a resume too)")
+    train.add_argument(
+        "--self-play",
+        default=None,
+        choices=["serial", "batched"],
+        help="serial (one game at a time) or batched (many games per network call) self-play; recorded in the "
+        "run's config (default: the preset's, else serial; batched when --parallel-games is given)",
+    )
     train.add_argument(
         "--parallel-games",
         type=_positive_int,
@@ -408,10 +468,26 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=None,
         metavar="W",
-        help="with --parallel-games: W self-play processes (CPU)",
+        help="batched self-play in W processes (CPU)",
     )
     train.add_argument(
-        "--inference-mode", default=None, help="with --parallel-games: 'auto' (measured) or an inference.MODES entry"
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="batched self-play on Ray actors, one per --workers: a local Ray instance, or the cluster at ADDRESS "
+        '(e.g. auto, HOST:6379); needs pip install -e ".[distributed]"',
+    )
+    train.add_argument(
+        "--ray-cpus", type=_positive_int, default=None, metavar="N", help="with --ray: CPUs (threads) per actor"
+    )
+    train.add_argument(
+        "--inference-mode",
+        default=None,
+        metavar="MODE",
+        help="how batched self-play runs the network: fp32 (default; the same games on every CPU), a faster mode "
+        "(fp32_cl, fp32_fused, bf16, bf16_cl, bf16_fused, compile), or auto (measured once, the choice recorded)",
     )
     train.set_defaults(func=_train)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -127,16 +127,35 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     return dict(data)
 
 
+#: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
+#: checkpoints were flat, and the command line's flags are).
+SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init")
+
+#: The self-play search of a run that names none: the course's 60 searches, C = 2 and root noise as in the paper.
+SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "C": 2.0, "dirichlet_epsilon": 0.25, "dirichlet_alpha": 0.3}
+
+SELF_PLAY_KINDS = ("serial", "batched")
+EXECUTORS = ("local", "ray")
+
+
+def self_play_search(**changes: Any) -> SearchConfig:
+    """The self-play search settings: ``SELF_PLAY_SEARCH`` with ``changes`` (root noise stays on unless changed)."""
+    return SearchConfig(**{**SELF_PLAY_SEARCH, **changes})
+
+
 @dataclass
 class TrainConfig:
-    """Settings of an AlphaZero training run (the course's ``args`` dict, with a few additions)."""
+    """Settings of an AlphaZero training run (the course's ``args`` dict, with a few additions).
+
+    Everything that decides a run's games is here, so a run's ``config.json`` replays it: the search, the
+    temperature, the seed, and how self-play runs (serial or batched, games in flight, workers, inference mode,
+    tree reuse). ``from_dict`` reads every older form (flat search fields, no ``self_play``).
+    """
 
     # ---- the course's settings ----------------------------------------------------------------
-    C: float = 2.0
-    """Exploration constant of the search during self-play (see ``SearchConfig.C``)."""
-
-    num_searches: int = 60
-    """Search simulations per self-play move."""
+    search: SearchConfig = field(default_factory=self_play_search)
+    """The self-play search (``num_searches``, ``C``, root noise, the optional pb_c schedule); its ``seed`` stays
+    None: each iteration derives one from ``seed``. Build it with ``self_play_search(...)`` to keep root noise."""
 
     num_iterations: int = 3
     """Total learn iterations (self-play, then training); a resumed run continues up to this number."""
@@ -153,14 +172,8 @@ class TrainConfig:
     temperature: float = 1.25
     """Move-selection temperature in self-play: visit probabilities ``** (1 / temperature)``; 0 plays the best."""
 
-    dirichlet_epsilon: float = 0.25
-    """Share of Dirichlet noise mixed into the root priors during self-play."""
-
-    dirichlet_alpha: float = 0.3
-    """Concentration of the root noise (smaller = spikier)."""
-
     lr: float = 0.001
-    """Adam learning rate."""
+    """Adam learning rate (a resumed run takes the value given here, and says so when it changes)."""
 
     weight_decay: float = 0.0001
     """L2 penalty on the weights, applied by the optimizer."""
@@ -194,104 +207,153 @@ class TrainConfig:
     gating_threshold: float = 0.55
     """Score the candidate needs against the best network to replace it (wins 1, draws 1/2, losses 0)."""
 
-    num_parallel_games: int = 64
-    """Games played at once by the batched self-play (``AlphaZeroParallel``); the serial trainer ignores it."""
-
     num_threads: int | None = None
     """Torch CPU threads for the training steps (None = torch's default); serial self-play always uses one."""
 
-    num_workers: int = 1
-    """Self-play processes of ``AlphaZeroParallel`` on the CPU, each playing its share of the games with
-    ``num_parallel_games / num_workers`` in flight and one torch thread per core it gets. On the 2-core machine
-    2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). Ignored on a GPU."""
+    # ---- how self-play runs (recorded, so that a resume plays on the same way) ----------------------
+    self_play: str = "serial"
+    """``"serial"``: one game at a time, one state per network call (``AlphaMCTS``), as the course writes it;
+    ``"batched"``: ``num_parallel_games`` games in flight, one network call per simulation (``BatchedMCTS``)."""
 
-    inference_mode: str = "auto"
-    """How ``AlphaZeroParallel`` runs the network in self-play: one of ``inference.MODES`` (``"fp32"``,
-    ``"bf16"``, ...) or ``"auto"``: measured once per machine and network shape, cached."""
+    num_parallel_games: int = 64
+    """Batched self-play: games in flight (shared among the workers)."""
+
+    num_workers: int = 1
+    """Batched self-play: processes on the CPU, each playing its share of the games with
+    ``num_parallel_games / num_workers`` in flight and one torch thread per core it gets. On the 2-core machine
+    2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). One process on a GPU."""
+
+    inference_mode: str = "fp32"
+    """Batched self-play: how the network runs, one of ``inference.MODES``. ``"fp32"`` (the default) plays the
+    same games on every CPU; ``"bf16_fused"`` and the other fast modes are 2-4x faster on CPUs with bfloat16
+    units but round differently; ``"auto"`` measures the modes once, and the trainer records the mode it
+    chose in the run's config, so a resume keeps it."""
+
+    reuse_tree: bool = False
+    """Batched self-play: keep the subtree of the move played for the next search (fewer network calls)."""
+
+    executor: str = "local"
+    """Batched self-play: where the workers run, ``"local"`` (processes on this machine) or ``"ray"`` (one Ray
+    actor per worker, ``num_workers`` of them; ``pip install -e ".[distributed]"``). The same seed and number of
+    workers play the same games either way."""
+
+    ray_address: str | None = None
+    """With ``executor="ray"``: the cluster to join (``"auto"``, ``"HOST:6379"``); None starts a local instance."""
+
+    ray_cpus_per_actor: int = 1
+    """With ``executor="ray"``: the CPUs each actor reserves on the cluster, and its torch threads."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.search, SearchConfig):
+            raise ValueError(f"TrainConfig.search must be a SearchConfig, got {self.search!r}")
+        if self.search.seed is not None:
+            raise ValueError(
+                f"TrainConfig.search.seed must be None (each iteration derives the search's seed from "
+                f"TrainConfig.seed), got {self.search.seed}"
+            )
         check_fields(self)
-        positive = ("num_searches", "num_iterations", "num_self_play_iterations", "num_epochs", "replay_window")
-        positive += ("num_res_blocks", "num_hidden", "num_parallel_games")
+        positive = ("num_iterations", "num_self_play_iterations", "num_epochs", "replay_window")
+        positive += ("num_res_blocks", "num_hidden", "num_parallel_games", "num_workers")
         for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"TrainConfig.{name} must be a positive integer, got {value!r}")
-        if not isinstance(self.batch_size, int) or self.batch_size < 2:
+            if getattr(self, name) < 1:
+                raise ValueError(f"TrainConfig.{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.batch_size < 2:
             raise ValueError(
                 f"TrainConfig.batch_size must be an integer of at least 2 (BatchNorm), got {self.batch_size!r}"
             )
         if self.temperature < 0:
             raise ValueError(f"TrainConfig.temperature must be non-negative, got {self.temperature}")
-        if self.temperature_moves is not None and (
-            not isinstance(self.temperature_moves, int) or self.temperature_moves < 0
-        ):
+        if self.temperature_moves is not None and self.temperature_moves < 0:
             raise ValueError(
                 f"TrainConfig.temperature_moves must be None or a non-negative integer, got {self.temperature_moves!r}"
             )
-        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
-            raise ValueError(f"TrainConfig.dirichlet_epsilon must be in [0, 1], got {self.dirichlet_epsilon}")
-        for name in ("dirichlet_alpha", "lr"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"TrainConfig.{name} must be positive, got {getattr(self, name)}")
-        if self.C < 0 or self.weight_decay < 0:
-            raise ValueError(f"TrainConfig.C and weight_decay must be non-negative, got {self.C}, {self.weight_decay}")
-        if self.num_threads is not None and (not isinstance(self.num_threads, int) or self.num_threads < 1):
+        if self.lr <= 0:
+            raise ValueError(f"TrainConfig.lr must be positive, got {self.lr}")
+        if self.weight_decay < 0:
+            raise ValueError(f"TrainConfig.weight_decay must be non-negative, got {self.weight_decay}")
+        if self.num_threads is not None and self.num_threads < 1:
             raise ValueError(f"TrainConfig.num_threads must be None or a positive integer, got {self.num_threads!r}")
-        if not isinstance(self.num_workers, int) or self.num_workers < 1:
-            raise ValueError(f"TrainConfig.num_workers must be a positive integer, got {self.num_workers!r}")
+        if self.self_play not in SELF_PLAY_KINDS:
+            raise ValueError(f"TrainConfig.self_play must be one of {list(SELF_PLAY_KINDS)}, got {self.self_play!r}")
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"TrainConfig.executor must be one of {list(EXECUTORS)}, got {self.executor!r}")
+        if self.executor == "ray" and self.self_play != "batched":
+            raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
+        if self.ray_cpus_per_actor < 1:
+            raise ValueError(f"TrainConfig.ray_cpus_per_actor must be positive, got {self.ray_cpus_per_actor}")
         from alphazero_lib.inference import MODES
 
         if self.inference_mode != "auto" and self.inference_mode not in MODES:
             raise ValueError(
                 f"TrainConfig.inference_mode must be 'auto' or one of {list(MODES)}, got {self.inference_mode!r}"
             )
-        if not isinstance(self.gating_games, int) or self.gating_games < 0:
+        if self.gating_games < 0:
             raise ValueError(f"TrainConfig.gating_games must be a non-negative integer, got {self.gating_games!r}")
         if not 0.0 <= self.gating_threshold <= 1.0:
             raise ValueError(f"TrainConfig.gating_threshold must be in [0, 1], got {self.gating_threshold}")
-        if not isinstance(self.seed, int):
-            raise ValueError(f"TrainConfig.seed must be an integer, got {self.seed!r}")
         if self.device != "auto" and not str(self.device).startswith(("cpu", "cuda", "mps")):
             raise ValueError(f"TrainConfig.device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
 
     def search_config(self, seed: int | None = None) -> SearchConfig:
-        """The self-play search settings (with root noise) as a ``SearchConfig``."""
-        return SearchConfig(
-            num_searches=self.num_searches,
-            C=self.C,
-            dirichlet_epsilon=self.dirichlet_epsilon,
-            dirichlet_alpha=self.dirichlet_alpha,
-            seed=seed,
-        )
+        """The self-play search settings with ``seed`` (an iteration's derived seed)."""
+        return replace(self.search, seed=seed)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain ``dict`` of the fields (for checkpoints and JSON)."""
+        """Plain ``dict`` of the fields, the search as a nested ``dict`` (for checkpoints and JSON)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        """Rebuild from ``to_dict``'s output; unknown keys are an error that names them."""
-        return cls(**_known(cls, data))
+        """Rebuild from ``to_dict``'s output, or from any older form: the one place old configs are converted.
+
+        Search fields may also sit at the top level (older configs and checkpoints were flat; the command line's
+        flags are): they override the nested ``search``. Search fields a config leaves out take the self-play
+        defaults (``SELF_PLAY_SEARCH``), not ``SearchConfig``'s. A config without ``self_play`` predates it and
+        ran serial self-play unless ``--parallel-games`` was on its command line, which it did not record.
+        Unknown keys are an error that names them.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a TrainConfig needs a dict of settings, got {type(data).__name__}")
+        data = dict(data)
+        search = data.pop("search", None)
+        if isinstance(search, SearchConfig):
+            search = search.to_dict()
+        if search is not None and not isinstance(search, dict):
+            raise ValueError(f"TrainConfig.search must be a dict of SearchConfig settings, got {search!r}")
+        search = {**SELF_PLAY_SEARCH, **(search or {})}
+        search.update({name: data.pop(name) for name in SEARCH_FIELDS if name in data})
+        search.pop("seed", None)
+        return cls(search=SearchConfig.from_dict(search), **_known(cls, data))
 
     @classmethod
     def from_preset(cls, name: str, **overrides: Any) -> TrainConfig:
-        """A preset from ``PRESETS`` with some fields changed."""
+        """A preset from ``PRESETS`` with some fields changed (search fields may be given flat)."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; presets: {sorted(PRESETS)}")
         return cls.from_dict({**PRESETS[name], **overrides})
 
+    def changes_from(self, other: TrainConfig) -> dict[str, tuple[Any, Any]]:
+        """``{field: (other's value, this value)}`` for every setting that differs, search fields included."""
+        mine, theirs = _flat(self.to_dict()), _flat(other.to_dict())
+        return {key: (theirs.get(key), value) for key, value in mine.items() if theirs.get(key) != value}
 
-#: Training presets, name -> ``TrainConfig`` fields (the rest keep their defaults).
+
+def _flat(data: dict[str, Any]) -> dict[str, Any]:
+    search = data.pop("search")
+    return {**data, **{f"search.{k}": v for k, v in search.items()}}
+
+
+#: Training presets, name -> ``TrainConfig.from_dict`` settings (the rest keep their defaults). The one source:
+#: ``train --preset NAME`` and the shipped weights' model cards name these.
 PRESETS: dict[str, dict[str, Any]] = {
     # the course's Tic-Tac-Toe network (4 x 64); 450 games instead of the course's 1500, thanks to the 8
     # symmetries and a two-iteration replay window; one thread suits its tiny 3x3 convolutions
     "tictactoe": dict(
+        search=dict(num_searches=60),
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=3,
         num_self_play_iterations=150,
-        num_searches=60,
         num_epochs=4,
         batch_size=64,
         temperature=1.25,
@@ -300,41 +362,78 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
     # the course's Connect Four settings (9 x 128, 100 parallel games): a GPU run
     "connect_four": dict(
+        search=dict(num_searches=600, dirichlet_alpha=0.3),
         num_res_blocks=9,
         num_hidden=128,
         num_iterations=8,
         num_self_play_iterations=500,
-        num_searches=600,
         num_epochs=4,
         batch_size=128,
         temperature=1.25,
-        dirichlet_alpha=0.3,
+        self_play="batched",
         num_parallel_games=100,
     ),
     # a CPU-friendly Connect Four run: smaller network, fewer searches
     "connect_four_small": dict(
+        search=dict(num_searches=100),
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=10,
         num_self_play_iterations=200,
-        num_searches=100,
         num_epochs=4,
         batch_size=128,
         temperature=1.25,
         temperature_moves=12,
         replay_window=3,
     ),
+    # the shipped Connect Four run (weights/README.md): 4 x 64, batched self-play of 128 games at a time
+    "connect_four_cpu": dict(
+        search=dict(num_searches=80, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=1.0),
+        num_res_blocks=4,
+        num_hidden=64,
+        num_iterations=60,
+        num_self_play_iterations=256,
+        num_epochs=2,
+        batch_size=256,
+        temperature=1.0,
+        temperature_moves=10,
+        lr=0.001,
+        weight_decay=0.0001,
+        replay_window=5,
+        augment_symmetries=True,
+        seed=0,
+        self_play="batched",
+        num_parallel_games=128,
+    ),
     "othello6": dict(
+        search=dict(num_searches=100, dirichlet_alpha=0.5),
         num_res_blocks=5,
         num_hidden=64,
         num_iterations=10,
         num_self_play_iterations=200,
-        num_searches=100,
         num_epochs=4,
         batch_size=128,
         temperature=1.0,
         temperature_moves=10,
-        dirichlet_alpha=0.5,
         replay_window=3,
+    ),
+    # the shipped Othello 6x6 run (weights/README.md)
+    "othello6_cpu": dict(
+        search=dict(num_searches=64, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=0.5),
+        num_res_blocks=4,
+        num_hidden=64,
+        num_iterations=40,
+        num_self_play_iterations=128,
+        num_epochs=2,
+        batch_size=256,
+        temperature=1.0,
+        temperature_moves=8,
+        lr=0.001,
+        weight_decay=0.0001,
+        replay_window=5,
+        augment_symmetries=True,
+        seed=0,
+        self_play="batched",
+        num_parallel_games=128,
     ),
 }

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from alphazero_lib.alpha_mcts import AlphaMCTS, select_action
+from alphazero_lib.alpha_mcts import AlphaMCTS
 from alphazero_lib.config import MCTSConfig, SearchConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.othello import Othello
 from alphazero_lib.games.tictactoe import TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.mcts import MCTS
+from alphazero_lib.selection import select_action
 
 
 class Player:

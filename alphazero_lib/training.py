@@ -1,19 +1,17 @@
 """AlphaZero training: self-play with the search, then learning from the search's own games.
 
 A memory sample is ``(encoded_state float32 [3, R, C], policy float32 [A], value float32)``: the position as
-the mover saw it, the search's visit distribution there, and the game's outcome from the mover's view.
+the mover saw it, the search's visit distribution there, and the game's outcome from the mover's view. The games
+themselves are played in ``alphazero_lib.selfplay`` (serial or batched, as the run's config says).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import json
-import math
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,33 +23,22 @@ from tqdm.auto import tqdm, trange
 from alphazero_lib.checkpoints import check_game, load_checkpoint, load_state, make_checkpoint, save_checkpoint
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.games.base import Game
-from alphazero_lib.utils import atomic_write_bytes
+from alphazero_lib.selection import temperature_at
+from alphazero_lib.selfplay import (
+    GameStats,
+    Sample,
+    SelfPlayResult,
+    derived_seed,
+    game_samples,
+    join_results,
+    play_batched,
+    play_game,
+    play_serial,
+    worker_shares,
+)
+from alphazero_lib.utils import atomic_write_bytes, cpu_threads, one_cpu_thread
 
-Sample = tuple[np.ndarray, np.ndarray, float]
-
-
-@contextlib.contextmanager
-def cpu_threads(model: torch.nn.Module, num_threads: int | None) -> Iterator[None]:
-    """Run torch on ``num_threads`` CPU threads inside the block when ``model`` is on the CPU (None: unchanged)."""
-    if num_threads is None or next(model.parameters()).device.type != "cpu":
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(num_threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
-def one_cpu_thread(model: torch.nn.Module) -> contextlib.AbstractContextManager[None]:
-    """One torch thread while a CPU model sees batches of one (about 4x faster than two threads here)."""
-    return cpu_threads(model, 1)
-
-
-def derived_seed(*parts: int) -> int:
-    """A 32-bit seed from several ints (run seed, iteration, purpose), stable across runs and resumes."""
-    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+__all__ = ["AlphaZero", "AlphaZeroParallel", "Sample", "build_trainer", "derived_seed", "minibatches", "stack_memory"]
 
 
 def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,8 +66,14 @@ def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> 
 class AlphaZero:
     """The course's trainer: ``learn()`` alternates self-play and training, checkpointing every iteration.
 
+    Self-play runs as ``config.self_play`` says: ``"serial"`` (``AlphaMCTS``, one game at a time) or
+    ``"batched"`` (``BatchedMCTS``, ``num_parallel_games`` in flight, shared among ``num_workers`` processes on
+    the CPU); both are ``alphazero_lib.selfplay``'s functions. With workers, their samples are joined in worker
+    order, so a run is reproducible for a given ``num_workers``; workers are started with "spawn" (a script that
+    trains with workers needs the ``if __name__ == "__main__":`` guard) and stopped at the end of ``learn``.
+
     ``run_dir`` (optional) receives ``config.json``, ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay
-    buffer, for ``resume``), ``history.json`` and ``loss.png``. Subclasses replace ``self_play_iteration``.
+    buffer, for ``resume``), ``history.json`` and ``loss.png``.
     """
 
     def __init__(
@@ -105,9 +98,13 @@ class AlphaZero:
         self.iteration = 0  # completed learn iterations
         self.replay: list[list[Sample]] = []  # one list of samples per recent iteration, oldest first
         self.history: list[dict[str, Any]] = []  # one dict per completed iteration
+        self.config_changes: list[dict[str, Any]] = []  # settings changed on a resume: iteration, field, old, new
         self.best_model = copy.deepcopy(model) if config.gating_games > 0 else None
-        self.game_stats: dict[str, int] = {}
-        self._reset_game_stats()
+        self.game_stats = GameStats()  # this iteration's finished self-play games
+        self.search_stats: dict[str, Any] = {}  # this iteration's search statistics
+        self._pool: Any = None  # worker processes (concurrent.futures.ProcessPoolExecutor) and their queue
+        self._progress_queue: Any = None
+        self._ray: Any = None  # distributed.RaySelfPlay, with executor="ray"
 
     # ---- self-play ----------------------------------------------------------------------------------
     @property
@@ -117,78 +114,123 @@ class AlphaZero:
 
     def temperature_at(self, move_number: int) -> float:
         """The move-selection temperature for a game's ``move_number``-th move (0-based)."""
-        moves = self.config.temperature_moves
-        return self.config.temperature if moves is None or move_number < moves else 0.0
-
-    def _reset_game_stats(self) -> None:
-        self.game_stats = {"games": 0, "positions": 0, "first_player_wins": 0, "second_player_wins": 0, "draws": 0}
+        return temperature_at(self.config.temperature, self.config.temperature_moves, move_number)
 
     def record_game(self, winner: int, num_moves: int) -> None:
-        """Count one finished self-play game (``winner`` 1, -1 or 0 for a draw); self-play methods call it."""
-        self.game_stats["games"] += 1
-        self.game_stats["positions"] += int(num_moves)
-        key = {1: "first_player_wins", -1: "second_player_wins", 0: "draws"}[int(winner)]
-        self.game_stats[key] += 1
+        """Count one finished self-play game (``winner`` 1, -1 or 0 for a draw)."""
+        self.game_stats.add(winner, num_moves)
 
     def game_memory(
         self, history: list[tuple[np.ndarray, np.ndarray, int]], value: float, last_player: int
     ) -> list[Sample]:
-        """Samples for one finished game from its ``(canonical state, search probs, mover)`` history.
-
-        ``value`` is the result for ``last_player`` (who made the final move); symmetries are added when enabled.
-        """
-        memory: list[Sample] = []
-        for state, probs, player in history:
-            # ALGO LOGIC: the value target is the final outcome seen by the player who moved in this position
-            outcome = value if player == last_player else self.game.get_opponent_value(value)
-            pairs = self.game.get_symmetries(state, probs) if self.config.augment_symmetries else [(state, probs)]
-            for sym_state, sym_probs in pairs:
-                encoded = self.game.get_encoded_state(sym_state)
-                memory.append((encoded, np.asarray(sym_probs, dtype=np.float32), np.float32(outcome)))
-        return memory
+        """Samples for one finished game (``selfplay.game_samples`` with this run's symmetry setting)."""
+        return game_samples(self.game, history, value, last_player, self.config.augment_symmetries)
 
     def self_play(self, mcts: Any, rng: np.random.Generator) -> list[Sample]:
-        """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; returns its samples."""
-        from alphazero_lib.alpha_mcts import select_action
+        """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; count it, return its samples."""
+        cfg = self.config
+        samples, winner, moves = play_game(
+            self.game, mcts.search, rng, cfg.temperature, cfg.temperature_moves, cfg.augment_symmetries
+        )
+        self.record_game(winner, moves)
+        return samples
 
-        game = self.game
-        history: list[tuple[np.ndarray, np.ndarray, int]] = []
-        player = 1
-        state = game.get_initial_state()
-        while True:
-            # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
-            neutral_state = game.change_perspective(state, player)
-            action_probs = mcts.search(neutral_state)
-            history.append((neutral_state, action_probs, player))
-            action = select_action(action_probs, self.temperature_at(len(history) - 1), rng)
-            state = game.get_next_state(state, action, player)
-            value, is_terminal = game.get_value_and_terminated(state, action)
-            if is_terminal:
-                winner = player if value > 0 else -player if value < 0 else 0
-                self.record_game(winner, len(history))
-                return self.game_memory(history, value, player)
-            player = game.get_opponent(player)
+    @property
+    def num_workers(self) -> int:
+        """Self-play workers this iteration uses: ``num_workers`` for batched self-play on the CPU or on Ray."""
+        cfg = self.config
+        on_cpu = next(self.self_play_model.parameters()).device.type == "cpu"
+        shared = cfg.self_play == "batched" and (on_cpu or cfg.executor == "ray")
+        return min(cfg.num_workers, cfg.num_self_play_iterations) if shared else 1
 
     def self_play_iteration(self) -> list[Sample]:
-        """Play ``num_self_play_iterations`` games and return all their samples (override for batched self-play).
+        """Play ``num_self_play_iterations`` games as ``config.self_play`` says; returns all their samples.
 
-        Implementations call ``record_game`` once per game and seed from ``derived_seed(seed, iteration, ...)``.
+        Seeds derive from ``(seed, iteration)`` (workers: ``(seed, iteration, 5, w)``).
         """
-        from alphazero_lib.alpha_mcts import AlphaMCTS
-
         cfg = self.config
-        search_config = cfg.search_config(seed=derived_seed(cfg.seed, self.iteration, 1))
-        mcts = AlphaMCTS(self.game, self.self_play_model, search_config)
-        rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 2))
-        memory: list[Sample] = []
-        with one_cpu_thread(self.self_play_model):
-            for _ in trange(cfg.num_self_play_iterations, desc="self-play", leave=False, disable=not self.progress):
-                memory += self.self_play(mcts, rng)
-        return memory
+        total, seed_parts = cfg.num_self_play_iterations, (cfg.seed, self.iteration)
+        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
+            if cfg.self_play == "batched" and cfg.executor == "ray":
+                result = self._play_on_ray(bar)
+            elif self.num_workers > 1:
+                result = self._play_in_workers(bar)
+            elif cfg.self_play == "batched":
+                slots = min(cfg.num_parallel_games, total)
+                result = play_batched(self.game, self.self_play_model, cfg, total, slots, seed_parts, bar.update)
+            else:
+                result = play_serial(self.game, self.self_play_model, cfg, total, seed_parts, bar.update)
+        self.game_stats.merge(result.games)
+        self.search_stats = result.search
+        return result.samples
+
+    def _play_in_workers(self, bar: Any) -> SelfPlayResult:
+        """Share this iteration's games among ``num_workers`` processes; join their samples and statistics."""
+        import queue
+
+        cfg, workers = self.config, self.num_workers
+        if self._pool is None:
+            self._start_workers(workers)
+        while not self._progress_queue.empty():  # left over from an interrupted iteration
+            self._progress_queue.get_nowait()
+        model = copy.deepcopy(self.self_play_model).cpu().eval()
+        jobs = [
+            self._pool.submit(_self_play_worker, (self.game, cfg, model, games, slots, seed_parts))
+            for games, slots, seed_parts in worker_shares(cfg, self.iteration, workers)
+        ]
+        while not all(job.done() for job in jobs):
+            try:
+                bar.update(self._progress_queue.get(timeout=0.2))
+            except queue.Empty:
+                pass
+        while not self._progress_queue.empty():
+            bar.update(self._progress_queue.get_nowait())
+        return join_results([job.result() for job in jobs])  # worker order; re-raises a worker's error here
+
+    def _play_on_ray(self, bar: Any) -> SelfPlayResult:
+        """This iteration's games on Ray actors (``distributed.RaySelfPlay``), one per worker share."""
+        cfg = self.config
+        if self._ray is None:
+            from alphazero_lib.distributed import RaySelfPlay
+
+            self._ray = RaySelfPlay(cfg.ray_address, self.num_workers, cfg.ray_cpus_per_actor)
+        model = copy.deepcopy(self.self_play_model).cpu().eval()
+        return self._ray.play(self.game, cfg, model, self.iteration, bar)
+
+    def _start_workers(self, workers: int) -> None:
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
+        self._progress_queue = context.Queue()
+        threads = max(1, torch.get_num_threads() // workers)
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init_worker, initargs=(self._progress_queue, threads)
+        )
+
+    def close(self) -> None:
+        """Stop the self-play worker processes or Ray actors, if any (a later iteration starts them again)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool, self._progress_queue = None, None
+        if self._ray is not None:
+            self._ray.close()
+            self._ray = None
+
+    def _resolve_inference_mode(self) -> None:
+        """Batched self-play with ``inference_mode="auto"``: measure once, then record the mode chosen."""
+        if self.config.self_play != "batched" or self.config.inference_mode != "auto":
+            return
+        from alphazero_lib.inference import FastEvaluator
+
+        slots = min(self.config.num_parallel_games, self.config.num_self_play_iterations)
+        mode = FastEvaluator(self.self_play_model, "auto", batch_size=slots).mode
+        tqdm.write(f"inference mode auto: measured, {mode} chosen; recorded in the run's config so a resume keeps it")
+        self.config = dataclasses.replace(self.config, inference_mode=mode)
 
     def iteration_record(self) -> dict[str, Any]:
-        """Extra entries for this iteration's history record (subclasses add their self-play statistics)."""
-        return {}
+        """Extra entries for this iteration's history record: the search statistics of its self-play."""
+        return {"search": self.search_stats} if self.search_stats else {}
 
     # ---- training -----------------------------------------------------------------------------------
     def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
@@ -221,13 +263,20 @@ class AlphaZero:
     # ---- the learn loop -----------------------------------------------------------------------------
     def learn(self) -> list[dict[str, Any]]:
         """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history."""
+        try:
+            return self._learn()
+        finally:
+            self.close()
+
+    def _learn(self) -> list[dict[str, Any]]:
+        self._resolve_inference_mode()
         cfg = self.config
         if self.run_dir is not None:
             self._claim_run_dir()
-            self._write_json("config.json", {"game": self.game.config, "train_config": cfg.to_dict()})
+            self._write_config()
         while self.iteration < cfg.num_iterations:
             start = time.perf_counter()
-            self._reset_game_stats()
+            self.game_stats, self.search_stats = GameStats(), {}
             self.model.eval()
             samples = self.self_play_iteration()
             self_play_seconds = time.perf_counter() - start
@@ -245,7 +294,7 @@ class AlphaZero:
 
             record = {
                 "iteration": self.iteration + 1,
-                **self.game_stats,
+                **self.game_stats.to_dict(),
                 "samples": len(samples),
                 "memory": len(memory),
                 "policy_loss": epochs[-1]["policy_loss"],
@@ -268,16 +317,15 @@ class AlphaZero:
     def gate(self) -> dict[str, Any]:
         """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``.
 
-        Both search ``num_searches`` a move without noise (``arena.gate``: seats alternating, each pair of games
+        Both search as self-play does, without root noise (``arena.gate``: seats alternating, each pair of games
         from the same random 2-move opening, draws half a point).
         """
         from alphazero_lib import arena
-        from alphazero_lib.config import SearchConfig
         from alphazero_lib.players import AlphaZeroPlayer
 
         cfg = self.config
         seed = derived_seed(cfg.seed, self.iteration, 4)
-        search = SearchConfig(num_searches=cfg.num_searches, C=cfg.C)
+        search = dataclasses.replace(cfg.search, dirichlet_epsilon=0.0)  # the run's search without root noise
         candidate = AlphaZeroPlayer(self.game, self.model, search, seed=seed)
         best = AlphaZeroPlayer(self.game, self.best_model, search, seed=seed + 1)
         with one_cpu_thread(self.model):
@@ -343,6 +391,7 @@ class AlphaZero:
             load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         self.iteration = int(checkpoint["iteration"])
+        self._note_changes(checkpoint, path)
         self.history = list(checkpoint.get("history", []))
         self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
         if self.run_dir is not None and self.iteration > 0:
@@ -367,6 +416,43 @@ class AlphaZero:
             )
         for path in later:
             path.unlink()
+
+    def _note_changes(self, checkpoint: dict[str, Any], path: str | os.PathLike[str]) -> None:
+        """On a resume: say which settings differ from the checkpoint's, and apply the optimizer's.
+
+        Adam's state dict carries the learning rate and weight decay it was saved with; ``self.config``'s values
+        replace them (a resume that asks for another ``lr`` gets it). Each change is printed and recorded in
+        ``config_changes`` (written to ``config.json``).
+        """
+        for group in self.optimizer.param_groups:
+            group["lr"], group["weight_decay"] = self.config.lr, self.config.weight_decay
+        recorded = checkpoint.get("train_config")
+        if not isinstance(recorded, dict):
+            return
+        try:
+            before = TrainConfig.from_dict(recorded)
+        except ValueError as err:
+            tqdm.write(f"note: {path} records settings this version cannot read ({err}); resuming with the given ones")
+            return
+        for name, (old, new) in self.config.changes_from(before).items():
+            tqdm.write(f"resuming with a change: {name} {old!r} -> {new!r} (from iteration {self.iteration + 1})")
+            self.config_changes.append({"iteration": self.iteration + 1, "field": name, "old": old, "new": new})
+
+    def _write_config(self) -> None:
+        """``config.json``: the game, the settings, and every change a resume made to them."""
+        assert self.run_dir is not None
+        changes: list[dict[str, Any]] = []
+        saved = self.run_dir / "config.json"
+        if self.iteration > 0 and saved.is_file():
+            try:
+                changes = list(json.loads(saved.read_text()).get("changes", []))
+            except (ValueError, AttributeError):
+                changes = []
+        changes += [c for c in self.config_changes if c not in changes]
+        data: dict[str, Any] = {"game": self.game.config, "train_config": self.config.to_dict()}
+        if changes:
+            data["changes"] = changes
+        self._write_json("config.json", data)
 
     def _write_json(self, name: str, data: Any) -> None:
         atomic_write_bytes(self.run_dir / name, (json.dumps(data, indent=1) + "\n").encode())
@@ -458,7 +544,7 @@ def build_trainer(
     config: TrainConfig,
     run_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
-    trainer_class: type[AlphaZero] = AlphaZero,
+    trainer_class: type[AlphaZero] | None = None,
     overwrite: bool = False,
 ) -> AlphaZero:
     """A fresh seeded ``ResNet``, its Adam optimizer and the trainer, as ``config`` describes them."""
@@ -468,169 +554,18 @@ def build_trainer(
     seed_everything(config.seed)
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    trainer_class = trainer_class or AlphaZero
     return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite)
 
 
-# ---- batched self-play (issue 5) ------------------------------------------------------------------------
+# ---- workers ---------------------------------------------------------------------------------------------
 class AlphaZeroParallel(AlphaZero):
-    """AlphaZero with batched self-play: ``num_parallel_games`` games in flight, searched together by ``BatchedMCTS``.
+    """``AlphaZero`` with batched self-play (the course's name): the config's ``self_play`` is set to "batched"."""
 
-    Same settings, checkpoints, seeds and memory format as ``AlphaZero``; only ``self_play_iteration`` differs.
-    Every move searches all live games at once (one batched network call per simulation, through a
-    ``FastEvaluator`` copy of the self-play network); a finished game is replaced by a new one while games
-    remain to be played, else its slot goes idle, so no game waits for another. ``inference_mode`` (default:
-    the config's) picks the evaluator's mode ("auto" measures); ``reuse_tree`` keeps the subtree of the move played.
-
-    With ``config.num_workers > 1`` on the CPU, the games are shared among that many worker processes (kept for
-    the whole ``learn``), each running the same batched self-play on its share with its own seeds; their samples
-    are joined in worker order, so a run is reproducible for a given ``num_workers`` (another count plays
-    other games). ``close()`` stops the workers (``learn`` does it on the way out). Workers are started with
-    "spawn", so a script that trains with workers needs the ``if __name__ == "__main__":`` guard.
-    """
-
-    def __init__(self, *args: Any, inference_mode: str | None = None, reuse_tree: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.inference_mode = inference_mode if inference_mode is not None else self.config.inference_mode
-        self.reuse_tree = reuse_tree
-        self.search_stats: dict[str, Any] = {}  # the last iteration's BatchedSearchStats.to_dict()
-        self._pool: Any = None  # the worker processes (concurrent.futures.ProcessPoolExecutor) and their queue
-        self._progress_queue: Any = None
-
-    @property
-    def num_workers(self) -> int:
-        """Self-play processes this iteration will use: ``config.num_workers`` on the CPU, one on a GPU."""
-        on_cpu = next(self.self_play_model.parameters()).device.type == "cpu"
-        return min(self.config.num_workers, self.config.num_self_play_iterations) if on_cpu else 1
-
-    def self_play_iteration(self) -> list[Sample]:
-        """Play ``num_self_play_iterations`` games, ``num_parallel_games`` at a time; returns all their samples."""
-        cfg = self.config
-        total = cfg.num_self_play_iterations
-        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
-            if self.num_workers == 1:
-                memory, self.search_stats = self.play_games(
-                    total, min(cfg.num_parallel_games, total), (cfg.seed, self.iteration), lambda: bar.update(1)
-                )
-                return memory
-            return self._play_in_workers(bar)
-
-    def play_games(
-        self, total: int, slots: int, seed_parts: tuple[int, ...], on_game_over: Any = None
-    ) -> tuple[list[Sample], dict[str, Any]]:
-        """Play ``total`` games with ``slots`` in flight on this process; returns (samples, search statistics).
-
-        The search and move choices are seeded from ``derived_seed(*seed_parts, 1)`` and ``(..., 2)``;
-        ``on_game_over()`` is called after each finished game (progress).
-        """
-        from alphazero_lib.alpha_mcts import select_action
-        from alphazero_lib.batched_mcts import BatchedMCTS
-        from alphazero_lib.inference import FastEvaluator
-
-        game = self.game
-        evaluator = FastEvaluator(self.self_play_model, self.inference_mode, batch_size=slots)
-        search_config = self.config.search_config(seed=derived_seed(*seed_parts, 1))
-        mcts = BatchedMCTS(game, evaluator, search_config, reuse_tree=self.reuse_tree)
-        rng = np.random.default_rng(derived_seed(*seed_parts, 2))
-
-        states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
-        players = np.ones(slots, dtype=np.int64)  # the side to move in each slot
-        histories: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in range(slots)]
-        live = np.ones(slots, dtype=bool)
-        started = slots
-        memory: list[Sample] = []
-        while live.any():
-            # ALGO LOGIC: one batched search for every live game, from each mover's view
-            canonical = (states * players[:, None, None]).astype(states.dtype)
-            probs = mcts.search(canonical, active=live)
-            played = np.full(slots, -1)
-            for i in np.flatnonzero(live):
-                histories[i].append((canonical[i], probs[i], int(players[i])))
-                action = select_action(probs[i], self.temperature_at(len(histories[i]) - 1), rng)
-                states[i] = game.get_next_state(states[i], action, int(players[i]))
-                value, is_terminal = game.get_value_and_terminated(states[i], action)
-                if not is_terminal:
-                    played[i] = action
-                    players[i] = game.get_opponent(int(players[i]))
-                    continue
-                player = int(players[i])
-                self.record_game(player if value > 0 else -player if value < 0 else 0, len(histories[i]))
-                memory += self.game_memory(histories[i], value, player)
-                if on_game_over is not None:
-                    on_game_over()
-                if started < total:  # a new game takes the slot; the others go on undisturbed
-                    states[i], players[i], histories[i] = game.get_initial_state(), 1, []
-                    started += 1
-                else:
-                    live[i] = False
-            mcts.advance(played)  # with reuse_tree, keep each continuing game's subtree
-        return memory, mcts.stats.to_dict()
-
-    def _play_in_workers(self, bar: Any) -> list[Sample]:
-        """Share this iteration's games among ``num_workers`` processes; join their samples and statistics."""
-        import queue
-
-        cfg, workers = self.config, self.num_workers
-        total = cfg.num_self_play_iterations
-        if self._pool is None:
-            self._start_workers(workers)
-        while not self._progress_queue.empty():  # left over from an interrupted iteration
-            self._progress_queue.get_nowait()
-        model = copy.deepcopy(self.self_play_model).cpu().eval()
-        worker_config = dataclasses.replace(cfg, num_workers=1, gating_games=0)
-        jobs = []
-        for w in range(workers):
-            games = total // workers + (w < total % workers)
-            slots = min(games, math.ceil(cfg.num_parallel_games / workers))
-            seed_parts = (cfg.seed, self.iteration, 5, w)  # purpose 5: worker w's self-play
-            payload = (self.game, worker_config, model, self.inference_mode, self.reuse_tree, games, slots, seed_parts)
-            jobs.append(self._pool.submit(_self_play_worker, payload))
-        while not all(job.done() for job in jobs):
-            try:
-                bar.update(self._progress_queue.get(timeout=0.2))
-            except queue.Empty:
-                pass
-        while not self._progress_queue.empty():
-            bar.update(self._progress_queue.get_nowait())
-        memory: list[Sample] = []
-        stats: dict[str, Any] = {}
-        for job in jobs:  # worker order: the same samples for the same seeds
-            samples, game_stats, search_stats = job.result()  # re-raises a worker's error here
-            memory += samples
-            for key, value in game_stats.items():
-                self.game_stats[key] += value
-            for key, value in search_stats.items():
-                stats[key] = stats.get(key, 0) + value
-        stats["evaluations_per_position"] = stats["network_evaluations"] / max(stats["positions"], 1)
-        stats["workers"] = workers
-        self.search_stats = stats
-        return memory
-
-    def _start_workers(self, workers: int) -> None:
-        import concurrent.futures
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
-        self._progress_queue = context.Queue()
-        threads = max(1, torch.get_num_threads() // workers)
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(self._progress_queue, threads)
-        )
-
-    def close(self) -> None:
-        """Stop the self-play worker processes, if any (a later iteration starts them again)."""
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool, self._progress_queue = None, None
-
-    def learn(self) -> list[dict[str, Any]]:
-        try:
-            return super().learn()
-        finally:
-            self.close()
-
-    def iteration_record(self) -> dict[str, Any]:
-        """The search statistics of the last self-play iteration, for the history."""
-        return {"search": self.search_stats} if self.search_stats else {}
+    def __init__(self, model: torch.nn.Module, optimizer: Any, game: Game, config: TrainConfig, **kwargs: Any) -> None:
+        if isinstance(config, TrainConfig) and config.self_play != "batched":
+            config = dataclasses.replace(config, self_play="batched")
+        super().__init__(model, optimizer, game, config, **kwargs)
 
 
 _worker_progress: Any = None  # in a worker process: the queue that counts finished games for the parent's bar
@@ -643,10 +578,9 @@ def _init_worker(progress_queue: Any, threads: int) -> None:
 
 
 def _self_play_worker(payload: tuple[Any, ...]) -> tuple[list[Sample], dict[str, int], dict[str, Any]]:
-    """One worker's share of an iteration: batched self-play of ``games`` games; (samples, game stats, search stats)."""
-    game, config, model, inference_mode, reuse_tree, games, slots, seed_parts = payload
-    trainer = AlphaZeroParallel(model, None, game, config, progress=False, inference_mode=inference_mode)
-    trainer.reuse_tree = reuse_tree
+    """One worker's share of an iteration: batched self-play of ``games`` games; (samples, game counts, search)."""
+    game, config, model, games, slots, seed_parts = payload
     queue = _worker_progress
-    memory, stats = trainer.play_games(games, slots, seed_parts, (lambda: queue.put(1)) if queue is not None else None)
-    return memory, trainer.game_stats, stats
+    on_game_over = (lambda: queue.put(1)) if queue is not None else None
+    result = play_batched(game, model, config, games, slots, seed_parts, on_game_over)
+    return result.samples, result.games.to_dict(), result.search

@@ -1,10 +1,12 @@
-"""Small helpers: seeding, devices, atomic file writes."""
+"""Small helpers: seeding, devices, torch threads, atomic file writes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,27 @@ def resolve_device(device: str = "auto") -> Any:
     if str(device).startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for, but torch sees no CUDA GPU; use 'cpu' or 'auto'")
     return torch.device(device)
+
+
+@contextlib.contextmanager
+def cpu_threads(model: Any, num_threads: int | None) -> Iterator[None]:
+    """Run torch on ``num_threads`` CPU threads inside the block when ``model`` is on the CPU (None: unchanged)."""
+    import torch
+
+    if num_threads is None or next(model.parameters()).device.type != "cpu":
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(num_threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def one_cpu_thread(model: Any) -> contextlib.AbstractContextManager[None]:
+    """One torch thread while a CPU model sees batches of one (two threads spin-wait on a busy 2-core machine)."""
+    return cpu_threads(model, 1)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

@@ -18,14 +18,15 @@ from typing import Any
 def compare_workers(
     game_name: str, preset: str, searches: int | None, games: int, mode: str, workers: int
 ) -> dict[str, Any]:
-    """One self-play iteration of ``AlphaZeroParallel`` (``games`` games, all in flight) with one process on all
+    """One batched self-play iteration of the trainer (``games`` games, all in flight) with one process on all
     torch threads, then with ``workers`` worker processes (one thread each): positions per second of each, timed
     after a warm-up iteration (which starts the workers and settles the inference mode)."""
     import torch
 
     from alphazero_lib.config import TrainConfig
     from alphazero_lib.games import make_game
-    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+    from alphazero_lib.selfplay import GameStats
+    from alphazero_lib.training import build_trainer
 
     game = make_game(game_name)
     threads = torch.get_num_threads()
@@ -37,14 +38,15 @@ def compare_workers(
             device="cpu",
             num_self_play_iterations=games,
             num_parallel_games=games,
+            self_play="batched",
             num_workers=count,
             inference_mode=mode,
             **changes,
         )
-        trainer = build_trainer(game, config, progress=False, trainer_class=AlphaZeroParallel)
+        trainer = build_trainer(game, config, progress=False)
         try:
             trainer.self_play_iteration()  # warm-up
-            trainer._reset_game_stats()
+            trainer.game_stats = GameStats()
             start = time.perf_counter()
             trainer.self_play_iteration()
             seconds = time.perf_counter() - start
@@ -53,7 +55,7 @@ def compare_workers(
         key = f"{count} worker(s)" if count > 1 else f"1 process x {threads} thread(s)"
         result[key] = {
             "seconds": round(seconds, 2),
-            "positions_per_second": round(trainer.game_stats["positions"] / seconds, 2),
+            "positions_per_second": round(trainer.game_stats.positions / seconds, 2),
         }
     one, many = (result[k]["positions_per_second"] for k in list(result)[-2:])
     result["ratio"] = round(many / one, 3)

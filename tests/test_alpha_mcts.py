@@ -11,9 +11,10 @@ from fakes import ConstantNet, FakeNet
 from positions import TACTICS
 
 from alphazero_lib import make_game
-from alphazero_lib.alpha_mcts import AlphaMCTS, apply_temperature, exploration_weight, select_action
+from alphazero_lib.alpha_mcts import AlphaMCTS, exploration_weight
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.inference import masked_softmax
+from alphazero_lib.selection import apply_temperature, select_action
 
 TTT_MID = np.array([[1, 0, 0], [0, -1, 0], [0, 0, 0]], dtype=np.int8)
 C4_MID = np.zeros((6, 7), dtype=np.int8)

@@ -305,19 +305,21 @@ def test_alpha_zero_parallel_plays_every_game_and_trains(tmp_path):
     from alphazero_lib.training import AlphaZeroParallel, build_trainer
 
     game = make_game("tictactoe")
-    config = TrainConfig(
-        num_res_blocks=1,
-        num_hidden=8,
-        num_iterations=1,
-        num_self_play_iterations=5,
-        num_parallel_games=3,  # games 4 and 5 take the slots of the first to finish
-        num_searches=8,
-        num_epochs=1,
-        batch_size=16,
-        device="cpu",
+    config = TrainConfig.from_dict(
+        dict(
+            num_res_blocks=1,
+            num_hidden=8,
+            num_iterations=1,
+            num_self_play_iterations=5,
+            num_parallel_games=3,  # games 4 and 5 take the slots of the first to finish
+            num_searches=8,
+            num_epochs=1,
+            batch_size=16,
+            device="cpu",
+        )
     )
     trainer = build_trainer(game, config, run_dir=tmp_path, progress=False, trainer_class=AlphaZeroParallel)
-    trainer.inference_mode = "fp32"
+    assert trainer.config.self_play == "batched" and trainer.config.inference_mode == "fp32"  # the default
     history = trainer.learn()
     assert history[-1]["games"] == 5
     assert history[-1]["samples"] == 8 * history[-1]["positions"]  # 8 symmetries per position
@@ -342,8 +344,8 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
 def _tiny_parallel_config(**changes):
     """test_training's tiny settings, with more games than slots (a slot takes a second game)."""
     settings = {**TINY, "num_self_play_iterations": 7, "num_parallel_games": 4, "num_searches": 8, "num_epochs": 1}
-    settings["inference_mode"] = "fp32"
-    return TrainConfig(**{**settings, **changes})
+    settings["self_play"] = "batched"
+    return TrainConfig.from_dict({**settings, **changes})
 
 
 def test_self_play_workers_share_the_games_and_are_reproducible(tmp_path):
@@ -389,7 +391,7 @@ def check_targets_and_temperature(memory, game_stats, temperature_moves: int) ->
     from reference import has_line
 
     games = split_games(memory)
-    assert len(games) == game_stats["games"] and sum(map(len, games)) == game_stats["positions"]
+    assert len(games) == game_stats.games and sum(map(len, games)) == game_stats.positions
     results = {"first_player_wins": 0, "second_player_wins": 0, "draws": 0}
     greedy_early, checked_late = [], 0
     for samples in games:
@@ -415,7 +417,7 @@ def check_targets_and_temperature(memory, game_stats, temperature_moves: int) ->
                     checked_late += 1
                 else:
                     greedy_early.append(is_greedy)
-    assert results == {key: game_stats[key] for key in results}
+    assert results == {key: getattr(game_stats, key) for key in results}
     assert results["first_player_wins"] + results["second_player_wins"] >= 3  # decisive games: targets of both signs
     assert checked_late >= 20 and not all(greedy_early)  # temperature 1 really sampled before temperature_moves
 
@@ -430,7 +432,7 @@ def test_batched_self_play_targets_and_temperature_schedule(num_workers):
     config = _tiny_parallel_config(
         num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
     )
-    config = TrainConfig(**{**config.to_dict(), "num_workers": num_workers})
+    config = TrainConfig.from_dict({**config.to_dict(), "num_workers": num_workers})
     trainer = build_trainer(make_game("tictactoe"), config, progress=False, trainer_class=AlphaZeroParallel)
     assert trainer.num_workers == num_workers
     try:
@@ -506,22 +508,31 @@ def test_workers_benchmark_times_one_process_against_workers():
 
 def test_batched_self_play_repeats_for_its_seeds_and_reuses_trees_when_asked():
     """The same seeds give the same games, other seeds other games; reuse_tree reaches the search."""
-    from alphazero_lib.training import AlphaZeroParallel, build_trainer
+    import dataclasses
+
+    from alphazero_lib.model import ResNet
+    from alphazero_lib.selfplay import play_batched
 
     config = _tiny_parallel_config(num_self_play_iterations=4, augment_symmetries=False, temperature=1.0)
-    trainer = build_trainer(make_game("tictactoe"), config, progress=False, trainer_class=AlphaZeroParallel)
-    first, stats = trainer.play_games(4, 2, (7, 0))
-    again, _ = trainer.play_games(4, 2, (7, 0))
-    other, _ = trainer.play_games(4, 2, (8, 0))
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
+
+    def play_games(seed_parts, config=config):
+        result = play_batched(game, model, config, 4, 2, seed_parts)
+        return result.samples, result.search
+
+    first, stats = play_games((7, 0))
+    again, _ = play_games((7, 0))
+    other, _ = play_games((8, 0))
     assert len(first) == len(again) and all(
         np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and a[2] == b[2]
         for a, b in zip(first, again, strict=True)
     )
     assert len(first) != len(other) or any(not np.array_equal(a[1], b[1]) for a, b in zip(first, other, strict=True))
     assert stats["reused_roots"] == 0
-    assert stats["simulations"] == stats["positions"] * config.num_searches  # the trainer's search settings
-    trainer.reuse_tree = True
-    _, reused = trainer.play_games(4, 2, (7, 0))
+    assert stats["simulations"] == stats["positions"] * config.search.num_searches  # the run's search settings
+    _, reused = play_games((7, 0), dataclasses.replace(config, reuse_tree=True))
     assert reused["reused_roots"] > 0
 
 

@@ -66,7 +66,7 @@ def test_resume_skips_a_damaged_newest_checkpoint(tmp_path, capsys):
 
 def test_a_fresh_trainer_refuses_a_directory_holding_a_run_unless_told_to_overwrite(tmp_path):
     out = start_run(tmp_path, iterations=1)
-    config = TrainConfig(**TINY)
+    config = TrainConfig.from_dict(TINY)
     trainer = build_trainer(make_game("tictactoe"), config, run_dir=out, progress=False)
     before = (out / "checkpoints" / "iter_0001.pt").read_bytes()
     with pytest.raises(ValueError, match=r"already holds a run .*overwrite=True"):

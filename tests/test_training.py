@@ -29,7 +29,7 @@ TINY = dict(
 
 
 def tiny_trainer(tmp_path=None, **overrides) -> AlphaZero:
-    config = TrainConfig(**{**TINY, **overrides})
+    config = TrainConfig.from_dict({**TINY, **overrides})
     return build_trainer(make_game("tictactoe"), config, run_dir=tmp_path, progress=False)
 
 
@@ -85,9 +85,9 @@ def test_symmetries_multiply_samples_and_keep_the_value():
     trainer = tiny_trainer(augment_symmetries=True)
     samples = trainer.self_play_iteration()
     stats = trainer.game_stats
-    assert stats["games"] == 3
-    assert len(samples) == 8 * stats["positions"]
-    assert stats["first_player_wins"] + stats["second_player_wins"] + stats["draws"] == 3
+    assert stats.games == 3
+    assert len(samples) == 8 * stats.positions
+    assert stats.first_player_wins + stats.second_player_wins + stats.draws == 3
     for start in range(0, len(samples), 8):
         group = samples[start : start + 8]
         assert len({float(v) for _, _, v in group}) == 1

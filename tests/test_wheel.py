@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -62,6 +63,11 @@ def installed(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
     # --system-site-packages: torch, numpy and the extras come from this interpreter, no downloads
     run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], work, env)
     python = venv / "bin" / "python"
+    # --system-site-packages reaches the base interpreter's packages only; where this one is itself a venv (CI's),
+    # torch and the rest live in its site-packages: add those folders by path. A plain .pth line puts a folder on
+    # sys.path without running the .pth files inside it, so the checkout's editable install stays out of reach.
+    (site_packages,) = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "parent_environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], work, env)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)

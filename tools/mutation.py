@@ -40,25 +40,24 @@ GROUPS: dict[str, tuple[list[str], list[str] | None, list[str]]] = {
         ["tests/test_alpha_mcts.py", "tests/test_batched_mcts.py"],
     ),
     "batched_mcts": (["alphazero_lib/batched_mcts.py"], None, ["tests/test_batched_mcts.py"]),
-    # training: the outcome and target code only (the run directory plumbing is tested, but not mutated here)
+    # self-play: the outcome and target code, the temperature rule and the game loops
+    "selfplay": (
+        ["alphazero_lib/selfplay.py", "alphazero_lib/selection.py", "alphazero_lib/games/outcome.py"],
+        None,
+        ["tests/test_training.py", "tests/test_batched_mcts.py", "tests/test_alpha_mcts.py"],
+    ),
+    # training: the minibatch code only (the run directory plumbing is tested, but not mutated here)
     "training": (
         ["alphazero_lib/training.py"],
-        [
-            f"alphazero_lib.training.{name}__mutmut_*"
-            for name in (
-                "xǁAlphaZeroǁtemperature_at",
-                "xǁAlphaZeroǁrecord_game",
-                "xǁAlphaZeroǁgame_memory",
-                "xǁAlphaZeroǁself_play",
-                "xǁAlphaZeroParallelǁplay_games",
-                "x_stack_memory",
-                "x_minibatches",
-            )
-        ],
-        ["tests/test_training.py", "tests/test_batched_mcts.py"],
+        [f"alphazero_lib.training.{name}__mutmut_*" for name in ("x_stack_memory", "x_minibatches")],
+        ["tests/test_training.py"],
     ),
     "checkpoints": (["alphazero_lib/checkpoints.py"], None, ["tests/test_checkpoints.py", "tests/test_cli_arena.py"]),
-    "kaggle_agent": (["alphazero_lib/kaggle_agent.py"], None, ["tests/test_kaggle_export.py"]),
+    "kaggle.agent": (
+        ["alphazero_lib/kaggle/agent.py"],
+        None,
+        ["tests/test_kaggle_export.py", "tests/test_standalone_agent.py"],
+    ),
 }
 
 
@@ -78,7 +77,7 @@ def prepare(group: str) -> Path:
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for folder in ("alphazero_lib", "tests", "benchmarks", "configs"):
+    for folder in ("alphazero_lib", "tests", "benchmarks"):
         if (ROOT / folder).is_dir():
             shutil.copytree(ROOT / folder, where / folder, ignore=ignore)
     pyproject = (ROOT / "pyproject.toml").read_text()

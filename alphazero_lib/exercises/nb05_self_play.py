@@ -1,7 +1,7 @@
 """Checks for notebook 05 (self-play and training): temperature, a game's memory, self-play, minibatches, the
 training step, one epoch of training and the learn loop.
 
-Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.alpha_mcts.apply_temperature``,
+Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.selection.apply_temperature``,
 ``alphazero_lib.training.AlphaZero`` and ``minibatches``) on seeded cases, prints one verdict line and returns the
 learner's code when every case agrees, the library's otherwise. Self-play is checked with a deterministic fake
 search (visit counts from a hash of the position), training with fixed model copies and plain SGD (Adam would
@@ -21,11 +21,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from alphazero_lib.alpha_mcts import apply_temperature as library_apply_temperature
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.exercises.core import Case, Mismatch, check, same, show
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.model import ResNet
+from alphazero_lib.selection import apply_temperature as library_apply_temperature
 from alphazero_lib.training import AlphaZero, stack_memory
 from alphazero_lib.training import minibatches as library_minibatches
 

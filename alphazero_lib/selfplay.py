@@ -1,0 +1,314 @@
+"""Self-play: the games AlphaZero learns from. The one place they are played.
+
+The trainers, their worker processes and the benchmarks all play self-play games here, in one of two ways:
+
+- **serial** (``SerialSelfPlay``, ``play_serial``): one game at a time, ``AlphaMCTS`` with one state per network
+  call, as the course writes it;
+- **batched** (``BatchedSelfPlay``, ``play_batched``): ``slots`` games in flight, searched together by
+  ``BatchedMCTS`` (one network call per simulation for every live game); a finished game's slot takes the
+  next game while games remain, so no game waits for another.
+
+Both record each move as ``(canonical state, search policy, mover)`` and turn a finished game into samples with
+``game_samples``; the value target of every position is the game's outcome seen by its mover
+(``games.outcome.outcome_for``). A sample is ``(encoded_state float32 [3, R, C], policy float32 [A], value
+float32)``. Searches and move choices are seeded from ``derived_seed(*seed_parts, 1)`` and ``(..., 2)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from alphazero_lib.config import TrainConfig
+from alphazero_lib.games.base import Game
+from alphazero_lib.games.outcome import outcome_for, winner_of
+from alphazero_lib.selection import select_action, temperature_at
+
+Sample = tuple[np.ndarray, np.ndarray, float]
+Move = tuple[np.ndarray, np.ndarray, int]  # (canonical state [R, C], search policy [A], mover 1 or -1)
+
+
+def derived_seed(*parts: int) -> int:
+    """A 32-bit seed from several ints (run seed, iteration, purpose), stable across runs and resumes."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+def game_samples(game: Game, history: list[Move], value: float, last_player: int, augment: bool) -> list[Sample]:
+    """Samples for one finished game from its ``(canonical state, search policy, mover)`` history.
+
+    ``value`` is the result for ``last_player`` (who made the final move); with ``augment`` every position is
+    stored under each of the board's symmetries (``game.get_symmetries``).
+    """
+    samples: list[Sample] = []
+    for state, probs, player in history:
+        # ALGO LOGIC: the value target is the final outcome seen by the player who moved in this position
+        outcome = outcome_for(player, value, last_player)
+        pairs = game.get_symmetries(state, probs) if augment else [(state, probs)]
+        for sym_state, sym_probs in pairs:
+            encoded = game.get_encoded_state(sym_state)
+            samples.append((encoded, np.asarray(sym_probs, dtype=np.float32), np.float32(outcome)))
+    return samples
+
+
+@dataclass
+class GameStats:
+    """Counts of finished self-play games."""
+
+    games: int = 0
+    positions: int = 0
+    first_player_wins: int = 0
+    second_player_wins: int = 0
+    draws: int = 0
+
+    def add(self, winner: int, num_moves: int) -> None:
+        """Count one finished game: ``winner`` 1, -1 or 0 (a draw), ``num_moves`` positions searched."""
+        self.games += 1
+        self.positions += int(num_moves)
+        key = {1: "first_player_wins", -1: "second_player_wins", 0: "draws"}[int(winner)]
+        setattr(self, key, getattr(self, key) + 1)
+
+    def merge(self, other: GameStats | dict[str, int]) -> None:
+        """Add another count (a worker's) to this one."""
+        for key, value in (other if isinstance(other, dict) else dataclasses.asdict(other)).items():
+            setattr(self, key, getattr(self, key) + int(value))
+
+    def to_dict(self) -> dict[str, int]:
+        """Plain ``dict`` of the counts (the history records hold these keys)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class SelfPlayResult:
+    """What a batch of self-play games produced."""
+
+    samples: list[Sample] = field(default_factory=list)
+    """Every finished game's samples, in the order the games finished."""
+    games: GameStats = field(default_factory=GameStats)
+    """Results and lengths of the finished games."""
+    search: dict[str, Any] = field(default_factory=dict)
+    """The searches' statistics (positions, simulations, network evaluations and calls, seconds)."""
+
+
+def play_game(
+    game: Game,
+    search: Callable[[np.ndarray], np.ndarray],
+    rng: np.random.Generator,
+    temperature: float,
+    temperature_moves: int | None = None,
+    augment: bool = False,
+) -> tuple[list[Sample], int, int]:
+    """One serial game, every move drawn from ``search(canonical_state) -> probs [A]`` with temperature.
+
+    Returns ``(samples, winner, number of moves)``. The course's ``self_play``.
+    """
+    history: list[Move] = []
+    player, state = 1, game.get_initial_state()
+    while True:
+        # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
+        canonical = game.change_perspective(state, player)
+        probs = search(canonical)
+        history.append((canonical, probs, player))
+        action = select_action(probs, temperature_at(temperature, temperature_moves, len(history) - 1), rng)
+        state = game.get_next_state(state, action, player)
+        value, is_terminal = game.get_value_and_terminated(state, action)
+        if is_terminal:
+            return game_samples(game, history, value, player, augment), winner_of(value, player), len(history)
+        player = game.get_opponent(player)
+
+
+class SerialSelfPlay:
+    """Serial self-play with ``AlphaMCTS`` (one state per network call): ``play(n)`` plays whole games,
+    ``step()`` one move (the benchmark plays for a time)."""
+
+    def __init__(self, game: Game, model: Any, config: TrainConfig, seed_parts: tuple[int, ...]) -> None:
+        from alphazero_lib.alpha_mcts import AlphaMCTS
+
+        self.game, self.config = game, config
+        self.mcts = AlphaMCTS(game, model, config.search_config(seed=derived_seed(*seed_parts, 1)))
+        self.rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        self.result = SelfPlayResult(search={"positions": 0, "simulations": 0, "network_evaluations": 0})
+        self._new_game()
+
+    def _new_game(self) -> None:
+        self.state, self.player, self.history = self.game.get_initial_state(), 1, []
+
+    def step(self) -> bool:
+        """Search and play one move of the current game; True when that move finished it (a new one starts)."""
+        game, config = self.game, self.config
+        canonical = game.change_perspective(self.state, self.player)
+        probs = self.mcts.search(canonical)
+        stats, search = self.mcts.last_search_stats, self.result.search
+        search["positions"] += 1
+        search["simulations"] += stats.num_searches
+        search["network_evaluations"] += stats.network_evaluations
+        self.history.append((canonical, probs, self.player))
+        temperature = temperature_at(config.temperature, config.temperature_moves, len(self.history) - 1)
+        action = select_action(probs, temperature, self.rng)
+        self.state = game.get_next_state(self.state, action, self.player)
+        value, is_terminal = game.get_value_and_terminated(self.state, action)
+        if not is_terminal:
+            self.player = game.get_opponent(self.player)
+            return False
+        self.result.games.add(winner_of(value, self.player), len(self.history))
+        self.result.samples += game_samples(game, self.history, value, self.player, config.augment_symmetries)
+        self._new_game()
+        return True
+
+    def play(self, num_games: int, on_game_over: Callable[[], None] | None = None) -> SelfPlayResult:
+        """Play ``num_games`` whole games; ``on_game_over()`` after each (progress)."""
+        for _ in range(num_games):
+            while not self.step():
+                pass
+            if on_game_over is not None:
+                on_game_over()
+        return self.result
+
+
+class BatchedSelfPlay:
+    """``slots`` games in flight searched together by ``BatchedMCTS``; ``step()`` plays one move in each.
+
+    ``total`` games are played in all (None: a finished game is always replaced, for benchmarks). The search
+    evaluates through ``evaluator`` (a ``FastEvaluator``); ``reuse_tree`` keeps the subtree of the move played.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        evaluator: Any,
+        config: TrainConfig,
+        slots: int,
+        seed_parts: tuple[int, ...],
+        total: int | None = None,
+        reuse_tree: bool = False,
+    ) -> None:
+        from alphazero_lib.batched_mcts import BatchedMCTS
+
+        self.game, self.config, self.slots, self.total = game, config, slots, total
+        self.mcts = BatchedMCTS(
+            game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)), reuse_tree=reuse_tree
+        )
+        self.rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        self.states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
+        self.players = np.ones(slots, dtype=np.int64)  # the side to move in each slot
+        self.histories: list[list[Move]] = [[] for _ in range(slots)]
+        self.live = np.ones(slots, dtype=bool)
+        self.started = slots
+        self.games = GameStats()
+        self.samples: list[Sample] = []
+
+    @property
+    def done(self) -> bool:
+        """True when every game has finished (never, with ``total=None``)."""
+        return not self.live.any()
+
+    def step(self, on_game_over: Callable[[], None] | None = None) -> None:
+        """One batched search for every live game, then one move in each; finished games are counted and
+        their slots refilled (or retired once ``total`` games have started)."""
+        game, config = self.game, self.config
+        # ALGO LOGIC: one batched search for every live game, from each mover's view
+        canonical = (self.states * self.players[:, None, None]).astype(self.states.dtype)
+        probs = self.mcts.search(canonical, active=self.live)
+        played = np.full(self.slots, -1)
+        for i in np.flatnonzero(self.live):
+            player, history = int(self.players[i]), self.histories[i]
+            history.append((canonical[i], probs[i], player))
+            temperature = temperature_at(config.temperature, config.temperature_moves, len(history) - 1)
+            action = select_action(probs[i], temperature, self.rng)
+            self.states[i] = game.get_next_state(self.states[i], action, player)
+            value, is_terminal = game.get_value_and_terminated(self.states[i], action)
+            if not is_terminal:
+                played[i] = action
+                self.players[i] = game.get_opponent(player)
+                continue
+            self.games.add(winner_of(value, player), len(history))
+            self.samples += game_samples(game, history, value, player, config.augment_symmetries)
+            if on_game_over is not None:
+                on_game_over()
+            if self.total is None or self.started < self.total:  # a new game takes the slot; the others go on
+                self.states[i], self.players[i], self.histories[i] = game.get_initial_state(), 1, []
+                self.started += 1
+            else:
+                self.live[i] = False
+        self.mcts.advance(played)  # with reuse_tree, keep each continuing game's subtree
+
+    def result(self) -> SelfPlayResult:
+        """The samples, game counts and search statistics so far."""
+        return SelfPlayResult(self.samples, self.games, self.mcts.stats.to_dict())
+
+
+def play_serial(
+    game: Game,
+    model: Any,
+    config: TrainConfig,
+    num_games: int,
+    seed_parts: tuple[int, ...],
+    on_game_over: Callable[[], None] | None = None,
+) -> SelfPlayResult:
+    """``num_games`` serial self-play games of ``model`` (searched on one torch thread on the CPU)."""
+    from alphazero_lib.utils import one_cpu_thread
+
+    start = time.perf_counter()
+    with one_cpu_thread(model):
+        result = SerialSelfPlay(game, model, config, seed_parts).play(num_games, on_game_over)
+    result.search["search_seconds"] = round(time.perf_counter() - start, 3)
+    return result
+
+
+def play_batched(
+    game: Game,
+    model: Any,
+    config: TrainConfig,
+    num_games: int,
+    slots: int,
+    seed_parts: tuple[int, ...],
+    on_game_over: Callable[[], None] | None = None,
+) -> SelfPlayResult:
+    """``num_games`` batched self-play games of ``model``, ``slots`` in flight, on this process.
+
+    The network runs through a ``FastEvaluator`` in ``config.inference_mode``; ``config.reuse_tree`` keeps
+    subtrees between moves.
+    """
+    from alphazero_lib.inference import FastEvaluator
+
+    evaluator = FastEvaluator(model, config.inference_mode, batch_size=slots)
+    games = BatchedSelfPlay(game, evaluator, config, slots, seed_parts, total=num_games, reuse_tree=config.reuse_tree)
+    while not games.done:
+        games.step(on_game_over)
+    return games.result()
+
+
+def worker_shares(config: TrainConfig, iteration: int, workers: int) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Each worker's ``(games, slots in flight, seed parts)`` for one iteration of batched self-play.
+
+    Games are shared as evenly as they go (the first workers take one more); worker ``w`` seeds from
+    ``(seed, iteration, 5, w)``. Local worker processes and any other executor use the same shares, so the same
+    seed and number of workers give the same samples.
+    """
+    total = config.num_self_play_iterations
+    shares = []
+    for w in range(workers):
+        games = total // workers + (w < total % workers)
+        slots = min(games, math.ceil(config.num_parallel_games / workers))
+        shares.append((games, slots, (config.seed, iteration, 5, w)))  # purpose 5: worker w's self-play
+    return shares
+
+
+def join_results(results: list[tuple[list[Sample], dict[str, int], dict[str, Any]]]) -> SelfPlayResult:
+    """The workers' ``(samples, game counts, search statistics)`` joined in worker order."""
+    joined = SelfPlayResult()
+    for samples, games, search in results:
+        joined.samples += samples
+        joined.games.merge(games)
+        for key, value in search.items():
+            joined.search[key] = joined.search.get(key, 0) + value
+    joined.search["evaluations_per_position"] = joined.search["network_evaluations"] / max(
+        joined.search["positions"], 1
+    )
+    joined.search["workers"] = len(results)
+    return joined
