@@ -119,10 +119,13 @@ def test_connect_four_three_is_not_enough_and_gravity():
     state = board([".......", ".......", ".......", ".......", ".......", "XXX.OOO"])
     for col in (0, 1, 2, 4, 5, 6):
         assert not game.check_win(state, col)
-    state = game.get_next_state(state, 3, 1)
-    assert state[5, 3] == 1 and game.check_win(state, 3)
-    state = game.get_next_state(state, 3, -1)
-    assert state[4, 3] == -1 and not game.check_win(state, 3)
+    won = game.get_next_state(state, 3, 1)
+    assert won[5, 3] == 1 and game.check_win(won, 3)
+    with pytest.raises(ValueError, match="already over in this state"):  # no move follows a win
+        game.get_next_state(won, 3, -1)
+    blocked = game.get_next_state(board(["......."] * 5 + ["XXX..OO"]), 3, -1)
+    stacked = game.get_next_state(blocked, 3, 1)
+    assert blocked[5, 3] == -1 and stacked[4, 3] == 1 and not game.check_win(stacked, 3)
 
 
 def test_connectx_parameters():
@@ -148,8 +151,8 @@ def test_connect_four_draw_on_full_board():
 def test_illegal_actions_say_what_and_what_is_legal():
     game = ConnectFour()
     state = game.get_initial_state()
-    for _ in range(6):
-        state = game.get_next_state(state, 3, 1)
+    for move in range(6):
+        state = game.get_next_state(state, 3, 1 if move % 2 == 0 else -1)
     with pytest.raises(ValueError, match=r"column 3 is full; legal now: \[0, 1, 2, 4, 5, 6\]"):
         game.get_next_state(state, 3, -1)
     with pytest.raises(ValueError, match=r"action 7 is out of range; actions are 0..6"):
@@ -304,3 +307,11 @@ def test_draw_board_with_heatmap():
         texts = [t.get_text() for t in ax.texts]
         assert any(t.startswith("0.") for t in texts)  # the heatmap values are written on the board
         plt.close(ax.figure)
+
+
+def test_no_move_follows_a_win():
+    ttt = TicTacToe()
+    won = board(["XXX", "OO.", "..."])
+    with pytest.raises(ValueError, match=r"already over in this state \(a player has 3 in a row\)"):
+        ttt.get_next_state(won, 5, -1)
+    assert ttt.get_next_state(board(["XX.", "OO.", "..."]), 2, 1)[0, 2] == 1  # one short of a line: fine

@@ -158,7 +158,7 @@ def check_get_next_state(cls: type) -> type:
         out.append(_next_state_case(LIBRARY.get_initial_state(), 4, -1))
         for state, _, _ in positions(12, 30):
             legal = np.flatnonzero(LIBRARY.get_valid_moves(state))
-            if len(legal):
+            if len(legal) and not LIBRARY.is_over(state):  # no move follows a win
                 out.append(_next_state_case(state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
         return out
 

@@ -53,7 +53,8 @@ def _position(columns: list[int]) -> np.ndarray:
     """The state after dropping pieces in ``columns``, players alternating from 1."""
     state, player = LIBRARY.get_initial_state(), 1
     for column in columns:
-        state = LIBRARY.get_next_state(state, column, player)
+        state = state.copy()
+        LIBRARY._apply(state, column, player)  # as get_next_state, but a test position may hold a line already
         player = -player
     return state
 
