@@ -448,8 +448,11 @@ def test_serial_self_play_targets_and_temperature_schedule():
     config = _tiny_parallel_config(
         num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
     )
+    config = TrainConfig.from_dict({**config.to_dict(), "self_play": "serial"})
     trainer = build_trainer(make_game("tictactoe"), config, progress=False)
+    assert trainer.num_workers == 1 and trainer.config.self_play == "serial"
     check_targets_and_temperature(trainer.self_play_iteration(), trainer.game_stats, temperature_moves=3)
+    assert "network_calls" not in trainer.search_stats  # AlphaMCTS's statistics: the serial search played
 
 
 def test_one_worker_records_search_statistics_in_the_history():
