@@ -39,7 +39,11 @@ GROUPS: dict[str, tuple[list[str], list[str] | None, list[str]]] = {
         None,
         ["tests/test_alpha_mcts.py", "tests/test_batched_mcts.py"],
     ),
-    "batched_mcts": (["alphazero_lib/batched_mcts.py"], None, ["tests/test_batched_mcts.py"]),
+    "batched_mcts": (
+        ["alphazero_lib/batched_mcts.py"],
+        None,
+        ["tests/test_batched_mcts.py", "tests/test_batched_tree.py"],
+    ),
     # self-play: the outcome and target code, the temperature rule and the game loops
     "selfplay": (
         ["alphazero_lib/selfplay.py", "alphazero_lib/selection.py", "alphazero_lib/games/outcome.py"],
