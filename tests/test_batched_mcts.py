@@ -393,7 +393,7 @@ def check_targets_and_temperature(memory, game_stats, temperature_moves: int) ->
     games = split_games(memory)
     assert len(games) == game_stats.games and sum(map(len, games)) == game_stats.positions
     results = {"first_player_wins": 0, "second_player_wins": 0, "draws": 0}
-    greedy_early, checked_late = [], 0
+    greedy_early, greedy_last_sampled, checked_late = [], [], 0
     for samples in games:
         last = samples[-1][0]
         # the last mover ends the game: with a win (any length), or on the ninth move with a win or a draw
@@ -417,9 +417,12 @@ def check_targets_and_temperature(memory, game_stats, temperature_moves: int) ->
                     checked_late += 1
                 else:
                     greedy_early.append(is_greedy)
+                    if index == temperature_moves - 1:
+                        greedy_last_sampled.append(is_greedy)
     assert results == {key: getattr(game_stats, key) for key in results}
     assert results["first_player_wins"] + results["second_player_wins"] >= 3  # decisive games: targets of both signs
     assert checked_late >= 20 and not all(greedy_early)  # temperature 1 really sampled before temperature_moves
+    assert not all(greedy_last_sampled)  # ... up to and including move temperature_moves - 1
 
 
 @pytest.mark.parametrize("num_workers", [1, 2])
