@@ -105,33 +105,55 @@ def play_game(
 ) -> tuple[list[Sample], int, int]:
     """One serial game, every move drawn from ``search(canonical_state) -> probs [A]`` with temperature.
 
-    Returns ``(samples, winner, number of moves)``. The course's ``self_play``.
+    Returns ``(samples, winner, number of moves)``. The course's ``self_play``, played by ``SerialSelfPlay``.
     """
-    history: list[Move] = []
-    player, state = 1, game.get_initial_state()
-    while True:
-        # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
-        canonical = game.change_perspective(state, player)
-        probs = search(canonical)
-        history.append((canonical, probs, player))
-        action = select_action(probs, temperature_at(temperature, temperature_moves, len(history) - 1), rng)
-        state = game.get_next_state(state, action, player)
-        value, is_terminal = game.get_value_and_terminated(state, action)
-        if is_terminal:
-            return game_samples(game, history, value, player, augment), winner_of(value, player), len(history)
-        player = game.get_opponent(player)
+    games = SerialSelfPlay.around(game, search, rng, temperature, temperature_moves, augment)
+    while not games.step():
+        pass
+    counts = games.result.games
+    winner = 1 if counts.first_player_wins else -1 if counts.second_player_wins else 0
+    return games.result.samples, winner, counts.positions
 
 
 class SerialSelfPlay:
     """Serial self-play with ``AlphaMCTS`` (one state per network call): ``play(n)`` plays whole games,
-    ``step()`` one move (the benchmark plays for a time)."""
+    ``step()`` one move (the benchmark plays for a time). ``around`` plays with any search function."""
 
     def __init__(self, game: Game, model: Any, config: TrainConfig, seed_parts: tuple[int, ...]) -> None:
         from alphazero_lib.alpha_mcts import AlphaMCTS
 
-        self.game, self.config = game, config
-        self.mcts = AlphaMCTS(game, model, config.search_config(seed=derived_seed(*seed_parts, 1)))
-        self.rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        mcts = AlphaMCTS(game, model, config.search_config(seed=derived_seed(*seed_parts, 1)))
+        rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        self._setup(game, mcts.search, rng, config.temperature, config.temperature_moves, config.augment_symmetries)
+        self.mcts = mcts  # its statistics are added up after every search
+
+    @classmethod
+    def around(
+        cls,
+        game: Game,
+        search: Callable[[np.ndarray], np.ndarray],
+        rng: np.random.Generator,
+        temperature: float,
+        temperature_moves: int | None = None,
+        augment: bool = False,
+    ) -> SerialSelfPlay:
+        """Self-play whose moves come from ``search(canonical_state) -> probs [A]`` (no search statistics)."""
+        games = cls.__new__(cls)
+        games._setup(game, search, rng, temperature, temperature_moves, augment)
+        return games
+
+    def _setup(
+        self,
+        game: Game,
+        search: Callable[[np.ndarray], np.ndarray],
+        rng: np.random.Generator,
+        temperature: float,
+        temperature_moves: int | None,
+        augment: bool,
+    ) -> None:
+        self.game, self.search, self.rng, self.augment = game, search, rng, augment
+        self.temperature, self.temperature_moves = temperature, temperature_moves
+        self.mcts: Any = None
         self.result = SelfPlayResult(search={"positions": 0, "simulations": 0, "network_evaluations": 0})
         self._new_game()
 
@@ -140,15 +162,17 @@ class SerialSelfPlay:
 
     def step(self) -> bool:
         """Search and play one move of the current game; True when that move finished it (a new one starts)."""
-        game, config = self.game, self.config
+        game = self.game
+        # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
         canonical = game.change_perspective(self.state, self.player)
-        probs = self.mcts.search(canonical)
-        stats, search = self.mcts.last_search_stats, self.result.search
-        search["positions"] += 1
-        search["simulations"] += stats.num_searches
-        search["network_evaluations"] += stats.network_evaluations
+        probs = self.search(canonical)
+        if self.mcts is not None:
+            stats, search = self.mcts.last_search_stats, self.result.search
+            search["positions"] += 1
+            search["simulations"] += stats.num_searches
+            search["network_evaluations"] += stats.network_evaluations
         self.history.append((canonical, probs, self.player))
-        temperature = temperature_at(config.temperature, config.temperature_moves, len(self.history) - 1)
+        temperature = temperature_at(self.temperature, self.temperature_moves, len(self.history) - 1)
         action = select_action(probs, temperature, self.rng)
         self.state = game.get_next_state(self.state, action, self.player)
         value, is_terminal = game.get_value_and_terminated(self.state, action)
@@ -156,7 +180,7 @@ class SerialSelfPlay:
             self.player = game.get_opponent(self.player)
             return False
         self.result.games.add(winner_of(value, self.player), len(self.history))
-        self.result.samples += game_samples(game, self.history, value, self.player, config.augment_symmetries)
+        self.result.samples += game_samples(game, self.history, value, self.player, self.augment)
         self._new_game()
         return True
 
