@@ -99,3 +99,19 @@ def yaml_pip_lines(text: str) -> list[str]:
     """The entries of environment.yml's ``pip:`` list (read without a YAML parser)."""
     after = text.split("- pip:", 1)[1]
     return [line.strip()[2:] for line in after.splitlines() if line.strip().startswith("- ")]
+
+
+def test_a_play_cell_shows_the_board_and_nothing_under_it(monkeypatch):
+    """A notebook echoes a cell's last value: play() must return None, or a ``<PlaySession at 0x...>`` line shows."""
+    pytest.importorskip("ipywidgets")
+    import importlib
+
+    import IPython.display
+
+    play_module = importlib.import_module("alphazero_lib.exercises.play")  # the package's `play` is the function
+
+    shown = []
+    monkeypatch.setattr(play_module, "interactive", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    assert play_module.play(make_game("tictactoe"), None, title="a test") is None
+    assert len(shown) == 1 and type(shown[0]).__name__ == "VBox"  # the board was shown

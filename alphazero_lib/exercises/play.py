@@ -121,10 +121,11 @@ class PlaySession:
         return self.message
 
 
-def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> Any:
+def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> None:
     """Show a clickable board for a game against ``opponent`` (``None``: two people take turns at one screen).
 
-    In a headless kernel it prints one line instead.
+    In a headless kernel it prints one line instead. Returns None, so a play cell shows the board and nothing
+    under it (a returned object would be echoed as ``<...PlaySession at 0x...>``).
     """
     if not interactive():
         print(f"Play cell: {title or 'a game against the agent'} (shown only in an interactive notebook).")
@@ -178,6 +179,4 @@ def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> An
     grid = widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=f"repeat({columns}, 46px)"))
     parts = [status] + ([widgets.HBox(drops)] if session.columns_only else []) + [grid, widgets.HBox([side, restart])]
     redraw()
-    box = widgets.VBox(parts)
-    display(box)
-    return session
+    display(widgets.VBox(parts))
