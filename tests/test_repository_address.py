@@ -65,10 +65,11 @@ def test_every_notebook_opens_with_the_setup_cell(path):
     )
 
 
-def run_setup_cell(cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_setup_cell(cwd: Path, *python_flags: str) -> subprocess.CompletedProcess[str]:
     code = set_repository.SETUP_CELL.format(repository="someone/else") + "\nprint(sys.path[0])"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, env=env, timeout=60)
+    command = [sys.executable, *python_flags, "-c", code]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=60)
 
 
 def test_the_setup_cell_uses_the_checkout_and_says_so():
@@ -82,6 +83,15 @@ def test_the_setup_cell_outside_a_checkout_and_outside_colab_installs_nothing(tm
     done = run_setup_cell(tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Using the installed course library")
+
+
+def test_the_setup_cell_without_the_library_says_what_is_missing_and_how_to_install_it(tmp_path):
+    done = run_setup_cell(tmp_path, "-S")  # -S: no site-packages, so alphazero_lib cannot be imported
+    assert done.returncode != 0 and done.stdout == "", done.stdout
+    error = done.stderr.strip().splitlines()
+    assert error[-2].startswith("ModuleNotFoundError: The course library alphazero_lib is not installed"), error
+    assert sys.executable in error[-2]  # the kernel's Python, which may not be the terminal's
+    assert error[-1] == '%pip install "alphazero_lib[kaggle] @ git+https://github.com/someone/else"'
 
 
 def test_set_repository_rewrites_every_copy_and_nothing_else(tmp_path):

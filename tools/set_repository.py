@@ -33,6 +33,7 @@ REPOSITORY_LINE = re.compile(r'^REPOSITORY = "([^"]*)"', re.MULTILINE)
 #: The first code cell of every notebook, with the address as ``{repository}``; tests compare against it.
 SETUP_CELL = """\
 # Setup: use this checkout's library when the notebook runs from the repository; in Colab, install it from GitHub.
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -46,8 +47,14 @@ elif "google.colab" in sys.modules:
     url = f"git+https://github.com/{{REPOSITORY}}"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"alphazero_lib[kaggle] @ {{url}}"], check=True)
     print(f"Installed the course library from github.com/{{REPOSITORY}}.")
+elif importlib.util.find_spec("alphazero_lib") is not None:
+    print("Using the installed course library.")
 else:
-    print("Using the installed course library (pip install -e '.[all]' from a checkout installs it).")"""
+    raise ModuleNotFoundError(
+        f"The course library alphazero_lib is not installed for this kernel's Python ({{sys.executable}}). "
+        "Install it by running this line in a cell, then run this cell again:\\n"
+        f'%pip install "alphazero_lib[kaggle] @ git+https://github.com/{{REPOSITORY}}"'
+    )"""
 
 
 def notebooks(root: Path = ROOT) -> list[Path]:
