@@ -23,6 +23,14 @@ for one game with the same seed and network.
 5. Backup from the leaf to the root: ``value_sum += value; visit_count += 1; value = -value``.
 6. Result: ``probs[a] = n_a / sum(n)`` over the root's children.
 
+That is the PUCT policy. The selection rules are functions of ``alphazero_lib.search_policies`` (the search takes
+a ``root_selection`` and an ``interior_selection``, by default those of ``config.policy``), shared with the
+batched search: with ``policy="gumbel"`` the root draws Gumbel noise (``rng.gumbel`` over the legal moves, after
+the root's evaluation, when ``gumbel_scale > 0``), picks candidates by sequential halving, walks below the root by
+the improved policy, and returns the improved policy; see that module. Every node keeps its network value
+(``raw_value``) for the Gumbel policy's mixed value; ``last_output`` holds the search's ``SearchOutput`` (policy,
+action, visit shares, improved policy, root value).
+
 Temperature is not part of the search: ``alphazero_lib.selection.select_action(probs, temperature, rng)``
 applies it to the visit-count distribution and renormalises before sampling.
 """
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -39,6 +48,7 @@ import numpy as np
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, puct_selection, search_output
 
 
 class Node:
@@ -52,6 +62,7 @@ class Node:
         self.children: list[Node] = []  # in increasing action order
         self.visit_count = 0
         self.value_sum = 0.0
+        self.raw_value = 0.0  # the network's value of this position (the Gumbel policy's mixed value reads it)
 
     def is_expanded(self) -> bool:
         """Whether the node has children (a terminal node never has)."""
@@ -59,21 +70,27 @@ class Node:
 
     def expand(self, game: Game, priors: np.ndarray) -> None:
         """Add one child per legal move, in increasing action order, with its prior."""
+        self.action_size = len(priors)
         for action in np.flatnonzero(game.get_valid_moves(self.state)):
             child_state = game.change_perspective(game.get_next_state(self.state, int(action), 1), -1)
             self.children.append(Node(child_state, parent=self, action_taken=int(action), prior=priors[action]))
 
-    def select(self, config: SearchConfig) -> Node:
-        """The child with the largest PUCT score (the lowest action on ties)."""
-        c = exploration_weight(config, self.visit_count)
-        sqrt_parent = math.sqrt(self.visit_count)
-        best, best_score = self.children[0], -math.inf
+    def children_stats(self, action_size: int | None = None) -> Children:
+        """This node's children as arrays ``[1, A]`` (what the selection rules of ``search_policies`` read)."""
+        size = action_size or getattr(self, "action_size", None) or max(c.action_taken for c in self.children) + 1
+        prior, visits, value_sum = np.zeros((1, size)), np.zeros((1, size)), np.zeros((1, size))
+        penalty = np.full((1, size), -np.inf)
         for child in self.children:
-            q_value = -(child.value_sum / child.visit_count) if child.visit_count > 0 else 0.0
-            score = q_value + c * child.prior * sqrt_parent / (1 + child.visit_count)
-            if score > best_score:
-                best, best_score = child, score
-        return best
+            a = child.action_taken
+            prior[0, a], visits[0, a], value_sum[0, a], penalty[0, a] = child.prior, child.visit_count, child.value_sum, 0
+        parent_visits, raw_value = np.array([float(self.visit_count)]), np.array([self.raw_value])
+        return Children(prior, visits, value_sum, penalty, parent_visits, raw_value)
+
+    def select(self, config: SearchConfig, rule: Callable[..., np.ndarray] = puct_selection, root: Any = None) -> Node:
+        """The child that ``rule`` picks: by default the largest PUCT score
+        ``Q + c * prior * sqrt(N_parent) / (1 + n)`` (the lowest action on ties)."""
+        action = int(rule(self.children_stats(), config, root)[0])
+        return next(child for child in self.children if child.action_taken == action)
 
     def backpropagate(self, value: float) -> None:
         """Add ``value`` (this node's mover's view) here and, flipped at every step, on every ancestor."""
@@ -113,13 +130,25 @@ class SearchStats:
 class AlphaMCTS:
     """AlphaZero's search (PUCT, network priors and values); see the module docstring for exact semantics."""
 
-    def __init__(self, game: Game, model: Any, config: SearchConfig | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        model: Any,
+        config: SearchConfig | None = None,
+        *,
+        root_selection: Callable[..., np.ndarray] | None = None,
+        interior_selection: Callable[..., np.ndarray] | None = None,
+    ) -> None:
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()
+        policy = policy_for(self.config)
+        self.root_selection = root_selection if root_selection is not None else policy.root_selection
+        self.interior_selection = interior_selection if interior_selection is not None else policy.interior_selection
         self.rng = np.random.default_rng(self.config.seed)
         self.root: Node | None = None
         self.last_search_stats = SearchStats()
+        self.last_output: SearchOutput | None = None
 
     def _evaluate(self, state: np.ndarray) -> tuple[np.ndarray, float]:
         """Priors ``[A]`` (legal moves only) and the value of a canonical state, from one network call."""
@@ -129,38 +158,49 @@ class AlphaMCTS:
         self.last_search_stats.network_evaluations += 1
         return priors, float(values[0])
 
-    def search(self, state: np.ndarray, deadline: float | None = None) -> np.ndarray:
-        """Visit-count distribution ``[action_size]`` for a canonical ``state`` (the mover's pieces are 1).
+    def search(self, state: np.ndarray, deadline: float | None = None, num_simulations: int | None = None) -> np.ndarray:
+        """The search's policy ``[action_size]`` for a canonical ``state`` (the mover's pieces are 1): the visit
+        shares (PUCT) or the improved policy (Gumbel); ``last_output`` holds the rest of the ``SearchOutput``.
 
         ``deadline`` (a ``time.perf_counter()`` value) stops the simulations early when passed, after at
-        least one, for a time limit per move. Raises ``ValueError`` when the mover has no legal move.
+        least one, for a time limit per move. ``num_simulations`` (at most ``num_searches``) sets a smaller budget,
+        e.g. a cheap search for playout cap randomisation. Raises ``ValueError`` when the mover has no legal move.
         """
         game, config = self.game, self.config
         state = np.asarray(state)
         valid = game.get_valid_moves(state)
         if not valid.any():
             raise ValueError(f"no legal moves in this position; the search needs a live game:\n{state}")
-        stats = self.last_search_stats = SearchStats(num_searches=config.num_searches)
+        budget = config.num_searches if num_simulations is None else int(num_simulations)
+        if not 1 <= budget <= config.num_searches:
+            raise ValueError(f"num_simulations must be between 1 and num_searches ({config.num_searches}), got {budget}")
+        stats = self.last_search_stats = SearchStats(num_searches=budget)
 
         # ROOT: network priors, Dirichlet noise over the legal moves, all children expanded at once
-        priors, _ = self._evaluate(state)
+        priors, root_value = self._evaluate(state)
         if config.dirichlet_epsilon > 0:
             legal = np.flatnonzero(valid)
             noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
             eps = config.dirichlet_epsilon
             priors[legal] = (1 - eps) * priors[legal] + eps * noise
+        gumbel = np.zeros((1, game.action_size))  # the Gumbel policy's root noise, on the legal moves
+        if config.policy == "gumbel" and config.gumbel_scale > 0:
+            legal = np.flatnonzero(valid)
+            gumbel[0, legal] = config.gumbel_scale * self.rng.gumbel(size=len(legal))
         root = self.root = Node(state)
         root.visit_count = 1
+        root.raw_value = root_value
         root.expand(game, priors)
 
-        for simulation in range(config.num_searches):
+        for simulation in range(budget):
             if deadline is not None and simulation > 0 and time.perf_counter() > deadline:
                 stats.num_searches = simulation
                 break
-            # SELECTION: follow PUCT down to a node without children
-            node, depth = root, 0
+            # SELECTION: the root's rule at the root, the interior rule below it, down to a node without children
+            context = RootContext(gumbel, np.array([simulation]), np.array([budget]))
+            node, depth = root.select(config, self.root_selection, context), 1
             while node.is_expanded():
-                node, depth = node.select(config), depth + 1
+                node, depth = node.select(config, self.interior_selection), depth + 1
             stats.max_depth = max(stats.max_depth, depth)
             # EVALUATION: the rules score a finished game, the network everything else
             value, is_terminal = game.get_value_and_terminated(node.state, node.action_taken)
@@ -170,10 +210,11 @@ class AlphaMCTS:
             else:
                 priors, value = self._evaluate(node.state)
                 node.expand(game, priors)
+            node.raw_value = value
             # BACKPROPAGATION
             node.backpropagate(value)
 
-        counts = np.zeros(game.action_size)
-        for child in root.children:
-            counts[child.action_taken] = child.visit_count
-        return counts / counts.sum()
+        # RESULT: the policy (visit shares or improved policy), the chosen action, the root's value
+        output = search_output(root.children_stats(game.action_size), config, gumbel, np.array([root.value_sum]))
+        self.last_output = SearchOutput(*(field[0] for field in vars(output).values()))
+        return self.last_output.policy

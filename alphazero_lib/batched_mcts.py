@@ -39,8 +39,8 @@ visits again needs at most ``N`` slots. ``_expand`` raises ``RuntimeError`` rath
 
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -50,6 +50,7 @@ from alphazero_lib.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import STATE_DTYPE, Game
 from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
 
 NULL, ROOT = 0, 1
 
@@ -68,6 +69,7 @@ class Tree:
     is_expanded         [B, N]        bool     evaluated by the network, children's priors known
     is_terminal         [B, N]        bool     the game is over at this node (never expanded)
     terminal_value      [B, N]        float64  its value for the player to move there (-1 lost, 0 draw)
+    raw_value           [B, N]        float64  the network's value of the node (terminal: terminal_value)
     states              [B, N, R, C]  int8     canonical states (the player to move owns the 1s; no to_play)
     children_index      [B, N, A]     intp     FLAT index ``b * N + n`` of the child per action; 0 = none yet
     priors              [B, N, A]     float64  the network's priors (root: with Dirichlet noise)
@@ -86,6 +88,7 @@ class Tree:
     is_expanded: np.ndarray
     is_terminal: np.ndarray
     terminal_value: np.ndarray
+    raw_value: np.ndarray
     states: np.ndarray
     children_index: np.ndarray
     priors: np.ndarray
@@ -103,6 +106,7 @@ class Tree:
             is_expanded=np.zeros((B, N), dtype=bool),
             is_terminal=np.zeros((B, N), dtype=bool),
             terminal_value=np.zeros((B, N), dtype=np.float64),
+            raw_value=np.zeros((B, N), dtype=np.float64),
             states=np.zeros((B, N, *board_shape), dtype=STATE_DTYPE),
             children_index=np.zeros((B, N, A), dtype=np.intp),
             priors=np.zeros((B, N, A), dtype=np.float64),
@@ -161,6 +165,11 @@ class BatchedMCTS:
     ``model`` is a ``torch.nn.Module`` or any object with ``evaluate(encoded [B, 3, R, C]) -> (logits [B, A],
     values [B])`` (e.g. ``inference.FastEvaluator``). ``rules`` defaults to ``batched_rules_for(game)``.
     The trees are ``self.tree`` (a ``Tree``); its fields can also be read as attributes (``mcts.visit_count``).
+
+    The search policy is two functions (``alphazero_lib.search_policies``), ``root_selection`` and
+    ``interior_selection``, each ``(children: Children, config, root: RootContext | None) -> actions [M]``;
+    by default those of ``config.policy`` (PUCT or Gumbel AlphaZero). ``run`` returns a ``SearchOutput`` (policy,
+    action, visit shares, improved policy, root value); ``search`` its policy.
     """
 
     def __init__(
@@ -171,19 +180,23 @@ class BatchedMCTS:
         *,
         reuse_tree: bool = False,
         rules: BatchedRules | None = None,
+        root_selection: Callable[..., np.ndarray] | None = None,
+        interior_selection: Callable[..., np.ndarray] | None = None,
     ) -> None:
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()
         self.reuse_tree = bool(reuse_tree)
+        if self.reuse_tree and self.config.policy == "gumbel":
+            raise ValueError("tree reuse is for PUCT: the Gumbel policy's sequential halving starts from a fresh root")
         self.rules = rules if rules is not None else batched_rules_for(game)
+        policy = policy_for(self.config)
+        self.root_selection = root_selection if root_selection is not None else policy.root_selection
+        self.interior_selection = interior_selection if interior_selection is not None else policy.interior_selection
         self.rng = np.random.default_rng(self.config.seed)
         self.stats = BatchedSearchStats()
+        self.last_output: SearchOutput | None = None
         self.num_nodes_max = self.config.num_searches + 2  # null node, root, one new node per simulation
-        # PUCT's c for every possible parent visit count (pb_c schedule), with math.log as the serial search has it
-        if self.config.pb_c_base is not None:
-            base, init = self.config.pb_c_base, self.config.pb_c_init
-            self.c_table = np.array([math.log((1 + n + base) / base) + init for n in range(self.num_nodes_max + 1)])
         self._allocate(0)  # the trees get their batch size on the first search
 
     # ---- the arrays ---------------------------------------------------------------------------------
@@ -198,6 +211,8 @@ class BatchedMCTS:
         self.offsets = np.arange(B, dtype=np.intp) * N  # [B] node n of game b is flat node b * N + n
         self._path = np.zeros((N + 2, B), dtype=np.intp)  # flat nodes from the root down, NULL below the leaf
         self._path_action = np.zeros((N + 2, B), dtype=np.intp)  # the action chosen at each level
+        self.gumbel = np.zeros((B, self.game.action_size))  # [B, A] the roots' Gumbel noise (Gumbel policy)
+        self._budget = np.zeros(B, dtype=np.intp)  # [B] each root's simulations in the current search
 
     @property
     def legal(self) -> np.ndarray:
@@ -218,6 +233,20 @@ class BatchedMCTS:
         self.stats = BatchedSearchStats()
 
     # ---- the network --------------------------------------------------------------------------------
+    def children(self, nodes: np.ndarray) -> Children:
+        """The children statistics of flat ``nodes [M]`` (what the selection rules read)."""
+        tree, A = self.tree, self.game.action_size
+        child = tree.children_index.reshape(-1, A)[nodes]  # [M, A] flat child nodes (NULL: not created yet)
+        visit_flat = tree.visit_count.reshape(-1)
+        return Children(
+            prior=tree.priors.reshape(-1, A)[nodes],
+            visit_count=visit_flat[child],
+            value_sum=tree.value_sum.reshape(-1)[child],
+            illegal_penalty=tree.illegal_penalty.reshape(-1, A)[nodes],
+            parent_visits=visit_flat[nodes],
+            raw_value=tree.raw_value.reshape(-1)[nodes],
+        )
+
     def _evaluate(self, states: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Priors ``[M, A]`` (float64, 0 off ``valid``) and values ``[M]`` (float64) of ``states [M, R, C]``."""
         encoded = self.game.get_encoded_state(states)
@@ -230,10 +259,19 @@ class BatchedMCTS:
 
     # ---- the search ---------------------------------------------------------------------------------
     def search(self, states: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
-        """Visit-count distributions ``[B, A]`` for canonical ``states [B, R, C]`` (the mover's pieces are 1).
+        """The search's policies ``[B, A]`` for canonical ``states [B, R, C]`` (the mover's pieces are 1): visit
+        shares (PUCT) or the improved policy (Gumbel). ``run``'s ``policy``; see ``run``."""
+        return self.run(states, active).policy
+
+    def run(
+        self, states: np.ndarray, active: np.ndarray | None = None, num_simulations: np.ndarray | int | None = None
+    ) -> SearchOutput:
+        """Search canonical ``states [B, R, C]`` (the mover's pieces are 1); the ``SearchOutput`` of every game.
 
         ``active [B]`` (bool, default all) picks the games to search; the others' rows are 0 and their trees,
-        and the random generator, are left untouched. Raises ``ValueError`` when an active game has no legal move.
+        and the random generator, are left untouched. ``num_simulations`` (an int or ``[B]``, at most
+        ``num_searches``; default ``num_searches``) sets each game's budget, e.g. a cheap search for playout cap
+        randomisation. Raises ``ValueError`` when an active game has no legal move.
         """
         start_time = time.perf_counter()
         game, config = self.game, self.config
@@ -257,10 +295,11 @@ class BatchedMCTS:
             if not valid.any(axis=1).all():
                 bad = int(fresh_games[np.flatnonzero(~valid.any(axis=1))[0]])
                 raise ValueError(f"game {bad} has no legal moves; the search needs a live game:\n{states[bad]}")
-            priors, _ = self._evaluate(states[fresh_games], valid)
+            priors, values = self._evaluate(states[fresh_games], valid)
             self._clear(fresh_games)
             tree.states[fresh_games, ROOT] = states[fresh_games]
             tree.priors[fresh_games, ROOT] = priors
+            tree.raw_value[fresh_games, ROOT] = values
             tree.illegal_penalty[fresh_games, ROOT] = np.where(valid, 0.0, -np.inf)
             tree.visit_count[fresh_games, ROOT] = 1  # the root's own evaluation; its value is not backed up
             tree.is_expanded[fresh_games, ROOT] = True
@@ -271,22 +310,40 @@ class BatchedMCTS:
                 legal = np.flatnonzero(tree.illegal_penalty[b, ROOT] == 0)
                 noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
                 tree.priors[b, ROOT, legal] = (1 - eps) * tree.priors[b, ROOT, legal] + eps * noise
+        if config.policy == "gumbel":  # Gumbel noise game by game, in order, on the legal moves
+            self.gumbel[active] = 0.0
+            if config.gumbel_scale > 0:
+                for b in np.flatnonzero(active):
+                    legal = np.flatnonzero(tree.illegal_penalty[b, ROOT] == 0)
+                    self.gumbel[b, legal] = config.gumbel_scale * self.rng.gumbel(size=len(legal))
 
-        # a fresh root runs num_searches simulations; a reused one is topped up to num_searches + 1 visits
-        simulations = np.where(active, config.num_searches, 0)
-        simulations[reused] = np.maximum(config.num_searches + 1 - tree.visit_count[reused, ROOT], 0)
+        # a fresh root runs its budget of simulations; a reused one is topped up to budget + 1 visits
+        budget = np.full(B, config.num_searches, dtype=np.intp)
+        if num_simulations is not None:
+            budget[:] = num_simulations
+            if (budget[active] < 1).any() or (budget[active] > config.num_searches).any():
+                raise ValueError(f"num_simulations must be between 1 and num_searches ({config.num_searches})")
+        self._budget = np.where(active, budget, 0)
+        simulations = self._budget.copy()
+        simulations[reused] = np.maximum(budget[reused] + 1 - tree.visit_count[reused, ROOT], 0)
         self.stats.positions += int(active.sum())
         self.stats.reused_roots += int(reused.sum())
         self.stats.simulations += int(simulations.sum())
         for simulation in range(int(simulations.max(initial=0))):
             self._simulate(simulation < simulations)
 
-        # RESULT: root children's visit counts, normalised
-        counts = tree.visit_count.reshape(-1)[tree.children_index[:, ROOT]]  # [B, A]
-        totals = counts.sum(axis=1, keepdims=True)
-        probs = np.divide(counts, totals, out=np.zeros_like(counts), where=(totals > 0) & active[:, None])
+        # RESULT: the policy (visit shares or improved policy), the chosen action and the root value of each game
+        A = game.action_size
+        searched = np.flatnonzero(active)
+        root_children = self.children(self.offsets[searched] + ROOT)
+        found = search_output(root_children, config, self.gumbel[searched], tree.value_sum[searched, ROOT])
+        policy, shares, improved = np.zeros((B, A)), np.zeros((B, A)), np.zeros((B, A))
+        action, root_value = np.full(B, -1, dtype=np.intp), np.zeros(B)
+        policy[searched], shares[searched], improved[searched] = found.policy, found.visit_shares, found.improved_policy
+        action[searched], root_value[searched] = found.action, found.root_value
+        self.last_output = SearchOutput(policy, action, shares, improved, root_value)
         self.stats.search_seconds += time.perf_counter() - start_time
-        return probs
+        return self.last_output
 
     def _simulate(self, searching: np.ndarray) -> None:
         """One simulation in every game where ``searching [B]``: select a leaf, expand and evaluate it, back up."""
@@ -295,20 +352,22 @@ class BatchedMCTS:
         self._backup(path, leaf_value)
 
     def _select(self, searching: np.ndarray) -> np.ndarray:
-        """Walk every game where ``searching [B]`` from its root down by PUCT; return the paths ``[L, B]``.
+        """Walk every game where ``searching [B]`` from its root down; return the paths ``[L, B]``.
 
-        ``path[level, b]`` is the flat node game ``b`` stands on at ``level`` (the root at 0), NULL below its
-        leaf and everywhere for a game not searching; the action chosen at each level goes to
+        At the root the policy's ``root_selection`` picks the action, below it ``interior_selection`` (both PUCT
+        by default). ``path[level, b]`` is the flat node game ``b`` stands on at ``level`` (the root at 0), NULL
+        below its leaf and everywhere for a game not searching; the action chosen at each level goes to
         ``self._path_action [L, B]``. A walk ends on a node that is not expanded (a finished game) or by
         choosing an action without a child: it steps into the null node and stays there.
         """
         tree, B, N, A = self.tree, self.batch_size, self.num_nodes_max, self.game.action_size
-        visit_flat, value_flat = tree.visit_count.reshape(-1), tree.value_sum.reshape(-1)
-        children2d, priors2d = tree.children_index.reshape(B * N, A), tree.priors.reshape(B * N, A)
-        penalty2d, expanded_flat = tree.illegal_penalty.reshape(B * N, A), tree.is_expanded.reshape(-1)
-        c_constant = self.config.pb_c_base is None
+        children2d, expanded_flat = tree.children_index.reshape(B * N, A), tree.is_expanded.reshape(-1)
         path, path_action = self._path, self._path_action
-        row_starts = np.arange(B, dtype=np.intp) * A
+        root = RootContext(
+            gumbel=self.gumbel,
+            simulation_index=(tree.visit_count[:, ROOT] - 1).astype(np.intp),
+            num_simulations=self._budget,
+        )
 
         # every game walks down its tree at once; the Python loop runs over depth only
         node = np.where(searching, self.offsets + ROOT, NULL)  # [B] flat node index
@@ -316,21 +375,13 @@ class BatchedMCTS:
         level = 0
         descending = searching
         while descending.any():
-            child = children2d[node]  # [B, A] flat child nodes (NULL: not created, visit_count 0)
-            child_visits = visit_flat[child]
-            parent_visits = visit_flat[node]
-            # U = Q + c * prior * sqrt(N_parent) / (1 + n), Q = -value_sum / n: the serial search's float64 ops
-            if c_constant:
-                score = priors2d[node] * self.config.C
+            children = self.children(node)  # a game not descending stands on NULL: zeros, it stays there
+            if level == 0:
+                action = self.root_selection(children, self.config, root)
             else:
-                score = priors2d[node] * self.c_table[parent_visits.astype(np.intp)][:, None]
-            score *= np.sqrt(parent_visits)[:, None]
-            score /= 1 + child_visits
-            score -= value_flat[child] / np.maximum(child_visits, 1)  # t - x == t + (-x) exactly; 0 if unvisited
-            score += penalty2d[node]  # -inf on illegal actions
-            action = score.argmax(axis=1)  # the first maximum: ties go to the lowest action
+                action = self.interior_selection(children, self.config, None)
             path_action[level] = action
-            node = child.reshape(-1)[row_starts + action]
+            node = children2d.reshape(-1)[node * A + action]
             level += 1
             path[level] = node
             descending = expanded_flat[node]
@@ -371,6 +422,7 @@ class BatchedMCTS:
         tree.action_from_parent.reshape(-1)[new_flat] = actions
         terminal_flat[new_flat] = terminated
         tree.terminal_value.reshape(-1)[new_flat] = -values  # the leaf mover's view
+        tree.raw_value.reshape(-1)[new_flat] = -values  # replaced by the network's value where the game goes on
         leaf_value[new_games] = -values
         self.stats.terminal_leaves += int(terminated.sum())
         path[depth[new_games] + 1, new_games] = new_flat
@@ -383,6 +435,7 @@ class BatchedMCTS:
             tree.priors.reshape(B * N, -1)[open_flat] = priors
             tree.illegal_penalty.reshape(B * N, -1)[open_flat] = np.where(valid[open_leaves], 0.0, -np.inf)
             tree.is_expanded.reshape(-1)[open_flat] = True
+            tree.raw_value.reshape(-1)[open_flat] = values
             leaf_value[new_games[open_leaves]] = values
         return leaf_value
 

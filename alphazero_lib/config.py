@@ -36,8 +36,40 @@ class SearchConfig:
     seed: int | None = None
     """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
 
+    policy: str = "puct"
+    """The search policy (``alphazero_lib.search_policies``): ``"puct"`` (AlphaZero: PUCT everywhere, Dirichlet
+    noise at the root, the visit shares as the policy) or ``"gumbel"`` (Gumbel AlphaZero: Gumbel-Top-k candidates
+    and sequential halving at the root, the improved policy as the policy; fewer simulations suffice)."""
+
+    gumbel_considered: int = 16
+    """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
+
+    gumbel_scale: float = 0.0
+    """Gumbel: the scale of the Gumbel noise on the root's logits; 1 in self-play (it samples the candidates and the
+    move), 0 in play and evaluation (deterministic)."""
+
+    gumbel_c_visit: float = 50.0
+    """Gumbel: ``c_visit`` in ``sigma(q) = (c_visit + max n) * c_scale * q`` (the paper's 50)."""
+
+    gumbel_c_scale: float = 0.1
+    """Gumbel: ``c_scale`` in ``sigma(q)`` (the paper's 0.1; larger trusts the search's Q-values more)."""
+
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.policy not in SEARCH_POLICIES:
+            raise ValueError(f"SearchConfig.policy must be one of {list(SEARCH_POLICIES)}, got {self.policy!r}")
+        if self.gumbel_considered < 1:
+            raise ValueError(f"SearchConfig.gumbel_considered must be a positive integer, got {self.gumbel_considered}")
+        if self.gumbel_scale < 0 or self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
+            raise ValueError(
+                "SearchConfig.gumbel_scale and gumbel_c_visit must be non-negative and gumbel_c_scale positive, got "
+                f"{self.gumbel_scale}, {self.gumbel_c_visit}, {self.gumbel_c_scale}"
+            )
+        if self.policy == "gumbel" and self.dirichlet_epsilon > 0:
+            raise ValueError(
+                "SearchConfig: the Gumbel policy explores with Gumbel noise at the root (gumbel_scale), not Dirichlet "
+                f"noise; set dirichlet_epsilon=0 (got {self.dirichlet_epsilon})"
+            )
         if self.num_searches < 1:
             raise ValueError(f"num_searches must be at least 1, got {self.num_searches}")
         if not 0.0 <= self.dirichlet_epsilon <= 1.0:
@@ -129,7 +161,11 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 #: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
 #: checkpoints were flat, and the command line's flags are).
-SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init")
+SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init", "policy")
+SEARCH_FIELDS += ("gumbel_considered", "gumbel_scale", "gumbel_c_visit", "gumbel_c_scale")
+
+#: The search policies ``SearchConfig.policy`` names (``alphazero_lib.search_policies``).
+SEARCH_POLICIES = ("puct", "gumbel")
 
 #: The self-play search of a run that names none: the course's 60 searches, C = 2 and root noise as in the paper.
 SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "C": 2.0, "dirichlet_epsilon": 0.25, "dirichlet_alpha": 0.3}
