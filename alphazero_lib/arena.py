@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.outcome import winner_of
 from alphazero_lib.players import Player
+from alphazero_lib.utils import Interrupted
 
 #: z for a two-sided 95% interval.
 Z_95 = 1.959963984540054
@@ -180,6 +181,8 @@ def play_match(
     With ``opening_moves`` > 0, each pair of games starts from the same random opening of that many moves
     (seeded by ``seed``), once with each player on each seat: deterministic players then meet in many
     different positions instead of replaying one game, and neither seat gets an easier opening.
+    Ctrl-C raises ``utils.Interrupted`` (a ``KeyboardInterrupt``) whose ``partial`` is the result of the games
+    finished so far.
     """
     if num_games < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games}")
@@ -189,13 +192,17 @@ def play_match(
     result = MatchResult(player1=player1.name, player2=player2.name)
     bar = tqdm(range(num_games), desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
     opening: list[int] = []
-    for i in bar:
-        player1_first = i % 2 == 0
-        if player1_first and opening_moves:
-            opening = random_opening(game, opening_moves, rng)
-        first, second = (player1, player2) if player1_first else (player2, player1)
-        result.add(play_game(game, first, second, opening=opening).winner, player1_first)
-        bar.set_postfix(score=f"{result.score:.3f}")
+    try:
+        for i in bar:
+            player1_first = i % 2 == 0
+            if player1_first and opening_moves:
+                opening = random_opening(game, opening_moves, rng)
+            first, second = (player1, player2) if player1_first else (player2, player1)
+            result.add(play_game(game, first, second, opening=opening).winner, player1_first)
+            bar.set_postfix(score=f"{result.score:.3f}")
+    except KeyboardInterrupt:
+        bar.close()
+        raise Interrupted(result) from None
     return result
 
 

@@ -116,6 +116,7 @@ def _arena(args: argparse.Namespace) -> int:
 
     from alphazero_lib.arena import exhaustive_check, play_match
     from alphazero_lib.specs import make_player
+    from alphazero_lib.utils import Interrupted
 
     game = make_game(args.game)
     player1 = make_player(game, args.player1, seed=args.seed)
@@ -134,13 +135,20 @@ def _arena(args: argparse.Namespace) -> int:
     seed2 = None if args.seed is None else args.seed + 1
     player2 = make_player(game, args.player2, seed=seed2)
     _set_threads(args.threads, player1, player2)
-    result = play_match(
-        game, player1, player2, args.games, progress=not args.no_progress, opening_moves=args.openings, seed=args.seed
-    )
+    interrupted = False
+    try:
+        progress = not args.no_progress
+        result = play_match(game, player1, player2, args.games, progress, opening_moves=args.openings, seed=args.seed)
+    except Interrupted as stop:  # Ctrl-C: the games finished so far
+        result, interrupted = stop.partial, True
     if args.json:
-        print(json.dumps({"game": args.game, "seed": args.seed, "opening_moves": args.openings, **result.to_dict()}))
+        settings = {"game": args.game, "seed": args.seed, "opening_moves": args.openings}
+        print(json.dumps({**settings, **result.to_dict(), "games_asked": args.games, "interrupted": interrupted}))
     else:
-        print(f"{game}: {result}")
+        print(f"{game}: {result}" + (f" (interrupted: {result.games} of {args.games} games)" if interrupted else ""))
+    if interrupted:
+        print("interrupted", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -380,6 +388,7 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
 
     from alphazero_lib.kaggle import evaluate, load_submission
     from alphazero_lib.specs import make_player
+    from alphazero_lib.utils import Interrupted
 
     game = make_game(args.game)
 
@@ -389,26 +398,37 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
             return load_submission(args.player)
         return make_player(game, args.player, seed=args.seed)
 
-    results = [
-        evaluate(
-            game,
-            fresh_agent(),
-            opponent,
-            episodes=args.episodes,
-            seed=args.seed,
-            progress=not args.no_progress,
-            name=args.player,
-        )
-        for opponent in args.opponents
-    ]
+    results = []
+    try:  # Ctrl-C: the results so far are printed, the opponent under way with the episodes it finished
+        for opponent in args.opponents:
+            results.append(
+                evaluate(
+                    game,
+                    fresh_agent(),
+                    opponent,
+                    episodes=args.episodes,
+                    seed=args.seed,
+                    progress=not args.no_progress,
+                    name=args.player,
+                )
+            )
+    except Interrupted as stop:
+        results.append(stop.partial)
+    interrupted = bool(results) and results[-1]["interrupted"]
     if args.json:
         print(json.dumps(results))
-        return 0
-    for r in results:
-        print(
-            f"{r['spec']} vs {r['opponent']}: first seat {r['first']}, second seat {r['second']}; "
-            f"score {r['score']:.3f}; slowest move {r['max_move_seconds']:.3f} s"
-        )
+    else:
+        for r in results:
+            score = "no episode finished" if r["score"] is None else f"score {r['score']:.3f}"
+            stopped = f" (interrupted: {r['episodes_played']} of {2 * r['episodes_per_seat']} episodes)"
+            print(
+                f"{r['spec']} vs {r['opponent']}: first seat {r['first']}, second seat {r['second']}; "
+                f"{score}; slowest move {r['max_move_seconds']:.3f} s{stopped if r['interrupted'] else ''}"
+            )
+    if interrupted:
+        left = args.opponents[len(results) :]
+        print(f"interrupted{'; not played: ' + ', '.join(left) if left else ''}", file=sys.stderr)
+        return 130
     return 0
 
 

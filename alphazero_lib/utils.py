@@ -60,6 +60,18 @@ def one_cpu_thread(model: Any) -> contextlib.AbstractContextManager[None]:
     return cpu_threads(model, 1)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during long work (a match, an evaluation): ``partial`` holds the results finished so far.
+
+    A ``KeyboardInterrupt``, so code that does not look for it stops as before; the command line prints
+    ``partial`` before it exits.
+    """
+
+    def __init__(self, partial: Any) -> None:
+        super().__init__("interrupted")
+        self.partial = partial
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
     path = Path(path)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from alphazero_lib import checkpoints, make_game, make_player
+from alphazero_lib.arena import play_match
 from alphazero_lib.cli import main
 from alphazero_lib.model import ResNet
 from alphazero_lib.players import AlphaZeroPlayer, MCTSPlayer, NegamaxPlayer, PolicyPlayer
@@ -130,3 +131,46 @@ def test_kaggle_agents_play_our_positions():
     assert reaction.get_action(np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), 1) == 2
     with pytest.raises(ValueError, match="no agent 'nope'"):
         KagglePlayer(game, "nope")
+
+
+def test_arena_prints_the_games_so_far_on_ctrl_c(monkeypatch, capsys):
+    import alphazero_lib.specs
+    from alphazero_lib.players import Player
+    from alphazero_lib.utils import Interrupted
+
+    class StopsAfter(Player):
+        """Plays the first legal move; after ``moves`` moves it raises ``KeyboardInterrupt``, as Ctrl-C would."""
+
+        def __init__(self, game, moves: int) -> None:
+            super().__init__(game)
+            self.moves, self.name = moves, "stopper"
+
+        def get_action(self, state, player):
+            if self.moves == 0:
+                raise KeyboardInterrupt
+            self.moves -= 1
+            return int(np.flatnonzero(self.game.get_valid_moves(state))[0])
+
+    real = alphazero_lib.specs.make_player
+    game = make_game("tictactoe")
+    try:  # 7 moves: the first game (5 of its moves at most) ends, a later one does not
+        play_match(game, StopsAfter(game, 7), real(game, "random", seed=0), 10, progress=False)
+    except Interrupted as stop:
+        assert 1 <= stop.partial.games < 10
+    except KeyboardInterrupt:
+        pytest.fail("a plain KeyboardInterrupt: the finished games were thrown away")
+    else:
+        pytest.fail("the interrupt was swallowed")
+
+    def make(game, spec, seed=None):
+        return StopsAfter(game, 7) if spec == "stopper" else real(game, spec, seed=seed)
+
+    monkeypatch.setattr(alphazero_lib.specs, "make_player", make)
+    args = ["arena", "--game", "tictactoe", "--player1", "stopper", "--player2", "random", "--games", "10"]
+    assert main([*args, "--no-progress"]) == 130
+    out, err = capsys.readouterr()
+    assert out.startswith("TicTacToe: stopper vs random: ") and "(interrupted: " in out and " of 10 games)" in out
+    assert "(interrupted: 0 of" not in out and err.strip() == "interrupted"
+    assert main([*args, "--no-progress", "--json"]) == 130
+    data = json.loads(capsys.readouterr().out)
+    assert data["interrupted"] is True and data["games_asked"] == 10 and 1 <= data["games"] < 10

@@ -22,7 +22,9 @@ from alphazero_lib.kaggle import (
     load_submission,
     run_episode,
 )
+from alphazero_lib.players import Player
 from alphazero_lib.specs import make_player
+from alphazero_lib.utils import Interrupted
 
 
 def test_board_to_state_maps_marks_to_players():
@@ -149,3 +151,81 @@ def test_the_kaggle_package_reads_no_specs():
     assert set(imports) == {"__init__.py", "agent.py", "environment.py", "submission.py"}
     assert "alphazero_lib.players" in imports["environment.py"]  # the walk sees the imports
     assert {name for names in imports.values() for name in names if name.startswith("alphazero_lib.specs")} == set()
+
+
+class StopsAfter(Player):
+    """Plays the first legal move; after ``moves`` moves it raises ``KeyboardInterrupt``, as Ctrl-C would."""
+
+    def __init__(self, game, moves: int) -> None:
+        super().__init__(game)
+        self.moves, self.name = moves, "stops-after"
+
+    def get_action(self, state, player):
+        if self.moves == 0:
+            raise KeyboardInterrupt
+        self.moves -= 1
+        return int(np.flatnonzero(self.game.get_valid_moves(state))[0])
+
+
+def test_evaluate_interrupted_hands_over_the_episodes_it_finished():
+    game = make_game("tictactoe")
+    try:  # 7 moves: the first episode (5 moves at most) ends, the next does not
+        evaluate(game, StopsAfter(game, moves=7), "reaction", episodes=10, progress=False)
+    except Interrupted as stop:
+        assert isinstance(stop, KeyboardInterrupt)  # code that knows nothing of it stops as on any Ctrl-C
+        partial = stop.partial
+    except KeyboardInterrupt:
+        pytest.fail("a plain KeyboardInterrupt: the finished episodes were thrown away")
+    else:
+        pytest.fail("the interrupt was swallowed")
+    assert partial["interrupted"] is True and partial["episodes_per_seat"] == 10
+    assert 1 <= partial["episodes_played"] < 20 and sum(partial["total"].values()) == partial["episodes_played"]
+    assert partial["score"] == (partial["total"]["wins"] + 0.5 * partial["total"]["draws"]) / partial["episodes_played"]
+    whole = evaluate(game, StopsAfter(game, moves=-1), "reaction", episodes=1, progress=False)  # never stops
+    assert whole["interrupted"] is False and whole["episodes_played"] == 2
+
+
+def test_kaggle_eval_prints_the_results_so_far_on_ctrl_c(monkeypatch, capsys):
+    import alphazero_lib.specs
+
+    monkeypatch.setattr(alphazero_lib.specs, "make_player", lambda game, spec, seed=None: StopsAfter(game, moves=7))
+    args = ["kaggle-eval", "--game", "tictactoe", "--player", "x", "--opponents", "reaction", "random"]
+    assert main([*args, "--episodes", "10", "--no-progress"]) == 130
+    out, err = capsys.readouterr()
+    line = out.strip()
+    assert line.startswith("x vs reaction: first seat {") and "score " in line, out
+    assert " of 20 episodes)" in line and "(interrupted: 0 of" not in line
+    assert err.strip() == "interrupted; not played: random"
+    assert main([*args, "--episodes", "10", "--no-progress", "--json"]) == 130
+    (partial,) = json.loads(capsys.readouterr().out)
+    assert partial["interrupted"] is True and partial["opponent"] == "reaction" and partial["episodes_played"] >= 1
+
+
+def test_kaggle_eval_survives_a_real_sigint(tmp_path):
+    """Ctrl-C in a terminal is SIGINT to the process: the partial results still come out, exit code 130."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    moves = tmp_path / "moves.txt"
+    agent = tmp_path / "counting.py"
+    agent.write_text(
+        "def agent(observation, configuration):\n"
+        f"    with open({str(moves)!r}, 'a') as f:\n"
+        "        f.write('.')\n"
+        "    return [i for i, cell in enumerate(observation['board']) if cell == 0][0]\n"
+    )
+    command = [sys.executable, "-m", "alphazero_lib", "kaggle-eval", "--game", "tictactoe", "--player", str(agent)]
+    command += ["--opponents", "reaction", "--episodes", "100000", "--no-progress"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (moves.exists() and len(moves.read_text()) >= 12) and time.monotonic() < deadline:
+        time.sleep(0.1)  # 12 moves of X: at least two episodes finished (X makes 5 moves at most)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "counting.py vs reaction: first seat {" in out and " of 200000 episodes)" in out, out + err
+    assert "Traceback" not in err and err.strip().endswith("interrupted"), err

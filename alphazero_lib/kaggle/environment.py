@@ -222,10 +222,14 @@ def evaluate(
     Returns wins/draws/losses/errors per seat for ``agent`` and the largest time one of its moves took, under
     ``"spec"`` its ``name`` (default: the player's name, or the function's). An invalid move or a timeout is
     an error (kaggle-environments ends the episode and scores it). Raises ``ValueError`` for an unknown opponent.
+    Ctrl-C raises ``utils.Interrupted`` (a ``KeyboardInterrupt``) whose ``partial`` is the same dict over the
+    episodes finished so far, with ``"interrupted": True``; the score is over those episodes.
     """
     import time
 
     from tqdm.auto import tqdm
+
+    from alphazero_lib.utils import Interrupted
 
     known = kaggle_agents(game)
     if opponent.removeprefix("kaggle:") not in known:
@@ -243,37 +247,47 @@ def evaluate(
         return action
 
     results = {seat: {"wins": 0, "draws": 0, "losses": 0, "errors": 0} for seat in ("first", "second")}
+
+    def summary(interrupted: bool) -> dict:
+        total = {k: results["first"][k] + results["second"][k] for k in results["first"]}
+        played = sum(total.values())
+        return {
+            "spec": spec,
+            "opponent": opponent,
+            "episodes_per_seat": episodes,
+            **results,
+            "total": total,
+            "score": (total["wins"] + 0.5 * total["draws"]) / played if played else None,
+            "max_move_seconds": round(longest[0], 3),
+            "episodes_played": played,
+            "interrupted": interrupted,
+        }
+
     bar = tqdm(total=2 * episodes, desc=f"{spec} vs {opponent}", disable=not progress, leave=False)
     rng = random.Random(seed)
-    for seat, index in (("first", 0), ("second", 1)):
-        for _ in range(episodes):
-            agents = [timed, opponent.removeprefix("kaggle:")]
-            if index == 1:
-                agents.reverse()
-            env = _run(game, agents, rng.random())
-            final = env.steps[-1]
-            ours, theirs = final[index], final[1 - index]
-            if ours["status"] != "DONE":
-                results[seat]["errors"] += 1
-            elif ours["reward"] == theirs["reward"]:
-                results[seat]["draws"] += 1
-            elif ours["reward"] > theirs["reward"]:
-                results[seat]["wins"] += 1
-            else:
-                results[seat]["losses"] += 1
-            bar.update(1)
-    bar.close()
-    total = {k: results["first"][k] + results["second"][k] for k in results["first"]}
-    score = (total["wins"] + 0.5 * total["draws"]) / (2 * episodes)
-    return {
-        "spec": spec,
-        "opponent": opponent,
-        "episodes_per_seat": episodes,
-        **results,
-        "total": total,
-        "score": score,
-        "max_move_seconds": round(longest[0], 3),
-    }
+    try:
+        for seat, index in (("first", 0), ("second", 1)):
+            for _ in range(episodes):
+                agents = [timed, opponent.removeprefix("kaggle:")]
+                if index == 1:
+                    agents.reverse()
+                env = _run(game, agents, rng.random())
+                final = env.steps[-1]
+                ours, theirs = final[index], final[1 - index]
+                if ours["status"] != "DONE":
+                    results[seat]["errors"] += 1
+                elif ours["reward"] == theirs["reward"]:
+                    results[seat]["draws"] += 1
+                elif ours["reward"] > theirs["reward"]:
+                    results[seat]["wins"] += 1
+                else:
+                    results[seat]["losses"] += 1
+                bar.update(1)
+    except KeyboardInterrupt:
+        raise Interrupted(summary(interrupted=True)) from None
+    finally:
+        bar.close()
+    return summary(interrupted=False)
 
 
 def plot_evaluation(results: list[dict], ax: Any = None) -> Any:
