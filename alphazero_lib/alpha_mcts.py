@@ -82,7 +82,12 @@ class Node:
         penalty = np.full((1, size), -np.inf)
         for child in self.children:
             a = child.action_taken
-            prior[0, a], visits[0, a], value_sum[0, a], penalty[0, a] = child.prior, child.visit_count, child.value_sum, 0
+            prior[0, a], visits[0, a], value_sum[0, a], penalty[0, a] = (
+                child.prior,
+                child.visit_count,
+                child.value_sum,
+                0,
+            )
         parent_visits, raw_value = np.array([float(self.visit_count)]), np.array([self.raw_value])
         return Children(prior, visits, value_sum, penalty, parent_visits, raw_value)
 
@@ -158,7 +163,9 @@ class AlphaMCTS:
         self.last_search_stats.network_evaluations += 1
         return priors, float(values[0])
 
-    def search(self, state: np.ndarray, deadline: float | None = None, num_simulations: int | None = None) -> np.ndarray:
+    def search(
+        self, state: np.ndarray, deadline: float | None = None, num_simulations: int | None = None
+    ) -> np.ndarray:
         """The search's policy ``[action_size]`` for a canonical ``state`` (the mover's pieces are 1): the visit
         shares (PUCT) or the improved policy (Gumbel); ``last_output`` holds the rest of the ``SearchOutput``.
 
@@ -173,7 +180,9 @@ class AlphaMCTS:
             raise ValueError(f"no legal moves in this position; the search needs a live game:\n{state}")
         budget = config.num_searches if num_simulations is None else int(num_simulations)
         if not 1 <= budget <= config.num_searches:
-            raise ValueError(f"num_simulations must be between 1 and num_searches ({config.num_searches}), got {budget}")
+            raise ValueError(
+                f"num_simulations must be between 1 and num_searches ({config.num_searches}), got {budget}"
+            )
         stats = self.last_search_stats = SearchStats(num_searches=budget)
 
         # ROOT: network priors, Dirichlet noise over the legal moves, all children expanded at once

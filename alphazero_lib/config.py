@@ -171,6 +171,7 @@ SEARCH_POLICIES = ("puct", "gumbel")
 SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "C": 2.0, "dirichlet_epsilon": 0.25, "dirichlet_alpha": 0.3}
 
 SELF_PLAY_KINDS = ("serial", "batched")
+MOVE_SELECTIONS = ("visits", "improved_policy")
 EXECUTORS = ("local", "ray")
 
 
@@ -245,6 +246,28 @@ class TrainConfig:
 
     num_threads: int | None = None
     """Torch CPU threads for the training steps (None = torch's default); serial self-play always uses one."""
+
+    # ---- targets and schedule (each defaults to the course's AlphaZero) ------------------------------
+    value_target_q_weight: float = 0.0
+    """The value target: ``(1 - w) * z + w * q`` with ``z`` the game's outcome for the mover and ``q`` the root's
+    search value (``SearchOutput.root_value``); 0 = the outcome alone (AlphaZero), 1 = the search value alone."""
+
+    full_search_fraction: float = 1.0
+    """Playout cap randomisation (KataGo): the share of moves searched with ``num_searches`` simulations and
+    recorded as training samples; the other moves get ``cheap_searches`` and are played but not recorded."""
+
+    cheap_searches: int = 16
+    """Playout cap randomisation: the simulations of a cheap (unrecorded) move; at most the search's
+    ``num_searches``. Unused while ``full_search_fraction`` is 1."""
+
+    opening_moves: int = 0
+    """Random openings: each self-play game starts with a uniformly drawn ``0..opening_moves`` random legal moves
+    (never a move that ends the game), not recorded; 0 = every game from the empty board."""
+
+    move_selection: str = "visits"
+    """How self-play picks its moves (with ``temperature``): from the root's visit shares (``"visits"``,
+    AlphaZero) or from the search's improved policy ``softmax(logits + sigma(q))`` (``"improved_policy"``, as
+    Gumbel AlphaZero's training targets)."""
 
     # ---- how self-play runs (recorded, so that a resume plays on the same way) ----------------------
     self_play: str = "serial"
@@ -322,6 +345,21 @@ class TrainConfig:
         if self.inference_mode != "auto" and self.inference_mode not in MODES:
             raise ValueError(
                 f"TrainConfig.inference_mode must be 'auto' or one of {list(MODES)}, got {self.inference_mode!r}"
+            )
+        if not 0.0 <= self.value_target_q_weight <= 1.0:
+            raise ValueError(f"TrainConfig.value_target_q_weight must be in [0, 1], got {self.value_target_q_weight}")
+        if not 0.0 < self.full_search_fraction <= 1.0:
+            raise ValueError(f"TrainConfig.full_search_fraction must be in (0, 1], got {self.full_search_fraction}")
+        if self.full_search_fraction < 1 and not 1 <= self.cheap_searches <= self.search.num_searches:
+            raise ValueError(
+                f"TrainConfig.cheap_searches must be between 1 and the search's num_searches "
+                f"({self.search.num_searches}), got {self.cheap_searches}"
+            )
+        if self.opening_moves < 0:
+            raise ValueError(f"TrainConfig.opening_moves must be a non-negative integer, got {self.opening_moves}")
+        if self.move_selection not in MOVE_SELECTIONS:
+            raise ValueError(
+                f"TrainConfig.move_selection must be one of {list(MOVE_SELECTIONS)}, got {self.move_selection!r}"
             )
         if self.gating_games < 0:
             raise ValueError(f"TrainConfig.gating_games must be a non-negative integer, got {self.gating_games!r}")
@@ -440,6 +478,31 @@ PRESETS: dict[str, dict[str, Any]] = {
         seed=0,
         self_play="batched",
         num_parallel_games=128,
+    ),
+    # Connect Four learned in minutes on a 2-core CPU (README, "How fast it learns"): Gumbel AlphaZero with 32
+    # simulations and 4 root candidates, the improved policy as the target and the move distribution, the value
+    # target half outcome and half search value, random 0-2 move openings, small iterations on two workers
+    "connect_four_fast": dict(
+        search=dict(num_searches=32, policy="gumbel", gumbel_considered=4, gumbel_scale=1.0, dirichlet_epsilon=0.0),
+        num_res_blocks=4,
+        num_hidden=64,
+        num_iterations=200,
+        num_self_play_iterations=128,
+        num_epochs=1,
+        batch_size=256,
+        temperature=1.0,
+        temperature_moves=12,
+        lr=0.001,
+        weight_decay=0.0001,
+        replay_window=6,
+        augment_symmetries=True,
+        seed=0,
+        self_play="batched",
+        num_parallel_games=128,
+        num_workers=2,
+        value_target_q_weight=0.5,
+        opening_moves=2,
+        move_selection="improved_policy",
     ),
     "othello6": dict(
         search=dict(num_searches=100, dirichlet_alpha=0.5),

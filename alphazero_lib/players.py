@@ -271,7 +271,8 @@ class MCTSPlayer(Player):
 
 
 class AlphaZeroPlayer(Player):
-    """AlphaZero search with a network; temperature 0 (default) plays the most visited move.
+    """AlphaZero search with a network; temperature 0 (default) plays the most visited move (PUCT) or the
+    search's sequential-halving choice (Gumbel, ``SearchConfig.policy="gumbel"``).
 
     The search evaluates one state at a time, so a move runs on ``num_threads`` torch CPU threads (default 1;
     None: torch's setting). Two threads took 46 s for a move beside a busy process, one 0.9 s
@@ -297,12 +298,14 @@ class AlphaZeroPlayer(Player):
         self.mcts = AlphaMCTS(game, model, config)
         self.temperature = temperature
         self.rng = np.random.default_rng(None if config.seed is None else config.seed + 1)
-        self.name = f"alphazero:{config.num_searches}"
+        self.name = f"{'gumbel' if config.policy == 'gumbel' else 'alphazero'}:{config.num_searches}"
         self.time_limit: float | None = None  # seconds per move; the search stops early when it runs out
 
     def get_action(self, state: np.ndarray, player: int) -> int:
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         probs = self.mcts.search(self.game.change_perspective(state, player), deadline=deadline)
+        if self.temperature == 0 and self.mcts.config.policy == "gumbel":
+            return int(self.mcts.last_output.action)  # the sequential-halving winner (deterministic without noise)
         return select_action(probs, self.temperature, self.rng)
 
 

@@ -221,7 +221,7 @@ def gumbel_root_selection(children: Children, config: SearchConfig, root: RootCo
     needed = np.empty(len(visits))
     for m in range(len(visits)):  # M is the batch: a table lookup per root
         schedule = considered_visits(int(considered[m]), int(root.num_simulations[m]))
-        needed[m] = schedule[min(int(root.simulation_index[m]), len(schedule) - 1)]
+        needed[m] = schedule[min(int(root.simulation_index[m]), len(schedule) - 1)] if schedule else 0
     score = gumbel_scores(children, config, root.gumbel) + children.illegal_penalty
     candidates = np.where(visits == needed[:, None], score, -np.inf)
     stuck = ~np.isfinite(candidates).any(axis=1)  # no candidate at that count (a budget topped up): any legal action
@@ -277,7 +277,9 @@ class SearchOutput:
     """``[B]`` the root's search value for its mover: ``(network value + backed-up values) / visits``."""
 
 
-def search_output(children: Children, config: SearchConfig, gumbel: np.ndarray, root_value_sum: np.ndarray) -> SearchOutput:
+def search_output(
+    children: Children, config: SearchConfig, gumbel: np.ndarray, root_value_sum: np.ndarray
+) -> SearchOutput:
     """The ``SearchOutput`` of roots whose children are ``children``; ``root_value_sum [M]`` the backed-up values."""
     shares = visit_shares(children)
     improved = improved_policy(children, config)

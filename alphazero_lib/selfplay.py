@@ -8,10 +8,13 @@ The trainers, their worker processes and the benchmarks all play self-play games
   ``BatchedMCTS`` (one network call per simulation for every live game); a finished game's slot takes the
   next game while games remain, so no game waits for another.
 
-Both record each move as ``(canonical state, search policy, mover)`` and turn a finished game into samples with
-``game_samples``; the value target of every position is the game's outcome seen by its mover
-(``games.outcome.outcome_for``). A sample is ``(encoded_state float32 [3, R, C], policy float32 [A], value
-float32)``. Searches and move choices are seeded from ``derived_seed(*seed_parts, 1)`` and ``(..., 2)``.
+Both record each move as ``(canonical state, search policy, mover, root value)`` and turn a finished game into
+samples with ``game_samples``; the value target of every position is the game's outcome seen by its mover
+(``games.outcome.outcome_for``), mixed with the root's search value when ``value_target_q_weight`` is set. A
+sample is ``(encoded_state float32 [3, R, C], policy float32 [A], value float32)``. Searches and move choices are
+seeded from ``derived_seed(*seed_parts, 1)`` and ``(..., 2)``; the schedule's options draw from their own
+generators, made only when switched on (so the defaults play exactly the course's games): playout cap
+randomisation ``(..., 3)``, random openings ``(..., 4)``.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from alphazero_lib.games.outcome import outcome_for, winner_of
 from alphazero_lib.selection import select_action, temperature_at
 
 Sample = tuple[np.ndarray, np.ndarray, float]
-Move = tuple[np.ndarray, np.ndarray, int]  # (canonical state [R, C], search policy [A], mover 1 or -1)
+Move = tuple[np.ndarray, np.ndarray, int, float]  # (canonical state [R, C], search policy [A], mover, root value q)
 
 
 def derived_seed(*parts: int) -> int:
@@ -39,21 +42,76 @@ def derived_seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
 
 
-def game_samples(game: Game, history: list[Move], value: float, last_player: int, augment: bool) -> list[Sample]:
-    """Samples for one finished game from its ``(canonical state, search policy, mover)`` history.
+def game_samples(
+    game: Game, history: list, value: float, last_player: int, augment: bool, q_weight: float = 0.0
+) -> list[Sample]:
+    """Samples for one finished game from its ``(canonical state, search policy, mover[, root value q])`` history.
 
     ``value`` is the result for ``last_player`` (who made the final move); with ``augment`` every position is
-    stored under each of the board's symmetries (``game.get_symmetries``).
+    stored under each of the board's symmetries (``game.get_symmetries``). The value target is the outcome ``z``
+    for the mover, or ``(1 - q_weight) * z + q_weight * q`` (the moves then need their root value ``q``).
     """
     samples: list[Sample] = []
-    for state, probs, player in history:
+    for state, probs, player, *q in history:
         # ALGO LOGIC: the value target is the final outcome seen by the player who moved in this position
         outcome = outcome_for(player, value, last_player)
+        if q_weight:  # ... mixed with the search's own value of the position
+            outcome = (1.0 - q_weight) * outcome + q_weight * float(q[0])
         pairs = game.get_symmetries(state, probs) if augment else [(state, probs)]
         for sym_state, sym_probs in pairs:
             encoded = game.get_encoded_state(sym_state)
             samples.append((encoded, np.asarray(sym_probs, dtype=np.float32), np.float32(outcome)))
     return samples
+
+
+def random_opening(game: Game, rng: np.random.Generator, max_moves: int) -> tuple[np.ndarray, int, int]:
+    """A self-play game's start: ``(state, player to move, moves played)`` after a uniformly drawn ``0..max_moves``
+    random legal moves, never one that ends the game (the opening stops early where every move would)."""
+    state, player = game.get_initial_state(), 1
+    played = 0
+    for _ in range(int(rng.integers(0, max_moves + 1))):
+        moves = []
+        for action in np.flatnonzero(game.get_valid_moves(state, player)):
+            _, over = game.get_value_and_terminated(game.get_next_state(state, int(action), player), int(action))
+            if not over:
+                moves.append(int(action))
+        if not moves:
+            break
+        state = game.get_next_state(state, int(rng.choice(moves)), player)
+        player, played = game.get_opponent(player), played + 1
+    return state, player, played
+
+
+class Schedule:
+    """The self-play schedule's random choices, each from its own generator made only when switched on: random
+    openings (``opening_moves``) and playout cap randomisation (``full_search_fraction``, ``cheap_searches``)."""
+
+    def __init__(self, config: TrainConfig, seed_parts: tuple[int, ...]) -> None:
+        self.config = config
+        capped = config.full_search_fraction < 1
+        self.cap_rng = np.random.default_rng(derived_seed(*seed_parts, 3)) if capped else None
+        self.opening_rng = np.random.default_rng(derived_seed(*seed_parts, 4)) if config.opening_moves else None
+
+    def new_game(self, game: Game) -> tuple[np.ndarray, int, int]:
+        """``(state, player, moves played)`` of a new game: the empty board, or a random opening."""
+        if self.opening_rng is None:
+            return game.get_initial_state(), 1, 0
+        return random_opening(game, self.opening_rng, self.config.opening_moves)
+
+    def full_searches(self, count: int) -> np.ndarray:
+        """``[count]`` bool: which of the next moves get the full search (and are recorded)."""
+        if self.cap_rng is None:
+            return np.ones(count, dtype=bool)
+        return self.cap_rng.random(count) < self.config.full_search_fraction
+
+    def move_probs(self, output: Any, probs: np.ndarray, index: Any = ()) -> np.ndarray:
+        """The distribution a move is drawn from: the visit shares (``probs`` without a ``SearchOutput``) or the
+        improved policy, as ``move_selection`` says."""
+        if output is None:
+            return probs
+        if self.config.move_selection == "improved_policy":
+            return output.improved_policy[index]
+        return output.visit_shares[index]
 
 
 @dataclass
@@ -124,8 +182,10 @@ class SerialSelfPlay:
 
         mcts = AlphaMCTS(game, model, config.search_config(seed=derived_seed(*seed_parts, 1)))
         rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        self.mcts = mcts  # its statistics are added up after every search; its output gives q and the moves
+        self.schedule = Schedule(config, seed_parts)
+        self.q_weight = config.value_target_q_weight
         self._setup(game, mcts.search, rng, config.temperature, config.temperature_moves, config.augment_symmetries)
-        self.mcts = mcts  # its statistics are added up after every search
 
     @classmethod
     def around(
@@ -137,8 +197,10 @@ class SerialSelfPlay:
         temperature_moves: int | None = None,
         augment: bool = False,
     ) -> SerialSelfPlay:
-        """Self-play whose moves come from ``search(canonical_state) -> probs [A]`` (no search statistics)."""
+        """Self-play whose moves come from ``search(canonical_state) -> probs [A]`` (no search statistics; the
+        course's targets and schedule)."""
         games = cls.__new__(cls)
+        games.mcts, games.schedule, games.q_weight = None, Schedule(TrainConfig(), ()), 0.0
         games._setup(game, search, rng, temperature, temperature_moves, augment)
         return games
 
@@ -153,34 +215,43 @@ class SerialSelfPlay:
     ) -> None:
         self.game, self.search, self.rng, self.augment = game, search, rng, augment
         self.temperature, self.temperature_moves = temperature, temperature_moves
-        self.mcts: Any = None
         self.result = SelfPlayResult(search={"positions": 0, "simulations": 0, "network_evaluations": 0})
         self._new_game()
 
     def _new_game(self) -> None:
-        self.state, self.player, self.history = self.game.get_initial_state(), 1, []
+        self.state, self.player, self.moves = self.schedule.new_game(self.game)
+        self.opening = self.moves  # random opening moves (not searched)
+        self.history: list[Move] = []
 
     def step(self) -> bool:
         """Search and play one move of the current game; True when that move finished it (a new one starts)."""
         game = self.game
-        # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover), sample a move
+        # ALGO LOGIC: search from the mover's view, remember (state, search policy, mover, q), sample a move
         canonical = game.change_perspective(self.state, self.player)
-        probs = self.search(canonical)
+        full = bool(self.schedule.full_searches(1)[0])  # playout cap randomisation: a cheap move is not recorded
+        output = None
         if self.mcts is not None:
+            budget = None if full else self.schedule.config.cheap_searches
+            probs = self.mcts.search(canonical, num_simulations=budget)
+            output = self.mcts.last_output
             stats, search = self.mcts.last_search_stats, self.result.search
             search["positions"] += 1
             search["simulations"] += stats.num_searches
             search["network_evaluations"] += stats.network_evaluations
-        self.history.append((canonical, probs, self.player))
-        temperature = temperature_at(self.temperature, self.temperature_moves, len(self.history) - 1)
-        action = select_action(probs, temperature, self.rng)
+        else:
+            probs = self.search(canonical)
+        if full:
+            self.history.append((canonical, probs, self.player, output.root_value if output is not None else 0.0))
+        temperature = temperature_at(self.temperature, self.temperature_moves, self.moves)
+        self.moves += 1
+        action = select_action(self.schedule.move_probs(output, probs), temperature, self.rng)
         self.state = game.get_next_state(self.state, action, self.player)
         value, is_terminal = game.get_value_and_terminated(self.state, action)
         if not is_terminal:
             self.player = game.get_opponent(self.player)
             return False
-        self.result.games.add(winner_of(value, self.player), len(self.history))
-        self.result.samples += game_samples(game, self.history, value, self.player, self.augment)
+        self.result.games.add(winner_of(value, self.player), self.moves - self.opening)
+        self.result.samples += game_samples(game, self.history, value, self.player, self.augment, self.q_weight)
         self._new_game()
         return True
 
@@ -218,13 +289,22 @@ class BatchedSelfPlay:
             game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)), reuse_tree=reuse_tree
         )
         self.rng = np.random.default_rng(derived_seed(*seed_parts, 2))
+        self.schedule = Schedule(config, seed_parts)
         self.states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
         self.players = np.ones(slots, dtype=np.int64)  # the side to move in each slot
+        self.moves = np.zeros(slots, dtype=np.int64)  # moves played in each slot's game
+        self.opening = np.zeros(slots, dtype=np.int64)  # of which random opening moves (not searched)
+        for i in range(slots):
+            self._new_game(i)
         self.histories: list[list[Move]] = [[] for _ in range(slots)]
         self.live = np.ones(slots, dtype=bool)
         self.started = slots
         self.games = GameStats()
         self.samples: list[Sample] = []
+
+    def _new_game(self, i: int) -> None:
+        self.states[i], self.players[i], self.moves[i] = self.schedule.new_game(self.game)
+        self.opening[i] = self.moves[i]
 
     @property
     def done(self) -> bool:
@@ -237,25 +317,32 @@ class BatchedSelfPlay:
         game, config = self.game, self.config
         # ALGO LOGIC: one batched search for every live game, from each mover's view
         canonical = (self.states * self.players[:, None, None]).astype(self.states.dtype)
-        probs = self.mcts.search(canonical, active=self.live)
+        full = self.schedule.full_searches(self.slots)  # playout cap randomisation: cheap moves are not recorded
+        budget = None if full.all() else np.where(full, config.search.num_searches, config.cheap_searches)
+        output = self.mcts.run(canonical, active=self.live, num_simulations=budget)
+        probs = output.policy
         played = np.full(self.slots, -1)
         for i in np.flatnonzero(self.live):
             player, history = int(self.players[i]), self.histories[i]
-            history.append((canonical[i], probs[i], player))
-            temperature = temperature_at(config.temperature, config.temperature_moves, len(history) - 1)
-            action = select_action(probs[i], temperature, self.rng)
+            if full[i]:
+                history.append((canonical[i], probs[i], player, output.root_value[i]))
+            temperature = temperature_at(config.temperature, config.temperature_moves, int(self.moves[i]))
+            self.moves[i] += 1
+            action = select_action(self.schedule.move_probs(output, probs, i), temperature, self.rng)
             self.states[i] = game.get_next_state(self.states[i], action, player)
             value, is_terminal = game.get_value_and_terminated(self.states[i], action)
             if not is_terminal:
                 played[i] = action
                 self.players[i] = game.get_opponent(player)
                 continue
-            self.games.add(winner_of(value, player), len(history))
-            self.samples += game_samples(game, history, value, player, config.augment_symmetries)
+            self.games.add(winner_of(value, player), int(self.moves[i] - self.opening[i]))
+            q_weight = config.value_target_q_weight
+            self.samples += game_samples(game, history, value, player, config.augment_symmetries, q_weight)
             if on_game_over is not None:
                 on_game_over()
             if self.total is None or self.started < self.total:  # a new game takes the slot; the others go on
-                self.states[i], self.players[i], self.histories[i] = game.get_initial_state(), 1, []
+                self._new_game(i)
+                self.histories[i] = []
                 self.started += 1
             else:
                 self.live[i] = False

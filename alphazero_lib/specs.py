@@ -1,7 +1,8 @@
 """Player specs: one short string names a player and its settings, for the CLI, notebooks and scripts.
 
 ``random``, ``human``, ``perfect`` (Tic-Tac-Toe), ``greedy`` (Othello), ``negamax:DEPTH`` (Connect Four),
-``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]``, ``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
+``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]`` (PUCT), ``gumbel:WEIGHTS[:SEARCHES]`` (Gumbel AlphaZero),
+``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
 ``value:WEIGHTS``, ``mc:WEIGHTS[:ROLLOUTS]`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
 """
 
@@ -28,9 +29,14 @@ from alphazero_lib.players import (
 
 SPEC_HELP = (
     "random | human | perfect | greedy | negamax:DEPTH | mcts:SEARCHES | alphazero:WEIGHTS[:SEARCHES] | "
+    "gumbel:WEIGHTS[:SEARCHES] | "
     "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS[:ROLLOUTS] | kaggle:AGENT; "
     "WEIGHTS is a checkpoint path or shipped weights by name (connect_four, or connect_four@5 for iteration 5)"
 )
+
+
+#: ``gumbel:WEIGHTS`` without a count: Gumbel AlphaZero needs few simulations (the fast recipe trains with 32)
+GUMBEL_PLAY_SEARCHES = 64
 
 
 def resolve_weights(game: Game | None, text: str) -> Any:
@@ -72,7 +78,7 @@ def make_player(game: Game, spec: str, seed: int | None = None) -> Player:
     player: Player
     if kind in ("random", "human", "perfect", "greedy") and arg:
         raise ValueError(f"player spec {spec!r}: {kind!r} takes no argument")
-    if kind in ("negamax", "mcts", "alphazero", "policy", "sampled", "value", "mc", "kaggle") and not arg:
+    if kind in ("negamax", "mcts", "alphazero", "gumbel", "policy", "sampled", "value", "mc", "kaggle") and not arg:
         raise ValueError(f"player spec {spec!r}: {kind!r} needs an argument; specs: {SPEC_HELP}")
     if kind == "random":
         player = RandomPlayer(game, seed=seed)
@@ -86,12 +92,13 @@ def make_player(game: Game, spec: str, seed: int | None = None) -> Player:
         player = NegamaxPlayer(game, depth=_positive_int("DEPTH", arg, spec), seed=seed)
     elif kind == "mcts":
         player = MCTSPlayer(game, MCTSConfig(num_searches=_positive_int("SEARCHES", arg, spec), seed=seed))
-    elif kind == "alphazero":
-        weights, searches = arg, SearchConfig().num_searches
+    elif kind in ("alphazero", "gumbel"):
+        weights, searches = arg, SearchConfig().num_searches if kind == "alphazero" else GUMBEL_PLAY_SEARCHES
         head, _, tail = arg.rpartition(":")
         if head and tail.isdigit():
             weights, searches = head, _positive_int("SEARCHES", tail, spec)
-        config = SearchConfig(num_searches=searches, seed=seed)
+        policy = {"alphazero": "puct", "gumbel": "gumbel"}[kind]
+        config = SearchConfig(num_searches=searches, seed=seed, policy=policy)
         player = AlphaZeroPlayer(game, resolve_weights(game, weights), config)
     elif kind in ("policy", "sampled"):
         player = PolicyPlayer(game, resolve_weights(game, arg), sample=kind == "sampled", seed=seed)

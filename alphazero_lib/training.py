@@ -261,20 +261,30 @@ class AlphaZero:
         return losses
 
     # ---- the learn loop -----------------------------------------------------------------------------
-    def learn(self) -> list[dict[str, Any]]:
-        """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history."""
+    def learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
+        """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history.
+
+        ``time_budget`` (seconds of wall time for this call): no new iteration starts once it is spent, so the run
+        stops after the iteration that crosses it (``--resume`` continues it later).
+        """
+        if time_budget is not None and not time_budget > 0:
+            raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget}")
         try:
-            return self._learn()
+            return self._learn(time_budget)
         finally:
             self.close()
 
-    def _learn(self) -> list[dict[str, Any]]:
+    def _learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
+        started = time.perf_counter()
         self._resolve_inference_mode()
         cfg = self.config
         if self.run_dir is not None:
             self._claim_run_dir()
             self._write_config()
         while self.iteration < cfg.num_iterations:
+            if time_budget is not None and time.perf_counter() - started >= time_budget:
+                tqdm.write(f"time budget of {time_budget:.0f} s spent after iteration {self.iteration}")
+                break
             start = time.perf_counter()
             self.game_stats, self.search_stats = GameStats(), {}
             self.model.eval()
