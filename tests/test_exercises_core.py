@@ -66,11 +66,13 @@ def test_broken_case_setup_never_escapes(capsys):
 
 
 def test_same_compares_shapes_and_values():
-    assert same(np.zeros((3, 3)), np.zeros((3, 3), dtype=np.int8))
+    assert same(np.zeros((3, 3), dtype=np.int64), np.zeros((3, 3), dtype=np.int8))
+    assert not same(np.zeros((3, 3)), np.zeros((3, 3), dtype=np.int8)), "floats where integers are expected"
     assert not same(np.zeros(9), np.zeros((3, 3)))
     assert not same(np.array([0.1, 0.9]), np.array([0.1, 0.8]))
     assert same((1.0, True), (1.0000000001, True)) and not same((1.0, False), (1.0, True))
-    assert not same(1, True) and not same(None, 0.0)
+    assert same(1, True) and same(np.int64(0), False), "0/1 answer a yes/no question"
+    assert not same(2, True) and not same(None, 0.0) and not same(True, 1.0)
     assert show(np.array([0.12345, 1.0])) == "array([0.123, 1. ], shape=(2,))"
 
 
@@ -138,3 +140,102 @@ def test_hints_end_with_a_full_stop(capsys):
     cases = [Case("square(2)", lambda f: f(2), 4, hint="multiply x by itself")]
     check("square", lambda x: x, library_square, cases)
     assert "Hint: multiply x by itself. For now" in capsys.readouterr().out
+
+
+# ---- issue 24: types, digits, unfinished code, missing methods, hints that fit the bug ----------------------------
+def test_same_wants_the_types_the_cells_below_use():
+    import torch
+
+    assert not same([0, 1], np.array([0, 1])), "a list is not an array"
+    assert not same(np.array(0.5), 0.5) and not same(torch.tensor(0.5), 0.5), "a 0-d array or tensor is not a float"
+    assert same(np.float32(0.5), 0.5) and same(1, 1.0)
+    assert same([1.0, True], (1.0, True)), "a list where a tuple is only unpacked"
+
+
+def test_numbers_are_shown_with_the_digits_that_tell_them_apart(capsys):
+    check("rating", lambda: 1229.31, None, [Case("rating()", lambda f: f(), 1229.3)])
+    assert "returned 1229.31, expected 1229.3." in verdict(capsys)
+
+
+def test_the_difference_is_named(capsys):
+    check("flip", lambda x: -x, None, [Case("flip(2.0)", lambda f: f(2.0), 2.0)])
+    assert "(the opposite sign)" in verdict(capsys)
+    check("mask", lambda: [1, 0], None, [Case("mask()", lambda f: f(), np.array([1, 0]))])
+    assert "(yours is a list, not a numpy array)" in verdict(capsys)
+    check("planes", lambda: np.zeros(3), None, [Case("planes()", lambda f: f(), np.array([0.0, 1.0, 0.0]))])
+    assert "one entry differs, [1]: yours 0, expected 1" in verdict(capsys)
+
+
+def test_a_not_implemented_error_elsewhere_is_named(capsys):
+    class Game:
+        def double(self, x):
+            return self.helper(x)
+
+        def helper(self, x):
+            raise NotImplementedError
+
+    def cases(cls):
+        return [Case(f"double({x})", lambda c, x=x: c().double(x), 2 * x) for x in range(3)]
+
+    check_method(Game, "double", lambda self, x: 2 * x, cases)
+    line = verdict(capsys)
+    assert line.startswith("⏳ Game.double: `helper`, called from your code, still raises NotImplementedError"), line
+
+
+def test_a_method_unfinished_after_some_cases_is_named(capsys):
+    def square(x):
+        if x < 0:
+            raise NotImplementedError("negative numbers later")
+        return x * x
+
+    check("square", square, library_square, square_cases)
+    line = verdict(capsys)
+    assert line.startswith("⏳ square: `square` still raises NotImplementedError on case 3 of 3, square(-3)"), line
+    assert "the 2 cases before agree" in line
+
+
+def test_a_misspelled_method_is_named_with_the_methods_expected(capsys):
+    class Game:
+        def dubble(self, x):
+            return 2 * x
+
+    def cases(cls):
+        return [Case("double(1)", lambda c: c().double(1), 2)]
+
+    check_method(Game, "double", lambda self, x: 2 * x, cases)
+    line = verdict(capsys)
+    assert line.startswith("❌ Game.double: your Game has no method `double`, but `dubble`: rename it"), line
+    assert "def double(self, x)" in line
+    assert Game().double(3) == 6, "the library's method stands in"
+
+
+def test_the_hint_of_the_mistake_that_reproduces_the_answer(capsys):
+    from alphazero_lib.exercises.core import Mistake
+
+    mistakes = [Mistake("you doubled", lambda x: 2 * x), Mistake("you cubed", lambda x: x**3)]
+    check("square", lambda x: x * x * x, library_square, square_cases, mistakes)
+    assert "Hint: you cubed." in verdict(capsys)
+    check("square", lambda x: x + 1, library_square, square_cases, mistakes)
+    assert "Hint: multiply x by itself." in verdict(capsys), "no known mistake: the case's rule"
+
+
+def test_a_mistake_that_only_matches_the_failing_case_is_not_blamed(capsys):
+    from alphazero_lib.exercises.core import Mistake
+
+    # x * x * x and 2 * x... both give 8 at x = 2; only cubing gives the learner's 27 at x = 3
+    cases = [Case(f"square({x})", lambda f, x=x: f(x), x * x) for x in (2, 3)]
+    check("square", lambda x: x**3, library_square, cases, [Mistake("you doubled the 4", lambda x: 2 * x * x / 1)])
+    assert "you doubled" not in verdict(capsys)
+
+
+def test_hint_and_solution_on_request(capsys):
+    from alphazero_lib.exercises.nb01_games import hint, solution
+
+    hint("check_win")
+    assert capsys.readouterr().out.startswith("Hint for check_win: ")
+    hint("chek_win")
+    assert capsys.readouterr().out.startswith("Hint for check_win: "), "a close name is understood"
+    solution("check_win")
+    assert "def check_win(self, state, action):" in capsys.readouterr().out
+    hint("nothing")
+    assert "the exercises: get_initial_state" in capsys.readouterr().out

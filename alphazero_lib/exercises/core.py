@@ -4,19 +4,34 @@ A check cell in a notebook reads ``ucb1 = check_ucb1(ucb1)``. The checker runs t
 seeded cases (edge cases first), compares every answer with the library's tested version and prints one line:
 
 - ``✅ ucb1: agrees with the library on 200 cases; the cells below use yours``
-- ``❌ ucb1: case 3 of 200, ucb1(-3.0, 10, 50, C=1.41): returned 1.02, expected 0.72. Hint: ...``
+- ``❌ ucb1: case 3 of 200, ucb1(-3.0, 10, 50, C=1.41): returned 1.02, expected 0.72 (...). Hint: ...``
 - ``⏳ ucb1: not written yet; the rest of this notebook uses the library's version``
 
 It returns the learner's code when every case agrees and the library's version otherwise, so the cells after
 it always run, on the learner's code whenever it is right.
+
+How a verdict is made (issue 24, "checks that judge like a teacher"):
+
+- **Types count.** An answer is compared as the cells below will use it: a list is not a numpy array, a 0-d
+  array or a tensor is not a float, shapes must agree, integer arrays stay integers. Booleans accept ``0``/``1``.
+- **The hint fits the bug.** A checker may list the known ``Mistake``\\ s of an exercise. When a case fails, each
+  mistake runs on that case; the hint of the one that reproduces the learner's output is given. Otherwise the
+  line says neutrally what differs (which entry, which sign, which type), then the case's rule.
+- **Numbers show the difference**: printed with as many digits as it takes to tell them apart.
+- **Unfinished code is named**: ``NotImplementedError`` from a method other than the exercise's own stub, or
+  after some cases agreed, names that method; a missing or misspelled method is named with the class's methods.
+
+``hint(name)`` (each notebook's module exposes one) prints an exercise's hint before any failure.
 """
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 import numbers
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,13 +40,19 @@ import numpy as np
 PASSED = "✅"
 FAILED = "❌"
 NOT_WRITTEN = "⏳"
+FALLBACK = "the rest of this notebook uses the library's version"
 
 
 class Mismatch(Exception):
-    """Raised inside a case when the learner's answer differs from the library's (carries what to show)."""
+    """Raised inside a case when the learner's answer differs from the library's (carries what to show).
+
+    ``hint`` is what is wrong, as far as the place it is raised knows for sure (an input changed, a wrong type);
+    a known ``Mistake`` that reproduces the learner's output takes precedence.
+    """
 
     def __init__(self, got: Any, expected: Any, hint: str = "") -> None:
-        super().__init__(f"returned {show(got)}, expected {show(expected)}")
+        got_text, expected_text = show_pair(got, expected)
+        super().__init__(f"returned {got_text}, expected {expected_text}")
         self.got, self.expected, self.hint = got, expected, hint
 
 
@@ -39,9 +60,9 @@ class Mismatch(Exception):
 class Case:
     """One trial: ``run(learner)`` calls the learner's code and returns its answer, to compare with ``expected``.
 
-    ``call`` is the trial as the learner would write it, e.g. ``"ucb1(3.0, 10, 50, C=1.41)"``; ``hint`` says
-    what is most likely wrong when this case fails; ``same(got, expected)`` decides agreement (numbers and
-    arrays within ``1e-6`` by default).
+    ``call`` is the trial as the learner would write it, e.g. ``"ucb1(3.0, 10, 50, C=1.41)"``; ``hint`` states
+    the rule this case tests (shown when no known mistake explains a failure); ``same(got, expected)`` decides
+    agreement (numbers and arrays within ``1e-6`` by default, types as the cells below need them).
     """
 
     call: str
@@ -55,21 +76,61 @@ class Case:
             self.same = same
 
 
+@dataclass
+class Mistake:
+    """A plausible wrong answer and the hint for it: ``code`` has the learner's answer's shape.
+
+    For a function exercise ``code`` is a function; for a method exercise (``check_method``) it is a function
+    with the method's signature (``self`` first), or a dict ``{method name: function}``, patched into a subclass
+    of the learner's class. A failing case runs every mistake; the first whose output is the learner's gives
+    ``hint``.
+    """
+
+    hint: str
+    code: Any
+
+
+# ---- comparing ---------------------------------------------------------------------------------------------------
+def _is_tensor(value: Any) -> bool:
+    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+
+
+def _is_number(value: Any) -> bool:
+    """A plain real number (Python or numpy scalar), not a bool, an array or a tensor."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_boolish(value: Any) -> bool:
+    """``True``/``False``, numpy's bool, or the integers 0 and 1 (all work in ``if`` and in sums)."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    return isinstance(value, (numbers.Integral, np.integer)) and int(value) in (0, 1)
+
+
 def same(got: Any, expected: Any, tol: float = 1e-6) -> bool:
-    """Equal, with numbers and arrays compared within ``tol`` and shapes compared exactly."""
-    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
-        try:
-            got_a, exp_a = np.asarray(got), np.asarray(expected)
-        except Exception:
+    """Equal as the cells below would use it: numbers and arrays within ``tol``, shapes and types exactly.
+
+    An expected numpy array wants a numpy array (not a list or a tensor) of the same shape, with integers where
+    integers are expected (booleans and integers are interchangeable); an expected number wants a real number
+    (not a 0-d array or a tensor); an expected bool accepts ``0`` and ``1``; a tuple accepts a list.
+    """
+    if isinstance(expected, np.ndarray):
+        if not isinstance(got, np.ndarray) or got.shape != expected.shape:
             return False
-        if got_a.shape != exp_a.shape:
+        if expected.dtype.kind in "biu" and got.dtype.kind not in "biu":
             return False
-        if exp_a.dtype.kind in "biuf" and got_a.dtype.kind in "biuf":
-            return bool(np.allclose(got_a.astype(np.float64), exp_a.astype(np.float64), atol=tol, rtol=tol))
-        return bool(np.array_equal(got_a, exp_a))
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return isinstance(got, (bool, np.bool_)) and bool(got) == bool(expected)
-    if isinstance(expected, numbers.Number) and isinstance(got, numbers.Number):
+        if exp_numeric(expected) and got.dtype.kind in "biuf":
+            return bool(np.allclose(got.astype(np.float64), expected.astype(np.float64), atol=tol, rtol=tol))
+        return bool(np.array_equal(got, expected))
+    if isinstance(got, np.ndarray) and not isinstance(expected, np.ndarray):
+        return False
+    if isinstance(expected, (bool, np.bool_)):
+        return _is_boolish(got) and bool(got) == bool(expected)
+    if isinstance(got, (bool, np.bool_)) and _is_number(expected):
+        return False
+    if _is_number(expected):
+        if not _is_number(got):
+            return False
         if math.isnan(float(expected)) or math.isnan(float(got)):
             return math.isnan(float(expected)) and math.isnan(float(got))
         return math.isclose(float(got), float(expected), rel_tol=tol, abs_tol=tol)
@@ -81,23 +142,104 @@ def same(got: Any, expected: Any, tol: float = 1e-6) -> bool:
         return False
 
 
-def show(value: Any, limit: int = 160) -> str:
-    """A short, one-line, rounded picture of a value for a verdict line."""
+def exp_numeric(array: np.ndarray) -> bool:
+    """Whether an array holds numbers (booleans, integers, floats)."""
+    return array.dtype.kind in "biuf"
+
+
+def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
+    """What differs between ``got`` and ``expected``, neutrally: a type, a shape, which entries, a sign; or ""."""
+    if isinstance(expected, np.ndarray):
+        if _is_tensor(got):
+            return "yours is a torch tensor, not a numpy array"
+        if not isinstance(got, np.ndarray):
+            return f"yours is a {type(got).__name__}, not a numpy array"
+        if got.shape != expected.shape:
+            return f"shape {got.shape} instead of {expected.shape}"
+        if expected.dtype.kind in "biu" and got.dtype.kind not in "biu":
+            return f"dtype {got.dtype} where integers ({expected.dtype}) are expected"
+        if not (exp_numeric(expected) and got.dtype.kind in "biuf"):
+            return ""
+        g, e = got.astype(np.float64).reshape(-1), expected.astype(np.float64).reshape(-1)
+        wrong = np.flatnonzero(~np.isclose(g, e, atol=tol, rtol=tol))
+        if len(wrong) == 0:
+            return ""
+        if len(wrong) == e.size and np.allclose(g, -e, atol=tol, rtol=tol) and np.any(e != 0):
+            return "every entry has the opposite sign"
+        first = np.unravel_index(int(wrong[0]), expected.shape)
+        where = f"[{', '.join(str(int(i)) for i in first)}]"
+        a, b = show_pair(float(g[wrong[0]]), float(e[wrong[0]]))
+        if len(wrong) == 1:
+            return f"one entry differs, {where}: yours {a}, expected {b}"
+        return f"{len(wrong)} of {e.size} entries differ, the first at {where}: yours {a}, expected {b}"
+    if isinstance(expected, (bool, np.bool_)):
+        if _is_boolish(got):
+            return f"{bool(got)} where {bool(expected)} is expected"
+        return f"yours is {_kind(got)}, not True or False"
+    if _is_number(expected):
+        if not _is_number(got):
+            return f"yours is {_kind(got)}, not a number" + (
+                " (float(...) or .item() makes one)" if isinstance(got, np.ndarray) or _is_tensor(got) else ""
+            )
+        g, e = float(got), float(expected)
+        if e != 0 and math.isclose(g, -e, rel_tol=tol, abs_tol=tol):
+            return "the opposite sign"
+        return ""
+    if isinstance(expected, (tuple, list)):
+        if isinstance(got, np.ndarray) or _is_tensor(got):
+            return f"yours is {_kind(got)}, not a {type(expected).__name__}"
+        if not isinstance(got, (tuple, list)):
+            return f"yours is {_kind(got)}, not a {type(expected).__name__} of {len(expected)}"
+        if len(got) != len(expected):
+            return f"{len(got)} items instead of {len(expected)}"
+        for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+            if not same(g, e, tol):
+                inner = difference(g, e, tol)
+                return f"item {index} differs" + (f": {inner}" if inner else "")
+    return ""
+
+
+def _kind(value: Any) -> str:
+    if _is_tensor(value):
+        return "a torch tensor"
     if isinstance(value, np.ndarray):
-        with np.printoptions(precision=3, suppress=True, threshold=60, linewidth=10_000):
+        return f"a numpy array of shape {value.shape}"
+    if value is None:
+        return "None"
+    return f"a {type(value).__name__}"
+
+
+# ---- showing -----------------------------------------------------------------------------------------------------
+def show(value: Any, limit: int = 160, digits: int = 4) -> str:
+    """A short, one-line, rounded picture of a value for a verdict line (``digits`` significant digits)."""
+    if isinstance(value, np.ndarray):
+        precision = max(3, digits - 1)
+        with np.printoptions(precision=precision, suppress=True, threshold=60, linewidth=10_000):
             text = f"array({np.array2string(value, separator=', ')}, shape={value.shape})"
+    elif _is_tensor(value):
+        shape = tuple(value.shape)
+        text = f"tensor of shape {shape}" if shape else f"tensor({show(value.item(), limit, digits)})"
     elif isinstance(value, (bool, np.bool_)):
         text = str(bool(value))
     elif isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
-        text = f"{float(value):.4g}"
+        text = f"{float(value):.{digits}g}"
     elif isinstance(value, tuple):
-        text = "(" + ", ".join(show(v, limit) for v in value) + ("," if len(value) == 1 else "") + ")"
+        text = "(" + ", ".join(show(v, limit, digits) for v in value) + ("," if len(value) == 1 else "") + ")"
     elif isinstance(value, list):
-        text = "[" + ", ".join(show(v, limit) for v in value) + "]"
+        text = "[" + ", ".join(show(v, limit, digits) for v in value) + "]"
     else:
         text = repr(value)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def show_pair(got: Any, expected: Any, limit: int = 160) -> tuple[str, str]:
+    """``show`` both, with more digits until the two pictures differ (or 17 digits, all a float has)."""
+    for digits in (4, 6, 8, 10, 13, 17):
+        pair = show(got, limit, digits), show(expected, limit, digits)
+        if pair[0] != pair[1]:
+            return pair
+    return pair
 
 
 def board(state: Any) -> str:
@@ -110,43 +252,189 @@ def is_stub(code: Any) -> bool:
     return code is None or getattr(code, "__stub__", False)
 
 
-def check(name: str, learner: Any, library: Any, cases: Iterable[Case] | Callable[[], Iterable[Case]]) -> Any:
+# ---- the check -----------------------------------------------------------------------------------------------------
+def check(
+    name: str,
+    learner: Any,
+    library: Any,
+    cases: Iterable[Case] | Callable[[], Iterable[Case]],
+    mistakes: Sequence[Mistake] | Callable[[], Sequence[Mistake]] = (),
+    own: Sequence[str] | None = None,
+    adapt: Callable[[Any], Any] | None = None,
+) -> Any:
     """Run ``cases`` on the learner's code, print one verdict line, return the learner's code or the library's.
 
-    ``cases`` may be a callable that builds them (so building them cannot raise out of a check). Never raises
-    (except ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the failing case.
+    ``cases`` may be a callable that builds them (so building them cannot raise out of a check). ``mistakes``:
+    the known wrong answers, run on a failing case to choose the hint (``adapt(mistake.code)`` turns one into
+    what ``case.run`` takes). ``own``: the names of the exercise's functions, its stub first (a
+    ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named). Never raises (except
+    ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the failing case.
     """
-    fallback = "the rest of this notebook uses the library's version"
     if is_stub(learner):
-        return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {fallback}", library)
+        return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {FALLBACK}", library)
+    own = list(own) if own is not None else _own_names(learner)
     try:
         cases = list(cases() if callable(cases) else cases)
+    except NotImplementedError as error:  # a class whose __init__ is still the stub can break building the cases
+        return _verdict(_unfinished(name, error, own, 0, None, 0), library)
     except Exception as error:  # a broken learner class can break building the cases
         return _verdict(
-            f"{FAILED} {name}: could not set up the cases: {type(error).__name__}: {error}; {fallback}", library
+            f"{FAILED} {name}: could not set up the cases: {type(error).__name__}: {error}; {FALLBACK}", library
         )
     for number, case in enumerate(cases, start=1):
         where = f"{FAILED} {name}: case {number} of {len(cases)}, {case.call}:"
         try:
             got = case.run(learner)
-            if not case.same(got, case.expected):
-                raise Mismatch(got, case.expected, case.hint)
-        except NotImplementedError:
-            return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {fallback}", library)
+            if not _agrees(case, got):
+                raise Mismatch(got, case.expected)
+        except NotImplementedError as error:
+            return _verdict(_unfinished(name, error, own, number - 1, case, len(cases)), library)
         except Mismatch as miss:
-            hint = miss.hint or case.hint
-            return _verdict(f"{where} {miss}." + _hint(hint) + f" For now {_short(fallback)}.", library)
+            found = _diagnose(case, ("mismatch", miss.got), mistakes, adapt, learner, _around(cases, number))
+            hint = found or miss.hint
+            differs = difference(miss.got, miss.expected)
+            if not hint:
+                hint = case.hint
+            detail = f" ({differs})" if differs else ""
+            return _verdict(f"{where} {miss}{detail}." + _hint(hint) + f" For now {_short(FALLBACK)}.", library)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # SystemExit and friends too: a check cell must never stop "Run all"
             detail = " ".join(str(error).split())[:200]
-            hint = _hint(case.hint)
+            found = _diagnose(case, ("error", type(error).__name__), mistakes, adapt, learner, _around(cases, number))
             return _verdict(
-                f"{where} raised {type(error).__name__}: {detail}.{hint} For now {_short(fallback)}.", library
+                f"{where} raised {type(error).__name__}: {detail}.{_hint(found or case.hint)} "
+                f"For now {_short(FALLBACK)}.",
+                library,
             )
     return _verdict(
         f"{PASSED} {name}: agrees with the library on {len(cases)} cases; the cells below use yours", learner
     )
+
+
+def _around(cases: list[Case], number: int) -> list[Case]:
+    """The cases other than case ``number`` (from 1), the ones after it first (where the learner may also fail)."""
+    return cases[number:] + cases[: number - 1]
+
+
+def _agrees(case: Case, got: Any) -> bool:
+    return bool(case.same(got, case.expected))
+
+
+def _outcome(case: Case, code: Any) -> tuple[str, Any]:
+    """What ``code`` does on ``case``: ``("value", v)`` agreeing or not, ``("mismatch", got)``, ``("error", type)``."""
+    try:
+        got = case.run(code)
+        if not _agrees(case, got):
+            return "mismatch", got
+        return "value", got
+    except Mismatch as miss:
+        return "mismatch", miss.got
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        return "error", type(error).__name__
+
+
+def _diagnose(
+    case: Case,
+    outcome: tuple[str, Any],
+    mistakes: Any,
+    adapt: Callable[[Any], Any] | None,
+    learner: Any = None,
+    cases: Sequence[Case] = (),
+    budget: float = 3.0,
+) -> str:
+    """The hint of the known mistake that gives the learner's ``outcome`` on the failing ``case``, or "".
+
+    When several mistakes reproduce it, or to make sure one does, they are also run beside the learner on the
+    other cases (while ``budget`` seconds last): a mistake that answers differently from the learner anywhere
+    is not the learner's.
+    """
+    import time
+
+    try:
+        mistakes = list(mistakes() if callable(mistakes) else mistakes)
+    except Exception:
+        return ""
+    codes = []
+    for mistake in mistakes:
+        try:
+            codes.append((mistake, adapt(mistake.code) if adapt is not None else mistake.code))
+        except Exception:
+            continue
+    candidates = [(m, code) for m, code in codes if _same_outcome(_outcome(case, code), outcome)]
+    if not candidates or learner is None:
+        return candidates[0][0].hint if candidates else ""
+    start = time.perf_counter()
+    for other in cases:
+        if other is case or len(candidates) == 0 or time.perf_counter() - start > budget:
+            break
+        mine = _outcome(other, learner)
+        candidates = [(m, code) for m, code in candidates if _same_outcome(_outcome(other, code), mine)]
+    return candidates[0][0].hint if candidates else ""
+
+
+def _same_outcome(theirs: tuple[str, Any], mine: tuple[str, Any]) -> bool:
+    """Two runs of a case did the same: both agreed with the library, or failed the same way."""
+    if theirs[0] != mine[0]:
+        return False
+    if mine[0] == "value":
+        return True
+    if mine[0] == "error":
+        return theirs[1] == mine[1]
+    return _same_output(theirs[1], mine[1])
+
+
+def _same_output(a: Any, b: Any) -> bool:
+    """Whether two wrong answers are the same answer (arrays only match arrays; text pictures match as text)."""
+    try:
+        if isinstance(a, str) or isinstance(b, str):
+            return isinstance(a, str) and isinstance(b, str) and a == b
+        if isinstance(a, np.ndarray) != isinstance(b, np.ndarray):
+            return False
+        if _is_boolish(a) and _is_boolish(b) and (isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_))):
+            return bool(a) == bool(b)
+        return bool(same(a, b, tol=1e-9) or same(b, a, tol=1e-9))
+    except Exception:
+        return False
+
+
+def _own_names(learner: Any) -> list[str]:
+    """The functions that make up the learner's answer: a function's name; a class's methods, ``__init__`` first."""
+    if isinstance(learner, type):
+        names = [k for k, v in vars(learner).items() if inspect.isfunction(v)]
+        return sorted(names, key=lambda k: k != "__init__")
+    return [getattr(learner, "__name__", "")]
+
+
+def _raised_in(error: BaseException) -> str:
+    """The name of the function that raised ``error`` (the innermost frame)."""
+    tb = error.__traceback__
+    name = ""
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    return name
+
+
+def _unfinished(name: str, error: BaseException, own: list[str], agreed: int, case: Case | None, total: int) -> str:
+    """The verdict for a ``NotImplementedError``: "not written yet" for the exercise's own stub, else named."""
+    function = _raised_in(error)
+    if function == "_forward_unimplemented":  # torch: the class has no method called forward
+        return (
+            f"{FAILED} {name}: your module has no method `forward` (torch calls it when the module is called); "
+            f"check its name and indentation; {FALLBACK}"
+        )
+    if agreed == 0 and own and function == own[0]:
+        return f"{NOT_WRITTEN} {name}: not written yet; {FALLBACK}"
+    where = f" on case {agreed + 1} of {total}, {case.call}" if case is not None else ""
+    before = f"; the {agreed} case{'s' if agreed != 1 else ''} before agree" if agreed else ""
+    if function in own:
+        what = f"`{function}` still raises NotImplementedError{where}{before}"
+    else:
+        what = f"`{function}`, called from your code, still raises NotImplementedError{where}{before}"
+    return f"{NOT_WRITTEN} {name}: {what}; {FALLBACK}"
 
 
 def _hint(hint: str) -> str:
@@ -182,31 +470,146 @@ def add_to_class(cls: type) -> Callable[[Callable[..., Any]], Callable[..., Any]
     return register
 
 
+def with_methods(cls: type, methods: Any, name: str | None = None) -> type:
+    """A subclass of ``cls`` (same name) with ``methods`` (a dict, or one function named as its method) in it."""
+    if callable(methods) and not isinstance(methods, dict):
+        methods = {methods.__name__: methods}
+    return type(cls.__name__, (cls,), dict(methods))
+
+
+def missing_method(cls: type, method: str, signature: str = "") -> str:
+    """The verdict's text when ``cls`` has no ``method`` of its own: the close names and the methods it has."""
+    mine = sorted(k for k, v in vars(cls).items() if callable(v) and not k.startswith("__"))
+    close = difflib.get_close_matches(method, mine, n=1, cutoff=0.6)
+    call = f"def {method}({signature})" if signature else f"def {method}(...)"
+    if close:
+        return (
+            f"{FAILED} {cls.__name__}.{method}: your {cls.__name__} has no method `{method}`, but `{close[0]}`: "
+            f"rename it ({call}); its methods: {', '.join(mine)}; {FALLBACK}"
+        )
+    has = f" (its methods: {', '.join(mine)})" if mine else ""
+    return (
+        f"{NOT_WRITTEN} {cls.__name__}.{method}: your {cls.__name__} has no method `{method}` yet{has}; run the cell "
+        f"that defines it, with @add_to_class({cls.__name__}) above {call}; {FALLBACK}"
+    )
+
+
 def check_method(
     cls: type,
     method: str,
     library_function: Callable[..., Any],
     cases: Callable[[type], list[Case]],
     name: str | None = None,
+    mistakes: Sequence[Any] = (),
 ) -> type:
     """Check ``cls.method`` on ``cases(cls)``; on failure put ``library_function`` in its place. Returns ``cls``.
 
     ``library_function`` has the method's signature (``self`` first), so the learner's other methods keep working.
+    ``mistakes``: known wrong versions of the method (``Mistake(hint, function)``), tried on a failing case.
     """
     name = name or f"{cls.__name__}.{method}"
     if not isinstance(cls, type):
         print(f"{FAILED} {name}: expected a class, got {show(cls)}; run the cell that defines it first", flush=True)
         return cls
     own = cls.__dict__.get(method)
-    learner = None if own is None or is_stub(own) else cls
-    result = check(name, learner, None, lambda: cases(cls))
+    if own is None:
+        line = missing_method(cls, method, _plain_signature(library_function))
+        result = _verdict(line.replace(f"{cls.__name__}.{method}:", f"{name}:", 1), None)
+    else:
+        result = check(
+            name,
+            None if is_stub(own) else cls,
+            None,
+            lambda: cases(cls),
+            mistakes,
+            own=[method],
+            adapt=lambda code: with_methods(cls, code if isinstance(code, dict) else {method: code}),
+        )
     if result is None:  # not written or wrong: the library's method stands in
-
-        def stand_in(self, *args, **kwargs):
-            return library_function(self, *args, **kwargs)
-
-        stand_in.__name__ = stand_in.__qualname__ = method
-        stand_in.__doc__ = library_function.__doc__
-        stand_in.__stub__ = True  # checked again, a stand-in counts as "not written yet"
+        stand_in = _stand_in(method, library_function)
         setattr(cls, method, stand_in)
     return cls
+
+
+def _plain_signature(function: Callable[..., Any]) -> str:
+    """``"self, state, action"``: the parameter names of ``function``."""
+    try:
+        return ", ".join(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return ""
+
+
+def _stand_in(method: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    def stand_in(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return function(self, *args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = method
+    stand_in.__doc__ = function.__doc__
+    stand_in.__stub__ = True  # type: ignore[attr-defined]  # checked again, a stand-in counts as "not written yet"
+    return stand_in
+
+
+# ---- hints on request ------------------------------------------------------------------------------------------------
+def hints_for(hints: dict[str, str], notebook: str) -> tuple[Callable[[str], None], Callable[[str], None]]:
+    """``hint(name)`` and ``solution(name)`` for one notebook's exercises (Kaggle Learn's ``q.hint()`` habit).
+
+    ``hint`` prints the exercise's hint; ``solution`` prints the notebook's collapsed solution when the notebook
+    is found in the checkout, and otherwise says where it is. Unknown names list the known ones.
+    """
+
+    def key(name: str) -> str | None:
+        name = str(name).strip().split(".")[-1]
+        for candidate in (name, name.removeprefix("check_"), name.removesuffix("_value")):
+            if candidate in hints:
+                return candidate
+        close = difflib.get_close_matches(name, list(hints), n=1, cutoff=0.6)
+        return close[0] if close else None
+
+    def hint(name: str) -> None:
+        found = key(name)
+        if found is None:
+            print(f"No exercise called {name!r} here; the exercises: {', '.join(hints)}.")
+            return
+        print(f"Hint for {found}: {hints[found]}")
+
+    def solution(name: str) -> None:
+        found = key(name)
+        if found is None:
+            print(f"No exercise called {name!r} here; the exercises: {', '.join(hints)}.")
+            return
+        code = notebook_solution(notebook, found)
+        if code is None:
+            print(f"The solution of {found} is in the collapsed 'Solution' block below its check cell.")
+        else:
+            print(code.rstrip("\n"))
+
+    return hint, solution
+
+
+def notebook_solution(notebook: str, exercise: str) -> str | None:
+    """The solution code of ``exercise`` (its check is ``check_<exercise>``) in the course notebook ``notebook``."""
+    import json
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "notebooks" / notebook
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    text = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in cells]
+    pattern = re.compile(rf"\bcheck_{re.escape(exercise)}\(")
+    for index, cell in enumerate(cells):
+        if (
+            cell["cell_type"] == "code"
+            and "check" in cell.get("metadata", {}).get("tags", [])
+            and pattern.search(text[index])
+        ):
+            for later in range(index + 1, len(cells)):
+                if cells[later]["cell_type"] == "markdown" and text[later].lstrip().startswith(
+                    "<details><summary>Solution"
+                ):
+                    match = re.search(r"```python\n(.*?)```", text[later], re.DOTALL)
+                    return match.group(1) if match else None
+            return None
+    return None

@@ -15,11 +15,46 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import play_game as library_arena_game
-from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, is_stub, show
+from alphazero_lib.exercises.core import (
+    FAILED,
+    Case,
+    Mismatch,
+    Mistake,
+    board,
+    check,
+    check_method,
+    hints_for,
+    is_stub,
+    missing_method,
+    show,
+    with_methods,
+)
+from alphazero_lib.exercises.core import _stand_in as core_stand_in
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
 
 LIBRARY = LibraryTicTacToe()
+
+HINTS = {
+    "get_initial_state": "np.zeros with the board's shape, (self.row_count, self.column_count), and dtype=np.int8; "
+    "a new array on every call.",
+    "get_next_state": "copy the state first (state.copy()); the cell of action a is row a // column_count, column "
+    "a % column_count; write player there and return the copy.",
+    "get_valid_moves": "flatten the board to one entry per action (state.reshape(-1)); a cell is legal when it is 0; "
+    "return the comparison as integers (.astype(np.uint8)).",
+    "check_win": "None means no move yet: False. Otherwise player = state[row, column] of the move; the lines "
+    "through the cell are its row, its column and, when the cell is on them, the two diagonals "
+    "(np.trace(state), np.trace(np.fliplr(state))); a line is won when it sums to 3 * player.",
+    "get_value_and_terminated": "ask check_win first ((1, True): the mover won), then whether no legal move is "
+    "left ((0, True): a draw); otherwise (0, False).",
+    "get_opponent": "get_opponent: the other player is -player; get_opponent_value: the other side's value is -value.",
+    "change_perspective": "multiply the state by player: player 1 sees it unchanged, player -1 with every piece "
+    "swapped; the product is a new array.",
+    "play_game": "start from game.get_initial_state() with player 1; loop: ask agent_x when player is 1, agent_o "
+    "when -1, with (state, player); play the move, record it, stop when get_value_and_terminated says terminated "
+    "(the winner is player * value), else switch player.",
+}
+hint, solution = hints_for(HINTS, "01_games.ipynb")
 
 
 class Text(str):
@@ -118,7 +153,17 @@ def check_get_initial_state(cls: type) -> type:
                  "make a new array on every call (np.zeros(...)), do not return one stored array"),
         ]  # fmt: skip
 
-    return check_method(cls, "get_initial_state", library_get_initial_state, dotted(cases))
+    return check_method(cls, "get_initial_state", library_get_initial_state, dotted(cases), mistakes=INITIAL_MISTAKES)
+
+
+INITIAL_MISTAKES = [
+    Mistake("np.zeros makes floats unless told: dtype=np.int8 (a board holds the integers -1, 0 and 1)",
+            lambda self: np.zeros((self.row_count, self.column_count))),
+    Mistake("a board is a numpy array (np.zeros), not a list: the cells below call .copy() and .reshape on it",
+            lambda self: [[0] * self.column_count for _ in range(self.row_count)]),
+    Mistake("the board is 2-D: shape (row_count, column_count), not one row of 9 cells",
+            lambda self: np.zeros(self.row_count * self.column_count, dtype=np.int8)),
+]  # fmt: skip
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
@@ -162,7 +207,42 @@ def check_get_next_state(cls: type) -> type:
                 out.append(_next_state_case(state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
         return out
 
-    return check_method(cls, "get_next_state", library_get_next_state, dotted(cases))
+    return check_method(cls, "get_next_state", library_get_next_state, dotted(cases), mistakes=NEXT_MISTAKES)
+
+
+def _swapped_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    out = state.copy()
+    out[action % 3, action // 3] = player
+    return out
+
+
+def _always_one_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    out = state.copy()
+    out[action // 3, action % 3] = 1
+    return out
+
+
+def _view_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    flat = state.reshape(-1)
+    flat[action] = player
+    return flat.reshape(3, 3)
+
+
+def _from_one_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    out = state.copy()
+    out[(action - 1) // 3, (action - 1) % 3] = player
+    return out
+
+
+NEXT_MISTAKES = [
+    Mistake("row and column are swapped: row = action // column_count, column = action % column_count",
+            _swapped_next),
+    Mistake("write player (1 or -1) into the cell, not always 1", _always_one_next),
+    Mistake("state.reshape(-1) is a view of the same memory: writing into it changes the caller's board; "
+            "start from state.copy()", _view_next),
+    Mistake("cells are numbered from 0 (top left) to 8 (bottom right): row = action // 3, column = action % 3",
+            _from_one_next),
+]  # fmt: skip
 
 
 # ---- exercise 3: the legal moves ----------------------------------------------------------------------------
@@ -186,7 +266,21 @@ def check_get_valid_moves(cls: type) -> type:
             for s in states
         ]
 
-    return check_method(cls, "get_valid_moves", library_get_valid_moves, dotted(cases))
+    return check_method(cls, "get_valid_moves", library_get_valid_moves, dotted(cases), mistakes=VALID_MISTAKES)
+
+
+VALID_MISTAKES = [
+    Mistake("one entry per action: flatten the board (state.reshape(-1)) so the shape is (9,)",
+            lambda self, state: (state == 0).astype(np.uint8)),
+    Mistake("1 marks an EMPTY cell (a legal move), 0 a taken one",
+            lambda self, state: (state.reshape(-1) != 0).astype(np.uint8)),
+    Mistake("return a mask with one 0/1 entry per action, not the numbers of the legal actions "
+            "(np.flatnonzero(mask) gives those)", lambda self, state: np.flatnonzero(state.reshape(-1) == 0)),
+    Mistake("a mask of integers (or booleans): (state.reshape(-1) == 0).astype(np.uint8), not floats",
+            lambda self, state: (state.reshape(-1) == 0) * 1.0),
+    Mistake("return a numpy array, not a list: the cells below use numpy on it",
+            lambda self, state: [int(v == 0) for v in np.asarray(state).reshape(-1)]),
+]  # fmt: skip
 
 
 # ---- exercise 4: the win check ------------------------------------------------------------------------------
@@ -237,7 +331,38 @@ def check_check_win(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "check_win", library_check_win, dotted(cases))
+    return check_method(cls, "check_win", library_check_win, dotted(cases), mistakes=WIN_MISTAKES)
+
+
+def _win_lines(state: np.ndarray, action: int, diagonal: bool, anti: bool, target: Any = None) -> bool:
+    row, column = divmod(action, 3)
+    player = state[row, column]
+    want = 3 * player if target is None else target
+    return bool(
+        state[row].sum() == want
+        or state[:, column].sum() == want
+        or (diagonal and row == column and np.trace(state) == want)
+        or (anti and row + column == 2 and np.trace(np.fliplr(state)) == want)
+    )
+
+
+def _win_mistake(diagonal: bool, anti: bool, target: Any = None) -> Callable[..., bool]:
+    def check_win(self: Any, state: np.ndarray, action: int | None) -> bool:
+        if action is None:
+            return False
+        return _win_lines(state, action, diagonal, anti, target)
+
+    return check_win
+
+
+WIN_MISTAKES = [
+    Mistake("the anti-diagonal (cells 2, 4, 6: np.trace(np.fliplr(state))) is a line too", _win_mistake(True, False)),
+    Mistake("the main diagonal (cells 0, 4, 8: np.trace(state)) is a line too", _win_mistake(False, True)),
+    Mistake("the two diagonals are lines too: np.trace(state) and np.trace(np.fliplr(state))",
+            _win_mistake(False, False)),
+    Mistake("O's line sums to -3: compare each sum with 3 * player, where player = state[row, column]",
+            _win_mistake(True, True, 3)),
+]  # fmt: skip
 
 
 # ---- exercise 5: value and terminated -----------------------------------------------------------------------
@@ -280,7 +405,39 @@ def check_get_value_and_terminated(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "get_value_and_terminated", library_get_value_and_terminated, dotted(cases))
+    return check_method(
+        cls, "get_value_and_terminated", library_get_value_and_terminated, dotted(cases), mistakes=VALUE_MISTAKES
+    )
+
+
+def _draw_first(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
+    if not LIBRARY.get_valid_moves(state).any():
+        return 0, True
+    if LIBRARY.check_win(state, action):
+        return 1, True
+    return 0, False
+
+
+def _loser_value(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
+    if LIBRARY.check_win(state, action):
+        return -1, True
+    if not LIBRARY.get_valid_moves(state).any():
+        return 0, True
+    return 0, False
+
+
+def _no_draw(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
+    if LIBRARY.check_win(state, action):
+        return 1, True
+    return 0, False
+
+
+VALUE_MISTAKES = [
+    Mistake("a full board that is also a win is a win: check the win first, then the draw", _draw_first),
+    Mistake("the value is for the player who just moved: a win is 1 (the loser's -1 comes later, from "
+            "get_opponent_value)", _loser_value),
+    Mistake("a full board without a line ends the game too: a draw is (0, True)", _no_draw),
+]  # fmt: skip
 
 
 # ---- exercise 6: the opponent -------------------------------------------------------------------------------
@@ -317,23 +474,32 @@ def check_get_opponent(cls: type) -> type:
             out.append(Case(f"get_opponent_value({v})", lambda c, v=v: c().get_opponent_value(v), expected, hint))
         return out
 
-    if check(name, learner, None, dotted(cases)) is None:
+    missing = [m for m, f in zip(("get_opponent", "get_opponent_value"), own, strict=True) if f is None]
+    if missing:
+        print(missing_method(cls, missing[0], "self, player" if missing[0] == "get_opponent" else "self, value")
+              .replace(f"{cls.__name__}.{missing[0]}:", f"{name}:", 1), flush=True)  # fmt: skip
+        result = None
+    else:
+        pair = ["get_opponent", "get_opponent_value"]
+        result = check(name, learner, None, dotted(cases), OPPONENT_MISTAKES, own=pair,
+                       adapt=lambda code: with_methods(cls, code))  # fmt: skip
+    if result is None:
         for method, function in (
             ("get_opponent", library_get_opponent),
             ("get_opponent_value", library_get_opponent_value),
         ):
-            setattr(cls, method, _stand_in(method, function))
+            setattr(cls, method, core_stand_in(method, function))
     return cls
 
 
-def _stand_in(method: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    def stand_in(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return function(self, *args, **kwargs)
-
-    stand_in.__name__ = stand_in.__qualname__ = method
-    stand_in.__doc__ = function.__doc__
-    stand_in.__stub__ = True  # type: ignore[attr-defined]
-    return stand_in
+OPPONENT_MISTAKES = [
+    Mistake("a value is seen from the other side by negating it: 1 (a win) becomes -1 (a loss), 0 stays 0",
+            {"get_opponent_value": lambda self, value: 1 - value}),
+    Mistake("the other player's value is the negated value (-value), not the same value",
+            {"get_opponent_value": lambda self, value: value}),
+    Mistake("the players here are 1 and -1 (not kaggle's marks 1 and 2): the other player is -player",
+            {"get_opponent": lambda self, player: 3 - player}),
+]  # fmt: skip
 
 
 # ---- exercise 7: perspective --------------------------------------------------------------------------------
@@ -370,7 +536,19 @@ def check_change_perspective(cls: type) -> type:
         states = [s for s, _, _ in positions(16, 15)]
         return [case(s, p) for s in states for p in (1, -1)]
 
-    return check_method(cls, "change_perspective", library_change_perspective, dotted(cases))
+    return check_method(
+        cls, "change_perspective", library_change_perspective, dotted(cases), mistakes=PERSPECTIVE_MISTAKES
+    )
+
+
+PERSPECTIVE_MISTAKES = [
+    Mistake("player 1 sees the board as it is: multiply by player (1 changes nothing), do not always negate",
+            lambda self, state, player: -state),
+    Mistake("the player's own pieces become 1: multiply by player, not by -player",
+            lambda self, state, player: state * -player),
+    Mistake("empty cells stay 0: multiply by player instead of mapping every cell to 1 or -1",
+            lambda self, state, player: np.where(state == player, 1, -1).astype(state.dtype)),
+]  # fmt: skip
 
 
 # ---- exercise 8: a game loop --------------------------------------------------------------------------------
@@ -409,10 +587,34 @@ def scripted_agent(moves: Sequence[int]) -> Agent:
     def agent(state: np.ndarray, player: int) -> int:
         if not queue:
             raise Mismatch(
-                Text("another call to an agent"), Text("no call: the game is over"), "stop the loop once terminated."
+                Text("another call to an agent whose moves ran out"),
+                Text("no such call"),
+                "an agent was asked once more than it had turns: either the game went on after its end, or the "
+                "wrong agent was asked (agent_x moves when player is 1, agent_o when it is -1).",
             )
         return int(queue.pop(0))
 
+    return agent
+
+
+def reading_agent(name: str) -> Agent:
+    """A deterministic agent that reads the board as given (absolute: X is 1) and the player it is told.
+
+    It plays the first empty cell after the last cell holding ``player``'s piece (wrapping around), so an agent
+    handed the canonical board, or the wrong player, plays another move.
+    """
+
+    def agent(state: np.ndarray, player: int) -> int:
+        cells = np.asarray(state).reshape(-1)
+        mine = np.flatnonzero(cells == player)
+        start = int(mine[-1]) + 1 if len(mine) else (0 if player == 1 else 8)
+        for step in range(9):
+            cell = (start + step) % 9
+            if cells[cell] == 0:
+                return cell
+        raise ValueError("no empty cell")
+
+    agent.__name__ = name
     return agent
 
 
@@ -444,6 +646,15 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
                 )
             )
         for label, make in games:
+            expected = library_play_game(LIBRARY, reading_agent("x"), reading_agent("o"))
+            out.append(
+                Case(
+                    f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece",
+                    lambda f, make=make: _as_result(f(make(), reading_agent("x"), reading_agent("o"))),
+                    expected,
+                    "give each agent the board as it is (X = 1, O = -1) and the player whose turn it is",
+                )
+            )
             for seed in range(20):
                 expected = library_play_game(LIBRARY, random_agent(2 * seed), random_agent(2 * seed + 1))
                 out.append(
@@ -459,13 +670,58 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
                 )
         return out
 
-    return check("play_game", play_game, library_play_game, dotted(cases))
+    return check("play_game", play_game, library_play_game, dotted(cases), PLAY_MISTAKES)
+
+
+def _loop(game: Any, agent_x: Agent, agent_o: Agent, *, winner: str = "player * value", switch: bool = True,
+          swap: bool = False, canonical: bool = False, stop: bool = True) -> tuple[int, list[int]]:  # fmt: skip
+    """The game loop with one known mistake switched on (for the diagnosis)."""
+    agents = {1: agent_o, -1: agent_x} if swap else {1: agent_x, -1: agent_o}
+    state, player, moves = game.get_initial_state(), 1, []
+    while True:
+        seen = game.change_perspective(state, player) if canonical else state
+        action = agents[player](seen, player)
+        state = game.get_next_state(state, action, player)
+        moves.append(int(action))
+        value, terminated = game.get_value_and_terminated(state, action)
+        if terminated and (stop or not game.get_valid_moves(state).any()):
+            return (int(value) if winner == "value" else int(player * value)), moves
+        if switch:
+            player = game.get_opponent(player)
+
+
+PLAY_MISTAKES = [
+    Mistake("the winner is the player who made the last move: player * value (value is 1 for the mover, "
+            "whoever it is)", lambda g, x, o: _loop(g, x, o, winner="value")),
+    Mistake("switch players after every move: player = game.get_opponent(player)",
+            lambda g, x, o: _loop(g, x, o, switch=False)),
+    Mistake("agent_x plays X (player 1) and moves first; agent_o plays O (player -1): the agents are swapped",
+            lambda g, x, o: _loop(g, x, o, swap=True)),
+    Mistake("agents get the board as it is (X = 1, O = -1) and the player to move, not the board from their "
+            "side", lambda g, x, o: _loop(g, x, o, canonical=True)),
+    Mistake("stop as soon as get_value_and_terminated says the game is over, a win before the board is full",
+            lambda g, x, o: _loop(g, x, o, stop=False)),
+]  # fmt: skip
 
 
 def _as_result(result: Any) -> Any:
-    """``(winner, moves)`` with the moves as plain ints (so a list of numpy ints compares equal)."""
+    """``(winner, moves)`` with the moves as plain ints (so a list of numpy ints compares equal).
+
+    The cells below unpack the pair, use the winner as a key of ``{1: "X", -1: "O", 0: ...}`` and count it, and
+    replay the moves: any pair of a whole number and a sequence of whole numbers serves.
+    """
     try:
         winner, moves = result
-        return int(winner), [int(m) for m in moves]
     except (TypeError, ValueError):
-        return result
+        raise Mismatch(result, "(winner, moves)", "return the pair (winner, moves)") from None
+    if not _whole(winner) or isinstance(moves, (str, bytes)) or not all(_whole(m) for m in moves):
+        raise Mismatch(result, "(winner, moves)",
+                       "the winner is 1, -1 or 0 and moves a list of the actions (ints) played")  # fmt: skip
+    return int(winner), [int(m) for m in moves]
+
+
+def _whole(value: Any) -> bool:
+    try:
+        return not isinstance(value, (bool, np.bool_)) and float(value) == int(value)
+    except (TypeError, ValueError):
+        return False

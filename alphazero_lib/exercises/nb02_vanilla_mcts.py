@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.config import MCTSConfig
-from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, show
+from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, missing_method, show
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS as LibraryMCTS
 from alphazero_lib.mcts import Node as LibraryNode
@@ -534,7 +534,11 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
         )
         return LibrarySearch
     own = mcts_class.__dict__.get("search")
-    return check("MCTS.search", mcts_class if own is not None else None, LibrarySearch, dotted(cases))
+    if own is None:
+        print(missing_method(mcts_class, "search", "self, state").replace("MCTS.search:", "MCTS.search:", 1),
+              flush=True)  # fmt: skip
+        return LibrarySearch
+    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), own=["search"])
 
 
 # ---- the learner's search as a player -----------------------------------------------------------------------

@@ -1,0 +1,80 @@
+"""The checks judge like a teacher (issue 24): the corpus of learners' answers gets the verdicts it should, and a
+passing answer works in every cell after it.
+
+For each notebook, one in-process run (``tests/notebook_runner.py``) replaces every exercise with the corpus'
+``downstream`` answer (a correct answer in another style than the solution: 0/1 for a bool, a list for a
+tuple, ...): every check must pass and every later cell must run on those answers (the downstream test). Each
+corpus entry then runs on the namespace the notebook had before its exercise, and its check's verdict must be
+the expected one: ✅ for a right answer, ❌ with the words of the fitting hint for a wrong one, ⏳ naming what
+is missing for an unfinished one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from exercise_corpus import CORPUS, Entry
+from notebook_runner import NotebookRun
+
+ROOT = Path(__file__).resolve().parents[1]
+SKIP: dict[str, tuple[str, ...]] = {}  # notebook -> strings marking slow cells that run no learner code
+
+ENTRIES = [(notebook, entry) for notebook, entries in CORPUS.items() for entry in entries]
+
+
+def _id(item: tuple[str, Entry]) -> str:
+    notebook, entry = item
+    return f"{notebook[:2]}-{entry.check.removeprefix('check_')}-{entry.verdict}-{entry.note}"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, NotebookRun]:
+    return {}
+
+
+def notebook_run(runs: dict[str, NotebookRun], notebook: str, tmp_path_factory) -> NotebookRun:
+    """The notebook run once with the downstream answers (cached for the module)."""
+    if notebook not in runs:
+        path = ROOT / "notebooks" / f"{notebook}.ipynb"
+        probe = NotebookRun(path)
+        answers = {}
+        for entry in CORPUS[notebook]:
+            if entry.downstream:
+                assert entry.check not in answers, f"two downstream answers for {entry.check}"
+                answers[entry.check] = entry.source(probe.exercises[entry.check].solution)
+        runs[notebook] = NotebookRun(path, answers, skip=SKIP.get(notebook, ()))
+        runs[notebook].run(tmp_path_factory.mktemp(notebook))
+    return runs[notebook]
+
+
+@pytest.mark.parametrize("notebook", sorted(CORPUS))
+def test_downstream_answers_pass_and_every_later_cell_runs_on_them(runs, notebook, tmp_path_factory):
+    run = notebook_run(runs, notebook, tmp_path_factory)
+    missing = sorted(set(run.exercises) - {e.check for e in CORPUS[notebook] if e.downstream})
+    assert not missing, f"no downstream answer for {missing}"
+    for check, line in run.verdicts.items():
+        assert line.startswith("✅") and "\n" not in line, f"{check}: {line}"
+    assert set(run.verdicts) == set(run.exercises)
+
+
+def test_every_exercise_has_four_wrong_or_partial_and_two_right_answers():
+    for notebook, entries in CORPUS.items():
+        run = NotebookRun(ROOT / "notebooks" / f"{notebook}.ipynb")
+        for check in run.exercises:
+            kinds = [e.verdict for e in entries if e.check == check]
+            wrong = kinds.count("wrong") + kinds.count("unfinished")
+            assert kinds.count("right") >= 2 and wrong >= 4, f"{notebook} {check}: {kinds}"
+
+
+@pytest.mark.parametrize("item", ENTRIES, ids=[_id(i) for i in ENTRIES])
+def test_corpus_verdict(runs, item, tmp_path_factory):
+    notebook, entry = item
+    run = notebook_run(runs, notebook, tmp_path_factory)
+    source = entry.source(run.exercises[entry.check].solution)
+    line = run.try_answer(entry.check, source)
+    assert "\n" not in line, f"one verdict line, got {line!r}"
+    mark = {"right": "✅", "wrong": "❌", "unfinished": "⏳"}[entry.verdict]
+    assert line.startswith(mark), line
+    for words in entry.expect:
+        assert words in line, f"{words!r} not in: {line}"
