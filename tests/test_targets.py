@@ -1,0 +1,208 @@
+"""The training targets and the self-play schedule (issue 22, item 2): each option does what it says, and goes red
+when switched off or inverted; each is recorded in the run's config.json and kept by --resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from fakes import FakeNet
+from test_structure import interrupted_after_one_iteration, run_command
+from test_training import TINY
+
+from alphazero_lib import make_game
+from alphazero_lib.cli import main
+from alphazero_lib.config import TrainConfig
+from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
+
+GAME = make_game("connect_four")
+
+
+def settings(**changes) -> TrainConfig:
+    """Batched self-play on Connect Four with a fixed fake network: 8 PUCT simulations, no noise or symmetries."""
+    base = dict(num_searches=8, num_self_play_iterations=6, augment_symmetries=False, self_play="batched")
+    base["dirichlet_epsilon"] = 0.0  # a state searched twice gets the same output
+    return TrainConfig.from_dict({**base, **changes})
+
+
+class Recorder:
+    """Wraps a batched search's ``run``: every searched state (canonical, as bytes) -> its ``SearchOutput`` row."""
+
+    def __init__(self, games: BatchedSelfPlay) -> None:
+        self.outputs: dict[bytes, dict[str, np.ndarray]] = {}
+        self.simulations: list[np.ndarray] = []
+        run = games.mcts.run
+
+        def recording(states, active=None, num_simulations=None):
+            output = run(states, active, num_simulations)
+            for i in np.flatnonzero(active):
+                row = {name: np.asarray(getattr(output, name)[i]) for name in vars(output)}
+                self.outputs[states[i].tobytes()] = row
+            return output
+
+        games.mcts.run = recording
+
+
+def play(config: TrainConfig, games: int = 6, slots: int = 3, seed: int = 0) -> tuple[BatchedSelfPlay, Recorder]:
+    batched = BatchedSelfPlay(GAME, FakeNet(GAME, seed=1), config, slots, (seed, 1), total=games)
+    recorder = Recorder(batched)
+    while not batched.done:
+        batched.step()
+    return batched, recorder
+
+
+def decode(encoded: np.ndarray) -> np.ndarray:
+    """The canonical state of an encoded sample ``[3, R, C]`` (planes: opponent, empty, mover)."""
+    return (encoded[2] - encoded[0]).astype(np.int8)
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.25, 1.0])
+def test_the_value_target_mixes_outcome_and_search_value_by_its_weight(weight):
+    games, recorder = play(settings(value_target_q_weight=weight))
+    assert games.samples
+    for encoded, _, value in games.samples:
+        q = float(recorder.outputs[decode(encoded).tobytes()]["root_value"])
+        outcome = (value - weight * q) / (1 - weight) if weight < 1 else None
+        if outcome is None:
+            assert value == pytest.approx(q, abs=1e-6)  # the search value alone
+        else:
+            assert min(abs(outcome - z) for z in (-1.0, 0.0, 1.0)) < 1e-5, (weight, value, q)
+    if weight:  # the search values are not all 0 or +-1, so the check above can tell a mix from the outcome
+        qs = [float(r["root_value"]) for r in recorder.outputs.values()]
+        assert any(0.05 < abs(q) < 0.95 for q in qs)
+
+
+def test_game_samples_mix_by_hand():
+    state = GAME.get_initial_state()
+    probs = np.full(7, 1 / 7)
+    history = [(state, probs, 1, 0.2), (state, probs, -1, -0.6)]  # player 1 moved last and won (value 1)
+    values = [v for _, _, v in game_samples(GAME, history, 1.0, 1, False, q_weight=0.25)]
+    assert values == pytest.approx([0.75 * 1 + 0.25 * 0.2, 0.75 * -1 + 0.25 * -0.6])
+    assert [v for _, _, v in game_samples(GAME, history, 1.0, 1, False)] == [1.0, -1.0]
+
+
+def test_playout_cap_records_only_the_full_searches():
+    config = settings(full_search_fraction=0.3, cheap_searches=2)
+    games, recorder = play(config, games=8)
+    positions, recorded = games.games.positions, len(games.samples)
+    assert 0 < recorded < positions
+    full, cheap = recorded, positions - recorded
+    stats = games.mcts.stats
+    assert stats.simulations == full * 8 + cheap * 2  # the recorded moves are exactly the fully searched ones
+    for encoded, _, _ in games.samples:  # and each recorded policy comes from 8 simulations
+        shares = recorder.outputs[decode(encoded).tobytes()]["visit_shares"]
+        assert np.allclose((shares * 8).round(), shares * 8)
+    assert 0.1 < full / positions < 0.5  # about the fraction asked
+
+
+def test_without_the_cap_every_move_is_recorded_with_the_full_search():
+    games, _ = play(settings())
+    assert len(games.samples) == games.games.positions and games.mcts.stats.simulations == 8 * games.games.positions
+
+
+def stones(encoded: np.ndarray) -> int:
+    return int(np.abs(decode(encoded)).sum())
+
+
+def test_random_openings_start_games_after_zero_to_k_moves():
+    config = settings(opening_moves=2, num_searches=2)
+    batched = BatchedSelfPlay(GAME, FakeNet(GAME, seed=1), config, 4, (0, 1), total=24)
+    firsts = set()
+    while not batched.done:
+        before = [len(h) for h in batched.histories]
+        batched.step()
+        for i, history in enumerate(batched.histories):
+            if before[i] == 0 and history:
+                firsts.add(stones(game_samples(GAME, history[:1], 0.0, 1, False)[0][0]))
+    assert firsts == {0, 1, 2}
+    rng = np.random.default_rng(0)
+    for _ in range(50):  # never a move that ends the game, and at most K moves
+        state, player, played = random_opening(GAME, rng, 3)
+        assert played <= 3 and np.abs(state).sum() == played and player == (1 if played % 2 == 0 else -1)
+
+
+def test_without_openings_every_game_starts_on_the_empty_board():
+    batched = BatchedSelfPlay(GAME, FakeNet(GAME, seed=1), settings(num_searches=2), 4, (0, 1), total=8)
+    assert not batched.states.any()
+    serial = SerialSelfPlay(GAME, FakeNet(GAME, seed=1), settings(self_play="serial", opening_moves=3), (0, 1))
+    assert np.abs(serial.state).sum() == serial.moves  # the serial loop opens games too
+
+
+@pytest.mark.parametrize("selection", ["visits", "improved_policy"])
+def test_moves_are_drawn_from_the_distribution_asked_for(selection):
+    config = settings(move_selection=selection, temperature=0.0)
+    batched = BatchedSelfPlay(GAME, FakeNet(GAME, seed=1), config, 3, (0, 1), total=6)
+    recorder = Recorder(batched)
+    disagreements = 0
+    while not batched.done:
+        states = batched.states.copy()
+        players = batched.players.copy()
+        live = batched.live.copy()
+        batched.step()
+        for i in np.flatnonzero(live):
+            canonical = (states[i] * players[i]).astype(np.int8)
+            row = recorder.outputs[canonical.tobytes()]
+            if batched.moves[i] == 0 or not (batched.states[i] != states[i]).any():
+                continue  # the game ended and its slot restarted: the move is not visible in the state
+            action = int(np.flatnonzero((batched.states[i] != states[i]).any(axis=0))[0])
+            wanted = row["improved_policy"] if selection == "improved_policy" else row["visit_shares"]
+            assert wanted[action] == wanted.max()
+            other = row["visit_shares"] if selection == "improved_policy" else row["improved_policy"]
+            disagreements += other[action] != other.max()
+    assert disagreements > 0  # the two distributions pick differently here, so the test tells them apart
+
+
+def test_gumbel_self_play_records_the_improved_policy():
+    config = settings(num_searches=8, policy="gumbel", gumbel_considered=4, gumbel_scale=0.0)
+    games, recorder = play(config, games=4)
+    for encoded, policy, _ in games.samples:
+        row = recorder.outputs[decode(encoded).tobytes()]
+        np.testing.assert_allclose(policy, row["improved_policy"], rtol=1e-6)
+        assert not np.allclose(policy, row["visit_shares"])
+
+
+FLAGS = {
+    "value_target_q_weight": ("--value-target-q-weight", "0.5", 0.5),
+    "full_search_fraction": ("--full-search-fraction", "0.5", 0.5),
+    "cheap_searches": ("--cheap-searches", "2", 2),
+    "opening_moves": ("--opening-moves", "2", 2),
+    "move_selection": ("--move-selection", "improved_policy", "improved_policy"),
+}
+
+
+def test_the_options_are_recorded_and_kept_by_a_resume(tmp_path, monkeypatch, capsys):
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, "num_self_play_iterations": 2, "num_iterations": 2, "num_epochs": 1}))
+    flags = [part for flag, text, _ in FLAGS.values() for part in (flag, text)]
+    out = tmp_path / "run"
+    interrupted_after_one_iteration(monkeypatch, run_command(out, config, *flags, "--search-policy", "puct"))
+    saved = json.loads((out / "config.json").read_text())["train_config"]
+    assert {name: saved[name] for name in FLAGS} == {name: value for name, (_, _, value) in FLAGS.items()}
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
+    assert "resuming with a change" not in capsys.readouterr().out
+    saved = json.loads((out / "config.json").read_text())["train_config"]
+    assert {name: saved[name] for name in FLAGS} == {name: value for name, (_, _, value) in FLAGS.items()}
+
+
+def test_defaults_are_the_course_alphazero():
+    config = TrainConfig()
+    assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
+    assert config.move_selection == "visits" and config.search.policy == "puct"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"value_target_q_weight": 1.5}, "value_target_q_weight must be in [0, 1]"),
+        ({"full_search_fraction": 0.0}, "full_search_fraction must be in (0, 1]"),
+        ({"full_search_fraction": 0.5, "cheap_searches": 99}, "cheap_searches must be between 1 and"),
+        ({"opening_moves": -1}, "opening_moves must be a non-negative integer"),
+        ({"move_selection": "greedy"}, "move_selection must be one of"),
+        ({"policy": "gumbel"}, "set dirichlet_epsilon=0"),
+    ],
+)
+def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        TrainConfig.from_dict(changes)
