@@ -309,10 +309,6 @@ def _bench(args: argparse.Namespace) -> int:
 
     from alphazero_lib.bench import format_selfplay, selfplay_benchmark
 
-    if args.threads is not None:
-        import torch
-
-        torch.set_num_threads(args.threads)
     result = selfplay_benchmark(
         args.game,
         preset=args.preset,
@@ -321,6 +317,8 @@ def _bench(args: argparse.Namespace) -> int:
         seconds=args.seconds,
         mode=args.mode,
         reuse_tree=args.reuse_tree,
+        threads=args.threads,
+        progress=not args.no_progress,
     )
     print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
     return 0
@@ -552,10 +550,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=_positive_int, default=64, help="games in flight in batched self-play (default 64)"
     )
     bench.add_argument(
-        "--seconds", type=_positive_float, default=15.0, help="time each self-play side runs (default 15)"
+        "--seconds",
+        type=_positive_float,
+        default=60.0,
+        help="the whole run's time: a fifth for the network alone, the rest for self-play (default 60)",
     )
     bench.add_argument("--mode", default="auto", help="inference mode of batched self-play (default auto)")
-    bench.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's choice)")
+    bench.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=1,
+        help="torch threads (default 1, as the players: a second thread spin-waits when the machine is busy)",
+    )
+    bench.add_argument("--no-progress", action="store_true", help="no progress bar")
     bench.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)

@@ -332,7 +332,7 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
 
     from alphazero_lib.cli import main
 
-    argv = ["bench", "selfplay", "--game", "tictactoe", "--games", "16", "--searches", "4", "--seconds", "0.2"]
+    argv = ["bench", "selfplay", "--game", "tictactoe", "--games", "16", "--searches", "4", "--seconds", "3"]
     assert main([*argv, "--mode", "fp32", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["inference_mode"] == "fp32" and result["num_searches"] == 4

@@ -1,0 +1,81 @@
+"""``bench selfplay`` on a busy machine: threads as the players choose them, a time bound, progress and load shown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from alphazero_lib.bench import format_selfplay, run_for, selfplay_benchmark
+from alphazero_lib.cli import main
+
+TINY = ["bench", "selfplay", "--game", "tictactoe", "--games", "8", "--searches", "4", "--mode", "fp32"]
+
+
+@pytest.fixture
+def two_torch_threads():
+    """torch on two threads, as on a 2-core machine by default; restored afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_bench_runs_on_one_thread_unless_told_and_says_so(two_torch_threads, capsys, monkeypatch):
+    assert main([*TINY, "--seconds", "0.5", "--json", "--no-progress"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["torch_threads"] == 1  # as the players: a second thread spin-waits on a busy machine
+    assert torch.get_num_threads() == 2  # and torch's setting is given back
+    # --threads 2 reaches the benchmark (run for real, two threads can take many times the budget on a busy machine)
+    import alphazero_lib.bench
+
+    asked = {}
+    monkeypatch.setattr(alphazero_lib.bench, "selfplay_benchmark", lambda *a, **kw: asked.update(kw) or result)
+    assert main([*TINY, "--json", "--threads", "2"]) == 0
+    assert asked["threads"] == 2 and asked["seconds"] == 60 and asked["progress"] is True
+
+
+def test_bench_prints_the_threads_and_the_machine_load_beside_the_figures(capsys):
+    assert main([*TINY, "--seconds", "0.5", "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("1 torch thread on ") and "machine load (1-minute average) " in lines[1]
+    assert any(line.startswith("batched self-play: ") for line in lines)
+    busy = {"torch_threads": 2, "cpu_count": 2, "load_average_before": [3.9, 2, 1], "load_average_after": [4, 2, 1]}
+    result = selfplay_benchmark("tictactoe", num_games=8, num_searches=4, seconds=0.5, mode="fp32", progress=False)
+    text = format_selfplay({**result, **busy})
+    assert "2 torch threads on 2 CPU cores; machine load (1-minute average) 3.90 before, 4.00 after" in text
+    assert "other work was running: these figures are lower than on a quiet machine" in text
+
+
+def test_bench_shows_progress_through_its_phases(capsys):
+    assert main([*TINY, "--seconds", "1", "--json"]) == 0
+    err = capsys.readouterr().err
+    for phase in ("network alone", "warm-up", "serial self-play 1/", "batched self-play 1/"):
+        assert phase in err, err
+
+
+def test_the_default_connect_four_preset_keeps_to_the_time_budget():
+    """The course's 9 x 128 network with 600 searches takes about a minute a move for 64 games on one thread:
+    the searches are cut to fit the budget, and the figures say so."""
+    result = selfplay_benchmark("connect_four", seconds=8, progress=False)
+    assert result["preset"] == "connect_four" and result["network"] == "ResNet 9 x 128"
+    assert result["seconds"]["wall"] < 8 * 1.25, result["seconds"]
+    assert 1 <= result["num_searches"] < result["searches_asked"] == 600
+    assert result["seconds_for_searches_asked"] > 8
+    assert "searches per move cut from 600 to " in format_selfplay(result)
+
+
+def test_run_for_stops_before_a_call_that_would_overrun():
+    import time
+
+    calls = []
+
+    def step() -> None:
+        calls.append(1)
+        time.sleep(0.05)
+
+    taken = run_for(step, 0.12)
+    assert len(calls) == 2 and taken < 0.12  # a third call would have ended at about 0.15 s
+    run_for(step, 0.0)
+    assert len(calls) == 3  # at least one call
