@@ -1,0 +1,241 @@
+"""How fast it learns: two Connect Four recipes trained from zero for the same wall-clock budget on this machine,
+one after the other, then each measured at the same moments of its training time.
+
+    python benchmarks/learning_curve.py                      # connect_four_fast vs connect_four_cpu, 20 min each
+    python benchmarks/learning_curve.py --minutes 5 --points 2.5 5 --games 20 --final-games 20   # a quick look
+    python benchmarks/learning_curve.py --skip-training      # measure runs already trained into --out
+
+For each recipe, ``python -m alphazero_lib train --preset RECIPE --time-budget MINUTES --workers 2`` trains into
+``OUT/RECIPE`` (both on two self-play worker processes: the old recipe's best setting on 2 cores, as its model
+card's later iterations ran); a run cut short resumes. The clock is the run's own: the sum of its iterations' wall
+times (self-play and training), as its ``history.json`` records them. At each ``--points`` minute, the last
+checkpoint saved by then is measured with the same player for both recipes:
+
+- the error rate on Pons' Middle-Medium set (and the others with ``--sets``), the network alone (``policy:``) and
+  with ``--searches`` PUCT simulations (``alphazero:``), with 95% intervals (``alphazero_lib.strength``);
+- the score against kaggle-environments' ``negamax`` over ``--games`` games (``--final-games`` at the last point),
+  seats alternating, with its 95% interval.
+
+It prints the two curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``). A
+measurement is cached in ``OUT/measurements.json`` by checkpoint file and settings, so a re-run only adds what is
+new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: AlphaZero.jl's published error rates (its tutorial's plot, after 15 iterations) and a depth-5 minimax's
+ANCHORS = {"middle_medium": {"AlphaZero.jl": (0.025, 0.03), "minimax depth 5": (0.092, 0.092)}}
+
+
+def cumulative_minutes(run_dir: Path) -> list[tuple[int, float]]:
+    """``(iteration, minutes of training when it was saved)`` for every iteration the run's history records."""
+    history_file = run_dir / "history.json"
+    if not history_file.is_file():
+        return []
+    total, points = 0.0, []
+    for record in json.loads(history_file.read_text()):
+        total += float(record["wall_seconds"])
+        points.append((int(record["iteration"]), total / 60.0))
+    return points
+
+
+def train(recipe: str, out: Path, minutes: float, seed: int) -> None:
+    """Train ``recipe`` until its iterations add up to ``minutes`` (resuming a run cut short)."""
+    run_dir = out / recipe
+    done = cumulative_minutes(run_dir)
+    spent = done[-1][1] if done else 0.0
+    if spent >= minutes:
+        print(f"{recipe}: {spent:.1f} min already trained in {run_dir}")
+        return
+    command = [sys.executable, "-m", "alphazero_lib", "train", "--out", str(run_dir), "--no-progress"]
+    command += ["--time-budget", f"{minutes - spent:.3f}"]
+    if (run_dir / "config.json").is_file():
+        command += ["--resume"]
+    else:
+        command += ["--game", "connect_four", "--preset", recipe, "--seed", str(seed), "--workers", "2"]
+    print(" ".join(command), flush=True)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    subprocess.run(command, check=True, env=env, cwd=ROOT)
+
+
+def checkpoint_at(run_dir: Path, minute: float) -> tuple[int, float, Path] | None:
+    """The last iteration saved by ``minute`` of training: ``(iteration, its minute, checkpoint file)``."""
+    found = None
+    for iteration, at in cumulative_minutes(run_dir):
+        if at <= minute + 1e-9:
+            found = (iteration, at, run_dir / "checkpoints" / f"iter_{iteration:04d}.pt")
+    return found
+
+
+def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -> dict[str, Any]:
+    """Error rates (network alone and with search) and the score against kaggle's negamax of one checkpoint."""
+    import torch
+
+    from alphazero_lib.arena import play_match
+    from alphazero_lib.games import make_game
+    from alphazero_lib.specs import make_player
+    from alphazero_lib.strength import evaluate_player
+
+    torch.set_num_threads(1)
+    game = make_game("connect_four")
+    result: dict[str, Any] = {"errors": {}}
+    for kind, spec in (("network", f"policy:{path}"), ("search", f"alphazero:{path}:{searches}")):
+        for item in evaluate_player(make_player(game, spec, seed=seed), sets, progress=False):
+            low, high = item.interval
+            result["errors"][f"{kind}/{item.set_name}"] = [item.error_rate, low, high]
+    player = make_player(game, f"alphazero:{path}:{searches}", seed=seed)
+    negamax = make_player(game, "kaggle:negamax", seed=seed + 1)
+    start = time.perf_counter()
+    match = play_match(game, player, negamax, games, progress=False, seed=seed)
+    low, high = match.interval if hasattr(match, "interval") else (None, None)
+    result["negamax"] = {**match.to_dict(), "seconds": round(time.perf_counter() - start, 1)}
+    result["negamax_score"] = [match.score, low, high]
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--recipes", nargs="+", default=["connect_four_fast", "connect_four_cpu"])
+    parser.add_argument("--minutes", type=float, default=20.0, help="wall-clock training budget per recipe")
+    parser.add_argument("--points", type=float, nargs="+", default=[5.0, 10.0, 15.0, 20.0], help="minutes measured")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(ROOT / "runs" / "learning_curve"), help="where the runs are trained")
+    parser.add_argument("--sets", nargs="+", default=["middle_medium"], help="Pons' sets to measure")
+    parser.add_argument("--searches", type=int, default=100, help="PUCT simulations of the measured player")
+    parser.add_argument("--games", type=int, default=40, help="games against negamax at each point")
+    parser.add_argument("--final-games", type=int, default=100, help="games against negamax at the last point")
+    parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
+    parser.add_argument("--plot", default=None, help="write the curves as a PNG here")
+    parser.add_argument("--json", action="store_true", help="print the curves as one JSON object")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if not args.skip_training:
+        for recipe in args.recipes:
+            train(recipe, out, args.minutes, args.seed)
+
+    cache_file = out / "measurements.json"
+    cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
+    curves: dict[str, list[dict[str, Any]]] = {}
+    last = max(args.points)
+    for recipe in args.recipes:
+        curves[recipe] = []
+        for minute in sorted(args.points):
+            found = checkpoint_at(out / recipe, minute)
+            if found is None:
+                continue
+            iteration, at, path = found
+            games = args.final_games if minute == last else args.games
+            key = f"{path}|{','.join(args.sets)}|{args.searches}|{games}|{args.seed}"
+            if key not in cache:
+                print(f"measuring {recipe} iteration {iteration} ({at:.1f} min) ...", flush=True)
+                cache[key] = measure(path, args.sets, args.searches, games, args.seed)
+                tmp = cache_file.with_suffix(".tmp")
+                tmp.write_text(json.dumps(cache, indent=1))
+                tmp.replace(cache_file)
+            curves[recipe].append({"minute": minute, "iteration": iteration, "trained_minutes": at, **cache[key]})
+
+    summary = {
+        "recipes": args.recipes,
+        "minutes": args.minutes,
+        "seed": args.seed,
+        "searches": args.searches,
+        "load_average": os.getloadavg(),
+        "curves": curves,
+        "anchors": ANCHORS,
+    }
+    (out / "curves.json").write_text(json.dumps(summary, indent=1))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print_table(curves, args.sets[0], args.searches)
+    if args.plot:
+        plot(curves, args.sets[0], args.plot)
+    return 0
+
+
+def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str, searches: int) -> None:
+    """The curves side by side, then the ratios at the last common point."""
+    print(f"\nerror on {set_name} (network alone / with {searches} PUCT simulations) and score against kaggle negamax")
+    for recipe, points in curves.items():
+        print(f"\n{recipe}")
+        print(f"{'minute':>7} {'iter':>5} {'trained':>8} {'net err':>8} {'search err':>17} {'vs negamax':>28}")
+        for p in points:
+            net = p["errors"][f"network/{set_name}"][0]
+            err, low, high = p["errors"][f"search/{set_name}"]
+            score, slow, shigh = p["negamax_score"]
+            games = p["negamax"].get("games", "?")
+            print(
+                f"{p['minute']:7.1f} {p['iteration']:5d} {p['trained_minutes']:7.1f}m {100 * net:7.1f}% "
+                f"{100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
+                f"{score:6.3f} [{slow:.3f}, {shigh:.3f}] of {games}"
+            )
+    names = list(curves)
+    if len(names) == 2 and curves[names[0]] and curves[names[1]]:
+        a, b = curves[names[0]][-1], curves[names[1]][-1]
+        err_a, err_b = a["errors"][f"search/{set_name}"][0], b["errors"][f"search/{set_name}"][0]
+        print(
+            f"\nat {a['minute']:.0f} min: error {names[0]} / {names[1]} = {err_a / max(err_b, 1e-9):.2f}; "
+            f"score vs negamax {a['negamax_score'][0]:.3f} vs {b['negamax_score'][0]:.3f}"
+        )
+        reached = [p for p in curves[names[0]] if p["errors"][f"search/{set_name}"][0] <= err_b]
+        if reached:
+            print(
+                f"{names[0]} reaches {names[1]}'s final error ({100 * err_b:.1f}%) by minute "
+                f"{reached[0]['minute']:.0f}: {b['minute'] / reached[0]['minute']:.1f}x faster"
+            )
+
+
+def plot(curves: dict[str, list[dict[str, Any]]], set_name: str, path: str) -> None:
+    """Error (with search) and score against negamax against training minutes, one line per recipe."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for recipe, points in curves.items():
+        minutes = [p["trained_minutes"] for p in points]
+        errors = [100 * p["errors"][f"search/{set_name}"][0] for p in points]
+        low = [100 * p["errors"][f"search/{set_name}"][1] for p in points]
+        high = [100 * p["errors"][f"search/{set_name}"][2] for p in points]
+        left.plot(minutes, errors, marker="o", label=recipe)
+        left.fill_between(minutes, low, high, alpha=0.2)
+        scores = [p["negamax_score"][0] for p in points]
+        right.errorbar(
+            minutes,
+            scores,
+            marker="o",
+            capsize=3,
+            label=recipe,
+            yerr=[
+                [s - p["negamax_score"][1] for s, p in zip(scores, points)],
+                [p["negamax_score"][2] - s for s, p in zip(scores, points)],
+            ],
+        )
+    for name, (low, high) in ANCHORS.get(set_name, {}).items():
+        left.axhspan(100 * low, 100 * high + 0.05, color="grey", alpha=0.3)
+        left.text(0.01, 100 * high, name, transform=left.get_yaxis_transform(), fontsize=8, va="bottom")
+    left.set(xlabel="training minutes (2 cores)", ylabel=f"errors on {set_name} (%)", ylim=(0, None))
+    right.set(xlabel="training minutes (2 cores)", ylabel="score against kaggle negamax", ylim=(0, 1.02))
+    right.axhline(0.9, color="grey", linestyle=":", linewidth=1)
+    left.legend(), right.legend(loc="lower right")
+    fig.tight_layout()
+    tmp = Path(path).with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    tmp.replace(path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
