@@ -220,8 +220,8 @@ def plot(curves: dict[str, list[dict[str, Any]]], set_name: str, path: str) -> N
             capsize=3,
             label=recipe,
             yerr=[
-                [s - p["negamax_score"][1] for s, p in zip(scores, points)],
-                [p["negamax_score"][2] - s for s, p in zip(scores, points)],
+                [s - p["negamax_score"][1] for s, p in zip(scores, points, strict=True)],
+                [p["negamax_score"][2] - s for s, p in zip(scores, points, strict=True)],
             ],
         )
     for name, (low, high) in ANCHORS.get(set_name, {}).items():
