@@ -430,6 +430,38 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- strength -------------------------------------------------------------------------------------
+def _strength(args: argparse.Namespace) -> int:
+    """Error rates on Pons' labelled Connect Four positions, per player and set, beside the published figures."""
+    import json
+
+    import torch
+
+    from alphazero_lib.specs import make_player
+    from alphazero_lib.strength import ANCHOR_SOURCES, ERROR_RULE, check_player, evaluate_player, format_table, set_path
+
+    for name in args.sets:
+        set_path(name)  # an unknown set fails before any model loads
+    game = make_game("connect_four")
+    players = [make_player(game, spec, seed=args.seed) for spec in args.player]
+    for player in players:
+        check_player(player)
+    _set_threads(args.threads, *players)
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)  # the batched path's network calls
+    results = []
+    for player in players:
+        results += evaluate_player(
+            player, args.sets, limit=args.limit, batch_size=args.batch_size, progress=not args.no_progress
+        )
+    if args.json:
+        summary = {"benchmark": "pons", "error_rule": ERROR_RULE, "seed": args.seed, "limit": args.limit}
+        print(json.dumps({**summary, "anchor_sources": ANCHOR_SOURCES, "results": [r.to_dict() for r in results]}))
+    else:
+        print(format_table(results))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(
@@ -602,6 +634,32 @@ def build_parser() -> argparse.ArgumentParser:
     kaggle_eval.add_argument("--json", action="store_true", help="print one JSON list")
     kaggle_eval.add_argument("--no-progress", action="store_true", help="no progress bar")
     kaggle_eval.set_defaults(func=_kaggle_eval)
+    strength = commands.add_parser(
+        "strength", help="error rates on Pons' labelled Connect Four positions, beside AlphaZero.jl's figures"
+    )
+    strength.add_argument(
+        "--player",
+        required=True,
+        action="append",
+        metavar="SPEC",
+        help=f"a player spec (repeat for more): {_spec_help()}",
+    )
+    strength.add_argument(
+        "--sets",
+        nargs="+",
+        default=["end_easy", "middle_easy", "middle_medium"],
+        metavar="SET",
+        help="which sets: end_easy, middle_easy, middle_medium (default all three, 1,000 positions each)",
+    )
+    strength.add_argument("--limit", type=_positive_int, default=None, help="the first N positions of each set only")
+    strength.add_argument("--seed", type=_seed, default=0, help="the players' seed (default 0)")
+    strength.add_argument(
+        "--batch-size", type=_positive_int, default=100, help="positions searched at once by network players (100)"
+    )
+    strength.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's)")
+    strength.add_argument("--json", action="store_true", help="print one JSON object")
+    strength.add_argument("--no-progress", action="store_true", help="no progress bar")
+    strength.set_defaults(func=_strength)
     return parser
 
 

@@ -26,9 +26,11 @@ pytestmark = pytest.mark.slow
 
 
 def shipped_files() -> list[str]:
-    """Paths inside the wheel that must be there: every module, every shipped weights file, the registry."""
+    """Paths inside the wheel that must be there: every module, every shipped weights file, the registry, Pons'
+    benchmark positions (``alphazero_lib.strength``)."""
     files = [p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
     files += [*PACKAGE.glob("weights/*/*.pt"), PACKAGE / "weights" / "registry.json", PACKAGE / "py.typed"]
+    files += [*PACKAGE.glob("data/pons/*.txt"), PACKAGE / "data" / "pons" / "README.md"]
     return sorted(p.relative_to(ROOT).as_posix() for p in files)
 
 
@@ -113,6 +115,17 @@ def test_from_the_venv_the_command_line_plays_an_arena_game(installed, tmp_path)
     done = run([str(python), "-m", "alphazero_lib", *args, "--games", "1", "--json", "--no-progress"], tmp_path, env)
     result = json.loads(done.stdout)
     assert result["games"] == 1 and result["player1"] == "alphazero:connect_four:8"
+
+
+def test_from_the_venv_the_strength_command_reads_the_shipped_positions(installed, tmp_path):
+    _, python, env = installed
+    args = ["strength", "--player", "policy:connect_four", "--limit", "3", "--json", "--no-progress"]
+    result = json.loads(run([str(python), "-m", "alphazero_lib", *args], tmp_path, env).stdout)
+    assert [(r["set"], r["positions"]) for r in result["results"]] == [
+        ("end_easy", 3),
+        ("middle_easy", 3),
+        ("middle_medium", 3),
+    ]
 
 
 # Run inside the venv: a kernelspec of the venv's own python, then notebook 01 in it, with a last cell that

@@ -1,0 +1,490 @@
+"""Strength on Pascal Pons' Connect Four benchmark: how often a player's move throws away a result.
+
+Pons' test positions (``alphazero_lib/data/pons/``, see its README) come with the game-theoretic result of every
+legal move for the side to move. A player is shown each position once and chooses a move; the move is an
+**error** when another legal move has a better result (win > draw > loss). The error rate over a set, with its
+95% Wilson interval, is AlphaZero.jl's measure, so its published figures (``ANCHORS``) sit beside ours.
+
+    from alphazero_lib.games import ConnectFour
+    from alphazero_lib.specs import make_player
+    from alphazero_lib.strength import evaluate_player
+
+    player = make_player(ConnectFour(), "alphazero:connect_four:200", seed=0)
+    for result in evaluate_player(player, ["middle_medium"], limit=100):
+        print(result)
+
+How the moves are chosen: for the AlphaZero search player and the network's policy player the work is batched
+(one ``BatchedMCTS`` search of many positions with the player's own model and ``SearchConfig``; one network call
+for the policy player), then the player's own ``get_action`` runs on each position, in order, with that position's
+result handed in (``batched_chooser``): its temperature, tie-breaks, random draws and search policy's move rule
+are its own. Any other player is asked position by position.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from alphazero_lib.arena import wilson_interval
+from alphazero_lib.games.base import STATE_DTYPE
+from alphazero_lib.games.connect_four import ConnectFour
+from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.players import AlphaZeroPlayer, HumanPlayer, Player, PolicyPlayer
+
+#: Where the sets live (package data: a pip install carries them).
+DATA_DIR = Path(__file__).resolve().parent / "data" / "pons"
+
+#: The labelled sets, easiest first: ``load_set(name)`` reads ``DATA_DIR / f"pons_{name}.txt"``.
+SETS = ("end_easy", "middle_easy", "middle_medium")
+
+#: The error rule in words (printed with the figures).
+ERROR_RULE = "a move is an error when another legal move has a better result (win > draw > loss)"
+
+#: A move's result for the side to move, by label; a full column (``X``) is below any result.
+RESULT_OF_LABEL = {"W": 1, "D": 0, "L": -1, "X": -2}
+FULL_COLUMN = RESULT_OF_LABEL["X"]
+
+#: Positions searched at once by the batched path (about 50 kB of tree a position at 200 searches; 250 ran no faster).
+DEFAULT_BATCH_SIZE = 100
+
+
+# ---- the published anchors ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Anchor:
+    """A published error rate on one set: a range ``low..high`` (fractions); ``approximate`` when read off a plot."""
+
+    low: float
+    high: float
+    approximate: bool = False
+
+    def __str__(self) -> str:
+        text = f"{100 * self.low:g}%" if self.low == self.high else f"{100 * self.low:g}-{100 * self.high:g}%"
+        return f"~{text}" if self.approximate else text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"low": self.low, "high": self.high, "approximate": self.approximate, "text": str(self)}
+
+
+#: Who published each anchor (column name -> description).
+ANCHOR_SOURCES = {
+    "AlphaZero.jl": "AlphaZero.jl's Connect Four tutorial after 15 iterations (5x128 ResNet, 600 searches a move, "
+    "about 15-30 hours on a desktop GPU), read off its plot",
+    "minimax-5": "a depth-5 minimax, published beside AlphaZero.jl's figures",
+}
+
+#: Published error rates per set (``None``: not published).
+ANCHORS: dict[str, dict[str, Anchor | None]] = {
+    "end_easy": {"AlphaZero.jl": Anchor(0.0, 0.0, approximate=True), "minimax-5": None},
+    "middle_easy": {"AlphaZero.jl": Anchor(0.0, 0.0, approximate=True), "minimax-5": Anchor(0.007, 0.007)},
+    "middle_medium": {"AlphaZero.jl": Anchor(0.025, 0.03, approximate=True), "minimax-5": Anchor(0.092, 0.092)},
+}
+
+
+# ---- the positions ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PositionSet:
+    """``P`` labelled Connect Four positions (6 rows x 7 columns, row 0 the top, the library's convention).
+
+    ==========  =========  ======  ===================================================================
+    field       shape      dtype   meaning
+    ==========  =========  ======  ===================================================================
+    moves       [P]        str     the moves played, 1-based columns, the first player first (``"4453"``)
+    states      [P, 6, 7]  int8    absolute states: 1 the first player's pieces, -1 the second's
+    to_move     [P]        int8    the side to move, 1 (even number of moves played) or -1
+    scores      [P]        int64   Pons' exact score for the side to move (> 0 it wins, 0 draw)
+    labels      [P, 7]     <U1     per column: ``W``, ``D``, ``L`` (its result for the side to move), ``X`` full
+    ==========  =========  ======  ===================================================================
+    """
+
+    name: str
+    moves: np.ndarray
+    states: np.ndarray
+    to_move: np.ndarray
+    scores: np.ndarray
+    labels: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    @property
+    def results(self) -> np.ndarray:
+        """Each move's result for the side to move, ``[P, 7]`` int8: 1 win, 0 draw, -1 loss, -2 full column."""
+        return label_results(self.labels)
+
+    def head(self, limit: int | None) -> PositionSet:
+        """The first ``limit`` positions (all when None)."""
+        if limit is None:
+            return self
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
+        return PositionSet(
+            self.name, *(a[:limit] for a in (self.moves, self.states, self.to_move, self.scores, self.labels))
+        )
+
+
+def label_results(labels: np.ndarray) -> np.ndarray:
+    """``labels [..., 7]`` (``W``/``D``/``L``/``X``) as results ``[..., 7]`` int8 (``RESULT_OF_LABEL``)."""
+    labels = np.asarray(labels)
+    results = np.full(labels.shape, 99, dtype=np.int8)
+    for label, value in RESULT_OF_LABEL.items():
+        results[labels == label] = value
+    if (results == 99).any():
+        raise ValueError(f"labels must be one of {sorted(RESULT_OF_LABEL)}, got {sorted(set(labels[results == 99]))}")
+    return results
+
+
+def move_errors(labels: np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Which chosen moves are errors, ``[P]`` bool: another legal move of the position has a better result.
+
+    ``labels [P, 7]`` as in ``PositionSet.labels``; ``actions [P]`` 0-based columns. Raises ``ValueError`` for an
+    action off the board or into a full column (a player must never choose one).
+    """
+    results = label_results(labels)
+    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+    if results.ndim != 2 or len(actions) != len(results):
+        raise ValueError(f"need labels [P, A] and actions [P]; got {results.shape} and {actions.shape}")
+    off = np.flatnonzero((actions < 0) | (actions >= results.shape[1]))
+    if off.size:
+        raise ValueError(f"position {off[0]}: action {actions[off[0]]} is off the board (columns 0..6)")
+    chosen = results[np.arange(len(actions)), actions]
+    full = np.flatnonzero(chosen == FULL_COLUMN)
+    if full.size:
+        legal = np.flatnonzero(results[full[0]] != FULL_COLUMN).tolist()
+        raise ValueError(f"position {full[0]}: column {actions[full[0]]} is full; legal columns: {legal}")
+    return chosen < results.max(axis=1)
+
+
+def set_path(name: str) -> Path:
+    """The file of a set named in ``SETS``; raises ``ValueError`` naming the sets for any other name."""
+    if name not in SETS:
+        raise ValueError(f"unknown Pons set {name!r}; sets: {', '.join(SETS)}")
+    return DATA_DIR / f"pons_{name}.txt"
+
+
+def load_set(name: str | Path, limit: int | None = None) -> PositionSet:
+    """One labelled set: a name in ``SETS`` (``end_easy``, ``middle_easy``, ``middle_medium``), or the path of a
+    file in the same format; ``limit`` keeps the first positions only.
+
+    Every line is replayed with ``ConnectFour``'s rules and checked: the moves are legal and the game is not over,
+    ``X`` marks exactly the full columns, and the best label agrees with the sign of Pons' score. Raises
+    ``ValueError`` naming the file and line for a bad line, and for an unknown set name.
+    """
+    if isinstance(name, Path) or (isinstance(name, str) and name not in SETS and Path(name).suffix == ".txt"):
+        path = Path(name)
+        if not path.is_file():
+            raise FileNotFoundError(f"no Pons set file at {path}")
+        return _parse(path.name, path.read_text()).head(limit)
+    return _load_named(str(name)).head(limit)
+
+
+@cache
+def _load_named(name: str) -> PositionSet:
+    return _parse(name, set_path(name).read_text())
+
+
+def _parse(name: str, text: str) -> PositionSet:
+    """The positions of a set file's ``text`` (see ``load_set``)."""
+    game = ConnectFour()
+    moves, states, to_move, scores, labels = [], [], [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{name} line {number}"
+        parts = line.split()
+        if len(parts) != 3:
+            raise ValueError(f"{where}: expected 'MOVES SCORE LABELS', got {line!r}")
+        sequence, score_text, label_text = parts
+        if not sequence.isdigit() or not set(sequence) <= set("1234567"):
+            raise ValueError(f"{where}: moves must be columns 1 to 7, got {sequence!r}")
+        try:
+            score = int(score_text)
+        except ValueError:
+            raise ValueError(f"{where}: the score must be an integer, got {score_text!r}") from None
+        if len(label_text) != game.column_count or not set(label_text) <= set(RESULT_OF_LABEL):
+            raise ValueError(f"{where}: labels must be 7 of W, D, L, X; got {label_text!r}")
+        state, player = game.get_initial_state(), 1
+        try:
+            for column in sequence:
+                state = game.get_next_state(state, int(column) - 1, player)  # refuses full columns and finished games
+                player = game.get_opponent(player)
+        except ValueError as err:
+            raise ValueError(f"{where}: the moves {sequence} are not a game: {err}") from None
+        if game.is_over(state):
+            raise ValueError(f"{where}: the game is over after {sequence}; no move to judge")
+        full = state[0] != 0
+        if not np.array_equal(full, np.array([c == "X" for c in label_text])):
+            raise ValueError(f"{where}: X must mark exactly the full columns {np.flatnonzero(full) + 1} (1-based)")
+        best = max(RESULT_OF_LABEL[c] for c in label_text)
+        if best != int(np.sign(score)):
+            raise ValueError(f"{where}: the best label ({best:+d}) disagrees with the sign of Pons' score {score}")
+        moves.append(sequence)
+        states.append(state)
+        to_move.append(player)
+        scores.append(score)
+        labels.append(list(label_text))
+    if not moves:
+        raise ValueError(f"{name}: no positions")
+    arrays = (
+        np.array(moves),
+        np.stack(states).astype(STATE_DTYPE),
+        np.array(to_move, dtype=STATE_DTYPE),
+        np.array(scores, dtype=np.int64),
+        np.array(labels, dtype="<U1"),
+    )
+    for array in arrays:
+        array.setflags(write=False)  # a loaded set is shared (cached): nobody changes it by accident
+    return PositionSet(name, *arrays)
+
+
+# ---- choosing moves ------------------------------------------------------------------------------
+#: ``(states [M, R, C] absolute, to_move [M]) -> actions [M]``: a player's moves for a batch of positions.
+BatchChooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class _SearchReplay:
+    """Stands in for an ``AlphaZeroPlayer``'s ``AlphaMCTS`` during one ``get_action``: ``search`` hands back the
+    batched search's result for that position (``last_output`` its ``SearchOutput`` row, as ``AlphaMCTS`` keeps it);
+    any other attribute (``config``, ``stats``, ...) is the real search's."""
+
+    def __init__(self, real: Any, canonical: np.ndarray, output: Any) -> None:
+        self._real, self._canonical, self.last_output = real, canonical, output
+
+    def search(self, state: np.ndarray, deadline: float | None = None) -> np.ndarray:
+        if not np.array_equal(state, self._canonical):
+            raise RuntimeError("the player searched another position than the batched search did")
+        return self.last_output.policy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _row(output: Any, i: int) -> Any:
+    """Game ``i``'s part of a batched ``SearchOutput`` (every field indexed ``[i]``)."""
+    return type(output)(**{f.name: getattr(output, f.name)[i] for f in dataclasses.fields(output)})
+
+
+def batched_chooser(player: Player) -> BatchChooser | None:
+    """A function that chooses ``player``'s moves for many positions at once, or None where there is none.
+
+    The batch's searching or network work is done in one go, then the player's own ``get_action`` runs on each
+    position in order with that position's result handed in, so whatever it makes of a result (temperature, the
+    tie-break and its random generator, a search policy's own move choice) is the player's rule, not a copy of it:
+
+    - ``AlphaZeroPlayer``: one ``BatchedMCTS.run`` with the player's model and its search's ``SearchConfig``
+      (whatever that config names: PUCT, Gumbel, ...), no tree reuse; ``get_action`` then sees a stand-in search
+      (``_SearchReplay``) that returns the position's row.
+    - ``PolicyPlayer``: one network call; ``get_action`` then sees the position's masked softmax as its ``policy``.
+
+    Subclasses that override ``get_action``, and a search with a time limit, return None (position by position).
+    """
+    if type(player).get_action is AlphaZeroPlayer.get_action and player.time_limit is None:
+        from alphazero_lib.batched_mcts import BatchedMCTS
+
+        search = BatchedMCTS(player.game, player.model, player.mcts.config, reuse_tree=False)
+
+        def choose_searched(states: np.ndarray, to_move: np.ndarray) -> np.ndarray:
+            canonical = states * to_move[:, None, None].astype(STATE_DTYPE)  # the mover's pieces are 1
+            output = search.run(canonical)
+            real, actions = player.mcts, np.empty(len(states), dtype=np.int64)
+            try:
+                for i in range(len(states)):
+                    player.mcts = _SearchReplay(real, canonical[i], _row(output, i))
+                    actions[i] = player.get_action(states[i], int(to_move[i]))
+            finally:
+                player.mcts = real
+            return actions
+
+        return choose_searched
+    if type(player).get_action is PolicyPlayer.get_action:
+        from alphazero_lib.batched_rules import batched_rules_for
+
+        game, model, rules = player.game, player.model, batched_rules_for(player.game)
+
+        def choose_from_policy(states: np.ndarray, to_move: np.ndarray) -> np.ndarray:
+            canonical = states * to_move[:, None, None].astype(STATE_DTYPE)
+            logits, _ = evaluate(model, game.get_encoded_state(canonical))
+            probs = masked_softmax(logits, rules.valid_moves(canonical))  # [M, A], as NetworkPlayer.policy
+            actions = np.empty(len(states), dtype=np.int64)
+            try:
+                for i in range(len(states)):
+
+                    def policy(state: np.ndarray, side: int, i: int = i) -> np.ndarray:
+                        if side != to_move[i] or not np.array_equal(state, states[i]):
+                            raise RuntimeError("the player asked about another position than the batch")
+                        return probs[i]
+
+                    player.policy = policy  # shadows the method for this one move
+                    actions[i] = player.get_action(states[i], int(to_move[i]))
+            finally:
+                player.__dict__.pop("policy", None)
+            return actions
+
+        return choose_from_policy
+    return None
+
+
+def choose_actions(
+    player: Player,
+    states: np.ndarray,
+    to_move: np.ndarray,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    batched: bool = True,
+    on_progress: Callable[[int], Any] | None = None,
+) -> np.ndarray:
+    """The move ``player`` chooses in each position, ``[P]`` int64 (0-based columns).
+
+    ``states [P, R, C]`` absolute, ``to_move [P]`` the side to move (1 or -1). With ``batched`` (default) a player
+    that ``batched_chooser`` knows is asked ``batch_size`` positions at a time: its moves are those of
+    ``player.get_action`` one position at a time (its own rule and random draws, in order), up to the last bits of
+    a batched network call. Other players, and ``batched=False``, go through ``get_action`` alone (each position a
+    new game: ``player.reset()`` first). ``on_progress(n)`` is called as ``n`` more are done.
+    """
+    states = np.asarray(states, dtype=STATE_DTYPE)
+    to_move = np.asarray(to_move).reshape(-1)
+    if states.ndim != 3 or len(states) != len(to_move):
+        raise ValueError(f"need states [P, R, C] and to_move [P]; got {states.shape} and {to_move.shape}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    actions = np.empty(len(states), dtype=np.int64)
+    choose = batched_chooser(player) if batched else None
+    if choose is None:
+        for i, (state, side) in enumerate(zip(states, to_move, strict=True)):
+            player.reset()
+            actions[i] = player.get_action(state, int(side))
+            if on_progress is not None:
+                on_progress(1)
+        return actions
+    for start in range(0, len(states), batch_size):
+        chunk = slice(start, start + batch_size)
+        for i in range(start, min(start + batch_size, len(states))):
+            player.check_turn(states[i], int(to_move[i]))  # before the search: a finished game is refused clearly
+        actions[chunk] = choose(states[chunk], to_move[chunk])
+        if on_progress is not None:
+            on_progress(len(states[chunk]))
+    return actions
+
+
+# ---- the measurement -----------------------------------------------------------------------------
+@dataclass
+class SetResult:
+    """A player's errors on one set: ``errors`` of ``positions``, with the 95% Wilson interval of the rate."""
+
+    player: str
+    set_name: str
+    positions: int
+    errors: int
+    seconds: float = 0.0
+    error_positions: list[int] = field(default_factory=list)
+    """Indices (0-based, in file order) of the positions where the move was an error."""
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.positions if self.positions else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.error_rate, self.positions)
+
+    @property
+    def anchors(self) -> dict[str, Anchor | None]:
+        return ANCHORS.get(self.set_name, {})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, for JSON (rates as fractions)."""
+        low, high = self.interval
+        return {
+            "player": self.player,
+            "set": self.set_name,
+            "positions": self.positions,
+            "errors": self.errors,
+            "error_rate": self.error_rate,
+            "interval": [low, high],
+            "seconds": round(self.seconds, 3),
+            "anchors": {k: None if a is None else a.to_dict() for k, a in self.anchors.items()},
+            "error_positions": list(self.error_positions),
+        }
+
+    def __str__(self) -> str:
+        low, high = self.interval
+        return (
+            f"{self.player} on {self.set_name}: {self.errors} errors in {self.positions} positions, "
+            f"{100 * self.error_rate:.1f}% [95% CI {100 * low:.1f}%, {100 * high:.1f}%]"
+        )
+
+
+def check_player(player: Player) -> None:
+    """Raise ``ValueError`` unless ``player`` plays 6x7 Connect Four (four in a row) without a person at the keys."""
+    if not isinstance(player.game, ConnectFour) or player.game != ConnectFour():
+        raise ValueError(f"Pons' positions are 6x7 Connect Four; {player.name} plays {player.game!r}")
+    if isinstance(player, HumanPlayer):
+        raise ValueError("the human player cannot be benchmarked; name a program (e.g. policy:connect_four)")
+
+
+def evaluate_player(
+    player: Player,
+    sets: Iterable[str | PositionSet] = SETS,
+    *,
+    limit: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = True,
+) -> list[SetResult]:
+    """``player``'s errors on each of ``sets`` (names in ``SETS`` or loaded ``PositionSet``s), one ``SetResult``
+    each, over the first ``limit`` positions of every set (all when None). Timing covers the moves only.
+
+    Raises ``ValueError`` for a player of another game, a person, or an unknown set name.
+    """
+    check_player(player)
+    loaded = [s if isinstance(s, PositionSet) else load_set(s) for s in sets]
+    loaded = [s.head(limit) for s in loaded]
+    results = []
+    for positions in loaded:
+        bar = tqdm(total=len(positions), desc=f"{player.name} {positions.name}", unit="pos", disable=not progress)
+        with bar:
+            start = time.perf_counter()
+            actions = choose_actions(
+                player, positions.states, positions.to_move, batch_size=batch_size, on_progress=bar.update
+            )
+            seconds = time.perf_counter() - start
+        errors = move_errors(positions.labels, actions)
+        results.append(
+            SetResult(
+                player.name,
+                positions.name,
+                len(positions),
+                int(errors.sum()),
+                seconds,
+                np.flatnonzero(errors).tolist(),
+            )
+        )
+    return results
+
+
+def format_table(results: Sequence[SetResult]) -> str:
+    """The results as a text table, the published anchors beside each set, and a line on the error rule."""
+    width = max([len("player"), *(len(r.player) for r in results)])
+    sources = list(ANCHOR_SOURCES)
+    head = (
+        f"{'player':<{width}}  {'set':<13}  {'positions':>9}  {'errors':>6}  {'error rate':>10}  "
+        f"{'95% interval':<15}  " + "  ".join(f"{s:>12}" for s in sources) + f"  {'seconds':>8}"
+    )
+    lines = [f"Pons' Connect Four benchmark: {ERROR_RULE}", head]
+    for r in results:
+        low, high = r.interval
+        interval = f"[{100 * low:.1f}, {100 * high:.1f}]%"
+        anchors = "  ".join(f"{r.anchors.get(s) or '-'!s:>12}" for s in sources)
+        lines.append(
+            f"{r.player:<{width}}  {r.set_name:<13}  {r.positions:>9}  {r.errors:>6}  {100 * r.error_rate:>9.1f}%  "
+            f"{interval:<15}  {anchors}  {r.seconds:>8.1f}"
+        )
+    lines += [f"{name}: {text}" for name, text in ANCHOR_SOURCES.items()]
+    return "\n".join(lines)

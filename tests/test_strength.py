@@ -1,0 +1,280 @@
+"""Pons' benchmark: the labelled positions, the error rule, the batched move choice and the strength command."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from fakes import FakeNet
+
+from alphazero_lib.arena import wilson_interval
+from alphazero_lib.cli import main
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.games import ConnectFour, TicTacToe
+from alphazero_lib.players import AlphaZeroPlayer, HumanPlayer, Player, PolicyPlayer, RandomPlayer
+from alphazero_lib.strength import (
+    ANCHORS,
+    DATA_DIR,
+    SETS,
+    PositionSet,
+    batched_chooser,
+    choose_actions,
+    evaluate_player,
+    load_set,
+    move_errors,
+)
+
+GAME = ConnectFour()
+
+
+# ---- the positions ------------------------------------------------------------------------------------
+def drop_by_hand(sequence: str) -> np.ndarray:
+    """The absolute 6x7 board after ``sequence`` (1-based columns), built cell by cell: row 0 is the top."""
+    board = np.zeros((6, 7), dtype=np.int8)
+    heights = [0] * 7
+    for ply, char in enumerate(sequence):
+        column = int(char) - 1
+        board[5 - heights[column], column] = 1 if ply % 2 == 0 else -1
+        heights[column] += 1
+    return board
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_line_loads_and_agrees_with_the_rules(name):
+    lines = [line for line in (DATA_DIR / f"pons_{name}.txt").read_text().splitlines() if line and line[0] != "#"]
+    positions = load_set(name)
+    assert len(positions) == len(lines) == 1000
+    assert positions.states.shape == (1000, 6, 7) and positions.states.dtype == np.int8
+    assert positions.labels.shape == (1000, 7)
+    for i, line in enumerate(lines):
+        sequence, score, labels = line.split()
+        assert positions.moves[i] == sequence and positions.scores[i] == int(score)
+        assert "".join(positions.labels[i]) == labels
+        state = positions.states[i]
+        assert np.array_equal(state, drop_by_hand(sequence)), f"{name} line {i}: the board"
+        # the side to move: the first player after an even number of moves, with one piece more than the other
+        # after an odd number
+        assert positions.to_move[i] == (1 if len(sequence) % 2 == 0 else -1)
+        assert np.count_nonzero(state == 1) - np.count_nonzero(state == -1) == len(sequence) % 2
+        # X exactly on the full columns, a result on every legal one (the library's rules say which are legal)
+        legal = GAME.get_valid_moves(state).astype(bool)
+        assert np.array_equal(positions.labels[i] == "X", ~legal), f"{name} line {i}: {labels}"
+        assert set(labels[j] for j in np.flatnonzero(legal)) <= set("WDL")
+        assert not GAME.is_over(state)
+        best = max({"W": 1, "D": 0, "L": -1}[c] for c in labels if c != "X")
+        assert best == np.sign(int(score)), f"{name} line {i}: best label against Pons' score {score}"
+    assert 15 <= min(len(m) for m in positions.moves)
+    if name == "end_easy":
+        assert min(len(m) for m in positions.moves) > 28
+
+
+def test_a_limit_keeps_the_first_positions_and_the_sets_are_read_only():
+    first = load_set("middle_medium", limit=7)
+    assert len(first) == 7 and list(first.moves) == list(load_set("middle_medium").moves[:7])
+    with pytest.raises(ValueError, match="read-only"):
+        load_set("middle_easy").states[0, 0, 0] = 1
+    with pytest.raises(ValueError, match="limit must be a positive integer"):
+        load_set("end_easy", limit=0)
+
+
+def test_unknown_set_names_and_damaged_files_are_refused_with_the_line(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown Pons set 'end_hard'; sets: end_easy, middle_easy, middle_medium"):
+        load_set("end_hard")
+    cases = {
+        "4453 0 DDDLDDL extra": "expected 'MOVES SCORE LABELS'",
+        "4489 0 DDDDDDD": "columns 1 to 7",
+        "444444 0 DDDXDDD extra": "expected",
+        "4444444 0 DDDXDDD": "not a game",  # a seventh piece in a full column
+        "444444 0 DDDDDDD": "X must mark exactly the full columns",
+        "4453 0 DDDXDDD": "X must mark exactly the full columns",
+        "4453 1 DDDDDDD": "disagrees with the sign",
+        "4453 0 DDDDDD": "7 of W, D, L, X",
+        "1212121 0 DDDDDDD": "the game is over",  # the first player won with the seventh move
+        "12121213 0 DDDDDDD": "not a game",  # a move after the win
+    }
+    for line, message in cases.items():
+        path = tmp_path / "bad.txt"
+        path.write_text(f"# a comment\n4453 0 DDDDDDD\n{line}\n")
+        with pytest.raises(ValueError, match=message) as info:
+            load_set(path)
+        assert "bad.txt line 3" in str(info.value)
+    good = tmp_path / "good.txt"
+    good.write_text("4453 1 LDDDDWD\n")
+    assert "".join(load_set(good).labels[0]) == "LDDDDWD"
+
+
+# ---- the error rule -----------------------------------------------------------------------------------
+def test_a_move_is_an_error_when_another_legal_move_has_a_better_result():
+    labels = np.array([list(row) for row in ("WDLXLWD", "DDLLLLX", "LLLLLLX", "XDDWXXX", "LDLDLDL")])
+    every = [
+        # columns 0..6 of each row: error or not (None: a full column, refused)
+        [False, True, True, None, True, False, True],
+        [False, False, True, True, True, True, None],
+        [False, False, False, False, False, False, None],
+        [None, True, True, False, None, None, None],
+        [True, False, True, False, True, False, True],
+    ]
+    for row, expected in enumerate(every):
+        for action, error in enumerate(expected):
+            if error is None:
+                with pytest.raises(ValueError, match=f"column {action} is full; legal columns"):
+                    move_errors(labels[row : row + 1], [action])
+            else:
+                assert move_errors(labels[row : row + 1], [action])[0] == error, (row, action)
+    assert move_errors(labels, [0, 0, 5, 3, 1]).tolist() == [False, False, False, False, False]
+    with pytest.raises(ValueError, match="off the board"):
+        move_errors(labels[:1], [7])
+
+
+class OraclePlayer(Player):
+    """Plays the best-labelled (``worst=False``) or worst-labelled legal move of a benchmark position."""
+
+    def __init__(self, positions: PositionSet, worst: bool = False) -> None:
+        super().__init__(GAME)
+        self.name = "worst" if worst else "oracle"
+        self.labels = {s.tobytes(): "".join(row) for s, row in zip(positions.states, positions.labels, strict=True)}
+        self.order = "LDW" if worst else "WDL"
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        labels = self.labels[np.asarray(state, dtype=np.int8).tobytes()]
+        return min((self.order.index(c), a) for a, c in enumerate(labels) if c != "X")[1]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_perfect_play_makes_no_errors_and_the_worst_move_errs_wherever_results_differ(name):
+    positions = load_set(name)
+    (oracle,) = evaluate_player(OraclePlayer(positions), [positions], progress=False)
+    assert (oracle.positions, oracle.errors, oracle.error_rate, oracle.interval[0]) == (1000, 0, 0.0, 0.0)
+    (worst,) = evaluate_player(OraclePlayer(positions, worst=True), [positions], progress=False)
+    mixed = sum(len({c for c in row if c != "X"}) > 1 for row in positions.labels)
+    assert worst.errors == mixed > 0  # a rule that took a draw for a win (or a loss for a draw) would count fewer
+    assert worst.interval == wilson_interval(worst.errors / 1000, 1000)
+    assert worst.error_positions == sorted(worst.error_positions) and len(worst.error_positions) == worst.errors
+
+
+# ---- choosing moves: the batched path is the player's own choice ---------------------------------------
+def sample_positions(count: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` positions from all three sets, both sides to move: states ``[P, 6, 7]`` and ``to_move [P]``."""
+    sets = [load_set(name) for name in SETS]
+    states = np.concatenate([s.states[: count // 3 + 1] for s in sets])[:count]
+    to_move = np.concatenate([s.to_move[: count // 3 + 1] for s in sets])[:count]
+    assert set(to_move.tolist()) == {1, -1}
+    return states, to_move
+
+
+def search_configs() -> list[SearchConfig]:
+    """PUCT, and every other search policy ``SearchConfig`` offers once it has a ``policy`` field (Gumbel)."""
+    configs = [SearchConfig(num_searches=24, seed=0)]
+    names = {f.name for f in dataclasses.fields(SearchConfig)}
+    if "policy" in names:
+        from alphazero_lib.config import SEARCH_POLICIES
+
+        configs += [SearchConfig(num_searches=24, seed=0, policy=p) for p in SEARCH_POLICIES if p != "puct"]
+    return configs
+
+
+@pytest.mark.parametrize("config", search_configs(), ids=lambda c: getattr(c, "policy", "puct"))
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_batched_search_chooses_the_moves_get_action_chooses(config, temperature):
+    states, to_move = sample_positions(40)
+    model = FakeNet(GAME, seed=3)
+    batched = AlphaZeroPlayer(GAME, model, config, temperature=temperature)
+    one_by_one = AlphaZeroPlayer(GAME, model, config, temperature=temperature)
+    assert batched_chooser(batched) is not None
+    actions = choose_actions(batched, states, to_move, batch_size=16)  # 16 + 16 + 8: batches of unequal size
+    expected = [one_by_one.get_action(s, int(p)) for s, p in zip(states, to_move, strict=True)]
+    assert actions.tolist() == expected
+    assert len(set(expected)) > 2  # the positions ask for different moves
+
+
+@pytest.mark.parametrize("sample", [False, True])
+def test_batched_chooser_chooses_the_moves_get_action_chooses(sample):
+    states, to_move = sample_positions(60)
+    model = FakeNet(GAME, seed=5)
+    batched, one_by_one = (PolicyPlayer(GAME, model, sample=sample, seed=11) for _ in range(2))
+    actions = choose_actions(batched, states, to_move, batch_size=25)
+    expected = [one_by_one.get_action(s, int(p)) for s, p in zip(states, to_move, strict=True)]
+    assert actions.tolist() == expected
+    unbatched = choose_actions(PolicyPlayer(GAME, model, sample=sample, seed=11), states, to_move, batched=False)
+    assert unbatched.tolist() == expected
+
+
+def test_other_players_go_position_by_position():
+    states, to_move = sample_positions(12)
+    player = AlphaZeroPlayer(GAME, FakeNet(GAME), SearchConfig(num_searches=4))
+    player.time_limit = 1.0  # a timed search is not batched
+    assert batched_chooser(player) is None
+    assert batched_chooser(RandomPlayer(GAME, seed=0)) is None
+
+    class Subclass(AlphaZeroPlayer):
+        def get_action(self, state, player):
+            return 0 if state[0, 0] == 0 else 1
+
+    assert batched_chooser(Subclass(GAME, FakeNet(GAME))) is None
+    one_by_one = RandomPlayer(GAME, seed=4)
+    expected = [one_by_one.get_action(s, int(p)) for s, p in zip(states, to_move, strict=True)]
+    assert choose_actions(RandomPlayer(GAME, seed=4), states, to_move).tolist() == expected
+
+
+def test_evaluate_player_refuses_other_games_and_people():
+    with pytest.raises(ValueError, match="6x7 Connect Four"):
+        evaluate_player(RandomPlayer(TicTacToe()), progress=False)
+    with pytest.raises(ValueError, match="6x7 Connect Four"):
+        evaluate_player(RandomPlayer(ConnectFour(rows=5, columns=6)), progress=False)
+    with pytest.raises(ValueError, match="cannot be benchmarked"):
+        evaluate_player(HumanPlayer(GAME), progress=False)
+    with pytest.raises(ValueError, match="unknown Pons set"):
+        evaluate_player(RandomPlayer(GAME), ["middle_hard"], progress=False)
+
+
+def test_evaluate_player_counts_the_errors_of_the_moves_it_chose():
+    model = FakeNet(GAME, seed=2)
+    results = evaluate_player(PolicyPlayer(GAME, model), limit=50, progress=False)
+    assert [r.set_name for r in results] == list(SETS) and all(r.positions == 50 for r in results)
+    for r in results:
+        positions = load_set(r.set_name, limit=50)
+        player = PolicyPlayer(GAME, model)
+        actions = [player.get_action(s, int(p)) for s, p in zip(positions.states, positions.to_move, strict=True)]
+        errors = move_errors(positions.labels, actions)
+        assert r.errors == errors.sum() and r.error_positions == np.flatnonzero(errors).tolist()
+        assert r.to_dict()["anchors"]["AlphaZero.jl"]["text"] == str(ANCHORS[r.set_name]["AlphaZero.jl"])
+
+
+# ---- the command --------------------------------------------------------------------------------------
+def test_strength_command_prints_the_table_and_json(capsys):
+    args = ["strength", "--player", "policy:connect_four", "--player", "negamax:2", "--limit", "6", "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for text in (*SETS, "policy:connect_four", "negamax:2", "95% interval", "AlphaZero.jl", "minimax-5", "~2.5-3%"):
+        assert text in out
+    assert main([*args, "--sets", "middle_medium", "end_easy", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["benchmark"] == "pons" and data["limit"] == 6 and data["seed"] == 0
+    rows = data["results"]
+    assert [(r["player"], r["set"]) for r in rows] == [
+        ("policy:connect_four", "middle_medium"),
+        ("policy:connect_four", "end_easy"),
+        ("negamax:2", "middle_medium"),
+        ("negamax:2", "end_easy"),
+    ]
+    for r in rows:
+        assert r["positions"] == 6 and r["error_rate"] == r["errors"] / 6
+        assert r["interval"] == list(wilson_interval(r["errors"] / 6, 6))
+    assert rows[0]["anchors"]["minimax-5"]["low"] == 0.092
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--player", "random", "--sets", "end_easy", "beginning"], "unknown Pons set 'beginning'"),
+        (["--player", "alphazero:tictactoe:10"], "weights are for TicTacToe"),
+        (["--player", "perfect"], "Tic-Tac-Toe only"),
+        (["--player", "human"], "cannot be benchmarked"),
+    ],
+)
+def test_strength_command_errors_are_one_line(capsys, args, message):
+    assert main(["strength", *args, "--limit", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
