@@ -535,3 +535,188 @@ return np.array([0, np.sum(self.get_valid_moves(state)) == 0])""",
     ),
 ]
 CORPUS = {"01_games": NB01}
+
+# ---- notebook 2: vanilla MCTS -----------------------------------------------------------------------------------
+N = "Node"
+MCTS_CLASS = '''class MCTS:
+    def __init__(self, game, num_searches=1000, C=1.41, seed=None):
+        self.game = game
+        self.num_searches = num_searches
+        self.C = C
+        self.rng = np.random.default_rng(seed)
+        self.root = None
+
+    def search(self, state):
+{body}
+'''
+
+
+def mcts_class(body: str) -> str:
+    return MCTS_CLASS.format(body="\n".join("        " + line if line else "" for line in body.strip("\n").splitlines()))
+
+
+SEARCH_BODY = """
+root = self.root = Node(self.game, state)
+for _ in range(self.num_searches):
+    node = root
+    while node.is_fully_expanded():
+        node = node.select(self.C)
+    value = node.terminal_value
+    if not node.is_terminal:
+        node = node.expand(self.rng)
+        value = node.simulate(self.rng)
+    node.backpropagate(value)
+visits = np.zeros(self.game.action_size)
+for child in root.children:
+    visits[child.action_taken] = child.visit_count
+return visits / np.sum(visits)
+"""
+NB02 = [
+    # get_ucb
+    right("check_get_ucb", method(N, "get_ucb(self, child, C)", """
+mean = child.value_sum / child.visit_count
+return (1 - mean) / 2 + C * np.sqrt(np.log(self.visit_count) / child.visit_count)"""), "(1 - mean) / 2, numpy",
+          downstream=True),
+    right("check_get_ucb", method(N, "get_ucb(self, child, C)", """
+q = 1 - (child.value_sum / child.visit_count + 1) / 2
+u = C * (math.log(self.visit_count) / child.visit_count) ** 0.5
+return q + u"""), "** 0.5"),
+    wrong("check_get_ucb", swap("q_value = 1 - (child.value_sum / child.visit_count + 1) / 2",
+                                "q_value = (child.value_sum / child.visit_count + 1) / 2"), "no flip",
+          "your opponent", "not (mean + 1) / 2"),
+    wrong("check_get_ucb", swap("q_value = 1 - (child.value_sum / child.visit_count + 1) / 2",
+                                "q_value = -child.value_sum / child.visit_count"), "no rescale", "not -mean"),
+    wrong("check_get_ucb", swap("C * math.sqrt(math.log(self.visit_count) / child.visit_count)",
+                                "C * math.log(self.visit_count) / child.visit_count"), "no square root",
+          "square root is missing"),
+    wrong("check_get_ucb", swap("math.log(self.visit_count) / child.visit_count",
+                                "math.log(child.visit_count) / self.visit_count"), "visits swapped",
+          "PARENT's visits"),
+    wrong("check_get_ucb", swap("return q_value + C", "return np.array([q_value]) + C"), "an array of one",
+          "numpy array of shape (1,), not a number"),
+    # select
+    right("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: self.get_ucb(child, C))"),
+          "max with a key", downstream=True),
+    right("check_select", method(N, "select(self, C)", """
+scores = [self.get_ucb(child, C) for child in self.children]
+return self.children[int(np.argmax(scores))]"""), "argmax"),
+    wrong("check_select", swap("if ucb > best_ucb:", "if ucb >= best_ucb:"), "ties to the last", "keep the FIRST child"),
+    wrong("check_select", method(N, "select(self, C)", "return min(self.children, key=lambda child: self.get_ucb(child, C))"),
+          "min", "HIGHEST score"),
+    wrong("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: child.visit_count)"),
+          "most visited", "not by the visit count"),
+    wrong("check_select", method(N, "select(self, C)",
+                                 "return int(np.argmax([self.get_ucb(child, C) for child in self.children]))"),
+          "returns the index", "raised AttributeError", "the child node itself"),
+    # is_fully_expanded
+    right("check_is_fully_expanded", method(N, "is_fully_expanded(self)",
+                                            "return len(self.children) > 0 and not self.expandable_moves.any()"),
+          "not any()", downstream=True),
+    right("check_is_fully_expanded", method(N, "is_fully_expanded(self)",
+                                            "return int(bool(self.children) and self.expandable_moves.sum() == 0)"),
+          "returns 0/1"),
+    wrong("check_is_fully_expanded", swap(" and len(self.children) > 0", ""), "no child check", "without legal moves"),
+    wrong("check_is_fully_expanded", method(N, "is_fully_expanded(self)", "return len(self.children) > 0"),
+          "any child", "not just some child"),
+    wrong("check_is_fully_expanded", method(N, "is_fully_expanded(self)", "return len(self.children) == 9"),
+          "nine children", "not with 9 children"),
+    wrong("check_is_fully_expanded", method(N, "is_fully_expanded(self)",
+                                            "return np.sum(self.expandable_moves) > 0 and len(self.children) > 0"),
+          "inverted", "True where False"),
+    # expand
+    right("check_expand", method(N, "expand(self, rng)", """
+moves = np.flatnonzero(self.expandable_moves)
+action = int(moves[rng.integers(len(moves))])
+self.expandable_moves[action] = 0
+child = Node(self.game, -self.game.get_next_state(self.state, action, 1), self, action)
+self.children.append(child)
+return child"""), "rng.integers, negation", downstream=True),
+    right("check_expand", method(N, "expand(self, rng)", """
+action = rng.choice(np.where(self.expandable_moves == 1)[0])
+self.expandable_moves[action] = 0
+next_state = self.game.get_next_state(self.state, action, 1)
+self.children.append(Node(self.game, self.game.change_perspective(next_state, -1), parent=self, action_taken=action))
+return self.children[-1]"""), "np.where, numpy action"),
+    wrong("check_expand", swap("    child_state = self.game.change_perspective(child_state, player=-1)\n", ""),
+          "no flip", "then change_perspective(child_state, -1)"),
+    wrong("check_expand", swap("action = int(rng.choice(np.flatnonzero(self.expandable_moves)))",
+                               "action = int(np.flatnonzero(self.expandable_moves)[0])"), "the first move",
+          "not the first one"),
+    wrong("check_expand", swap("    self.expandable_moves[action] = 0\n", ""), "not marked", "mark the move"),
+    wrong("check_expand", swap("action = int(rng.choice(np.flatnonzero(self.expandable_moves)))",
+                               "action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(self.state))))"),
+          "all legal moves", "expandable"),
+    wrong("check_expand", swap("    self.children.append(child)\n", ""), "not appended", "append the new child"),
+    # simulate
+    right("check_simulate", method(N, "simulate(self, rng)", """
+if self.is_terminal:
+    return self.terminal_value
+state, player = self.state.copy(), 1
+while True:
+    valid = self.game.get_valid_moves(state)
+    action = int(rng.choice(np.flatnonzero(valid)))
+    state = self.game.get_next_state(state, action, player)
+    value, done = self.game.get_value_and_terminated(state, action)
+    if done:
+        return value * player
+    player = -player"""), "value * player", downstream=True),
+    right("check_simulate", Edit((("rollout_player = self.game.get_opponent(rollout_player)",
+                                   "rollout_player = -rollout_player"),
+                                  ("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
+                                   "return float(value if rollout_player == 1 else -value)"))), "float, -player"),
+    wrong("check_simulate", swap("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
+                                 "return value"), "no negation", "negate the value"),
+    wrong("check_simulate", swap("    if self.is_terminal:\n        return self.terminal_value\n", ""),
+          "plays on after the end", "terminal_value"),
+    wrong("check_simulate", swap("rng.choice(", "np.random.choice("), "the global generator", "returned"),
+    wrong("check_simulate", swap("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
+                                 "return np.array(value if rollout_player == 1 else -value)"), "a 0-d array",
+          "not a number"),
+    # backpropagate
+    right("check_backpropagate", method(N, "backpropagate(self, value)", """
+node = self
+while node is not None:
+    node.visit_count += 1
+    node.value_sum += value
+    value = -value
+    node = node.parent"""), "a loop", downstream=True),
+    right("check_backpropagate", method(N, "backpropagate(self, value)", """
+self.visit_count, self.value_sum = self.visit_count + 1, self.value_sum + value
+if self.parent:
+    self.parent.backpropagate(-value)"""), "tuple assignment, -value"),
+    wrong("check_backpropagate", swap("self.parent.backpropagate(self.game.get_opponent_value(value))",
+                                      "self.parent.backpropagate(value)"), "no flip", "the parent gets -value"),
+    wrong("check_backpropagate", swap("    if self.parent is not None:\n"
+                                      "        self.parent.backpropagate(self.game.get_opponent_value(value))\n", ""),
+          "the leaf only", "up to and including the root"),
+    wrong("check_backpropagate", method(N, "backpropagate(self, value)", """
+node, value = self, -value
+while node is not None:
+    node.visit_count += 1
+    node.value_sum += value
+    value = -value
+    node = node.parent"""), "flipped from the start", "flips only for the parent"),
+    wrong("check_backpropagate", swap("self.visit_count += 1", "self.visit_count += abs(value)"),
+          "visits by value", "returned"),
+    # search
+    right("check_search", mcts_class(SEARCH_BODY.replace("visits = np.zeros(self.game.action_size)\nfor child in root.children:\n    visits[child.action_taken] = child.visit_count\nreturn visits / np.sum(visits)",
+                                                         "counts = np.array([sum(c.visit_count for c in root.children if c.action_taken == a) for a in range(self.game.action_size)])\nreturn counts / counts.sum()")),
+          "comprehension", downstream=True),
+    right("check_search", mcts_class(SEARCH_BODY.replace("    value = node.terminal_value\n    if not node.is_terminal:\n        node = node.expand(self.rng)\n        value = node.simulate(self.rng)\n",
+                                                         "    if node.is_terminal:\n        value = node.terminal_value\n    else:\n        node = node.expand(self.rng)\n        value = node.simulate(self.rng)\n")),
+          "if/else"),
+    wrong("check_search", mcts_class(SEARCH_BODY.replace("return visits / np.sum(visits)", "return visits")),
+          "counts", "visit SHARES"),
+    wrong("check_search", mcts_class(SEARCH_BODY.replace("    if not node.is_terminal:\n", "    if True:\n")),
+          "expands terminal nodes", "terminal_value"),
+    wrong("check_search", mcts_class(SEARCH_BODY.replace("root = self.root = Node(self.game, state)",
+                                                         "root = Node(self.game, state)")), "no self.root",
+          "self.root"),
+    wrong("check_search", mcts_class(SEARCH_BODY.replace("return visits / np.sum(visits)",
+                                                         "return (visits / np.sum(visits)).tolist()")),
+          "a list", "numpy array"),
+    wrong("check_search", mcts_class(SEARCH_BODY.replace("    while node.is_fully_expanded():",
+                                                         "    while node.children:")), "selects too early",
+          "FULLY expanded"),
+]
+CORPUS["02_vanilla_mcts"] = NB02

@@ -195,7 +195,9 @@ def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
         for index, (g, e) in enumerate(zip(got, expected, strict=True)):
             if not same(g, e, tol):
                 inner = difference(g, e, tol)
-                return f"item {index} differs" + (f": {inner}" if inner else "")
+                if inner.startswith("at ["):
+                    return f"at [{index}]" + inner[3:]
+                return f"at [{index}]: {inner}" if inner else f"item {index} differs"
     return ""
 
 
@@ -477,8 +479,10 @@ def with_methods(cls: type, methods: Any, name: str | None = None) -> type:
     return type(cls.__name__, (cls,), dict(methods))
 
 
-def missing_method(cls: type, method: str, signature: str = "") -> str:
-    """The verdict's text when ``cls`` has no ``method`` of its own: the close names and the methods it has."""
+def missing_method(cls: type, method: str, signature: str = "", how: str = "") -> str:
+    """The verdict's text when ``cls`` has no ``method`` of its own: the close names and the methods it has.
+
+    ``how`` says where the method is written (default: a cell with ``@add_to_class(cls)``)."""
     mine = sorted(k for k, v in vars(cls).items() if callable(v) and not k.startswith("__"))
     close = difflib.get_close_matches(method, mine, n=1, cutoff=0.6)
     call = f"def {method}({signature})" if signature else f"def {method}(...)"
@@ -488,10 +492,9 @@ def missing_method(cls: type, method: str, signature: str = "") -> str:
             f"rename it ({call}); its methods: {', '.join(mine)}; {FALLBACK}"
         )
     has = f" (its methods: {', '.join(mine)})" if mine else ""
-    return (
-        f"{NOT_WRITTEN} {cls.__name__}.{method}: your {cls.__name__} has no method `{method}` yet{has}; run the cell "
-        f"that defines it, with @add_to_class({cls.__name__}) above {call}; {FALLBACK}"
-    )
+    how = how or f"run the cell that defines it, with @add_to_class({cls.__name__}) above {call}"
+    name = f"{cls.__name__}.{method}"
+    return f"{NOT_WRITTEN} {name}: your {cls.__name__} has no method `{method}` yet{has}; {how}; {FALLBACK}"
 
 
 def check_method(

@@ -22,7 +22,18 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.config import MCTSConfig
-from alphazero_lib.exercises.core import FAILED, Case, Mismatch, board, check, check_method, missing_method, show
+from alphazero_lib.exercises.core import (
+    FAILED,
+    Case,
+    Mismatch,
+    Mistake,
+    board,
+    check,
+    check_method,
+    hints_for,
+    missing_method,
+    show,
+)
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS as LibraryMCTS
 from alphazero_lib.mcts import Node as LibraryNode
@@ -106,6 +117,28 @@ def _tree(cls: type, rng: np.random.Generator, state: np.ndarray, children: int)
 
 
 # ---- exercise 1: the UCB score ------------------------------------------------------------------------------
+HINTS = {
+    "get_ucb": "the child's mean value, child.value_sum / child.visit_count, is from its mover's view (your "
+    "opponent's): your Q is 1 - (mean + 1) / 2; add C * math.sqrt(math.log(self.visit_count) / child.visit_count).",
+    "select": "loop over self.children, score each with self.get_ucb(child, C), keep the child with the largest "
+    "score; replace it only on a strictly larger one (ties keep the first).",
+    "is_fully_expanded": "no expandable move left (np.sum(self.expandable_moves) == 0) and at least one child "
+    "(len(self.children) > 0).",
+    "expand": "action = int(rng.choice(np.flatnonzero(self.expandable_moves))); mark it 0; the child's state is "
+    "get_next_state(self.state, action, 1) seen by the opponent (change_perspective(..., -1)); "
+    "Node(self.game, child_state, self, action), appended to self.children and returned.",
+    "simulate": "a terminal node returns self.terminal_value; otherwise play random legal moves (rng.choice of "
+    "np.flatnonzero(valid moves)) from self.state with rollout_player 1, -1, 1, ... until the game ends; return "
+    "the value as seen by player 1 (negate it if rollout_player was -1).",
+    "backpropagate": "value_sum += value and visit_count += 1 here, then the parent's backpropagate with "
+    "get_opponent_value(value), up to the root.",
+    "search": "root = self.root = Node(self.game, state); each simulation: select while fully expanded; a "
+    "terminal node gives its terminal_value, else expand + simulate; backpropagate. Return the root children's "
+    "visit counts at their actions, divided by the sum (a numpy array).",
+}
+hint, solution = hints_for(HINTS, "02_vanilla_mcts.ipynb")
+
+
 def check_get_ucb(cls: type) -> type:
     """``Node.get_ucb(child, C)``: the child's value from this node's view scaled to [0, 1], plus exploration.
 
@@ -122,12 +155,9 @@ def check_get_ucb(cls: type) -> type:
 
         lib_parent, lib_child = setup(LibraryNode)
         expected = LibraryNode.get_ucb(lib_parent, lib_child, C)
-        flipped = (value_sum / visits + 1) / 2 + C * math.sqrt(math.log(parent_visits) / visits)
         hint = (
-            "the child's value_sum is from the view of the player to move at the child, your opponent: "
-            "the parent's Q is 1 - (mean + 1) / 2"
-            if visits and abs(flipped - expected) > 1e-9
-            else "Q = 1 - (value_sum / visit_count + 1) / 2, plus C * sqrt(ln(parent visits) / child visits)"
+            "Q = 1 - (child.value_sum / child.visit_count + 1) / 2 (the child's values are its mover's, your "
+            "opponent's), plus C * sqrt(ln(self.visit_count) / child.visit_count)"
         )
         return Case(
             f"parent.get_ucb(child, C={C})  # parent visits {parent_visits}, child visits {visits}, "
@@ -152,7 +182,32 @@ def check_get_ucb(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "get_ucb", LibraryNode.get_ucb, dotted(cases))
+    return check_method(cls, "get_ucb", LibraryNode.get_ucb, dotted(cases), mistakes=UCB_MISTAKES)
+
+
+def _ucb(q: Callable[[float], float], bonus: Callable[[int, int], float]) -> Callable[..., float]:
+    def get_ucb(self: Any, child: Any, C: float) -> float:
+        return q(child.value_sum / child.visit_count) + C * bonus(self.visit_count, child.visit_count)
+
+    return get_ucb
+
+
+def _bonus(parent: int, child: int) -> float:
+    return math.sqrt(math.log(parent) / child)
+
+
+UCB_MISTAKES = [
+    Mistake("the child's value_sum is from the view of the player to move at the child, your opponent: the "
+            "parent's Q is 1 - (mean + 1) / 2, not (mean + 1) / 2", _ucb(lambda m: (m + 1) / 2, _bonus)),
+    Mistake("Q is the parent's mean result rescaled to [0, 1]: 1 - (mean + 1) / 2, not -mean",
+            _ucb(lambda m: -m, _bonus)),
+    Mistake("the bonus is C * sqrt(ln(parent visits) / child visits): the square root is missing",
+            _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.log(p) / c)),
+    Mistake("the bonus takes the natural logarithm, math.log (not log10)",
+            _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.sqrt(math.log10(p) / c))),
+    Mistake("the logarithm is of the PARENT's visits, divided by the child's: sqrt(ln(self.visit_count) / "
+            "child.visit_count)", _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.sqrt(math.log(c) / p))),
+]  # fmt: skip
 
 
 # ---- exercise 2: selection ----------------------------------------------------------------------------------
@@ -190,7 +245,28 @@ def check_select(cls: type) -> type:
             out.append(case(seed, int(rng.integers(2, 10)), float(rng.choice([0.0, 0.5, 1.41, 2.0]))))
         return out
 
-    return check_method(cls, "select", LibraryNode.select, dotted(cases))
+    return check_method(cls, "select", LibraryNode.select, dotted(cases), mistakes=SELECT_MISTAKES)
+
+
+def _select_last(self: Any, C: float) -> Any:
+    best, best_ucb = None, -math.inf
+    for child in self.children:
+        ucb = self.get_ucb(child, C)
+        if ucb >= best_ucb:
+            best, best_ucb = child, ucb
+    return best
+
+
+SELECT_MISTAKES = [
+    Mistake("on equal scores keep the FIRST child: replace the best only on a strictly larger score (>, not >=)",
+            _select_last),
+    Mistake("the child with the HIGHEST score: max, not min", lambda self, C: min(self.children,
+                                                                                key=lambda c: self.get_ucb(c, C))),
+    Mistake("select by the UCB score (self.get_ucb(child, C)), not by the visit count",
+            lambda self, C: max(self.children, key=lambda c: c.visit_count)),
+    Mistake("return the child node itself (the search walks on from it), not its action or its index",
+            lambda self, C: int(np.argmax([self.get_ucb(c, C) for c in self.children]))),
+]  # fmt: skip
 
 
 # ---- exercise 3: fully expanded -----------------------------------------------------------------------------
@@ -233,7 +309,18 @@ def check_is_fully_expanded(cls: type) -> type:
                 out.append(case(state, children, ""))
         return out
 
-    return check_method(cls, "is_fully_expanded", library_is_fully_expanded, dotted(cases))
+    return check_method(cls, "is_fully_expanded", library_is_fully_expanded, dotted(cases), mistakes=FULL_MISTAKES)
+
+
+FULL_MISTAKES = [
+    Mistake("a node without legal moves (a full board) has no children: it is not 'fully expanded' (selection "
+            "would have no child to pick); check len(self.children) > 0 too",
+            lambda self: bool(np.sum(self.expandable_moves) == 0)),
+    Mistake("fully expanded means no expandable move is left (np.sum(self.expandable_moves) == 0), not just some "
+            "child", lambda self: len(self.children) > 0),
+    Mistake("the number of legal moves varies: compare with the expandable moves, not with 9 children",
+            lambda self: len(self.children) == 9),
+]  # fmt: skip
 
 
 # ---- exercise 4: expansion ----------------------------------------------------------------------------------
@@ -334,7 +421,39 @@ def check_expand(cls: type) -> type:
             out.append(case(state, int(rng.integers(0, legal)), seed))
         return out
 
-    return check_method(cls, "expand", library_expand, dotted(cases))
+    return check_method(cls, "expand", library_expand, dotted(cases), mistakes=EXPAND_MISTAKES)
+
+
+def _expand_with(pick: str = "rng", player: int = 1, flip: bool = True) -> Callable[..., Any]:
+    def expand(self: Any, rng: np.random.Generator) -> Any:
+        moves = np.flatnonzero(self.expandable_moves)
+        if pick == "legal":
+            action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(self.state))))
+        elif pick == "first":
+            action = int(moves[0])
+        else:
+            action = int(rng.choice(moves))
+        self.expandable_moves[action] = 0
+        child_state = self.game.get_next_state(self.state, action, player)
+        if flip:
+            child_state = self.game.change_perspective(child_state, -1)
+        child = type(self)(self.game, child_state, self, action)
+        self.children.append(child)
+        return child
+
+    return expand
+
+
+EXPAND_MISTAKES = [
+    Mistake("the child is seen by the opponent, who moves next: play the move for player 1 (the node's mover), "
+            "then change_perspective(child_state, -1)", _expand_with(flip=False)),
+    Mistake("the node's mover is 1 in its canonical state: get_next_state(self.state, action, 1), then flip the "
+            "child's state with change_perspective(..., -1)", _expand_with(player=-1, flip=False)),
+    Mistake("draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
+            "not the first one", _expand_with(pick="first")),
+    Mistake("draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
+            _expand_with(pick="legal")),
+]  # fmt: skip
 
 
 # ---- exercise 5: simulation ---------------------------------------------------------------------------------
@@ -394,7 +513,31 @@ def check_simulate(cls: type) -> type:
             out.append(case(state, None, seed))
         return out
 
-    return check_method(cls, "simulate", LibraryNode.simulate, dotted(cases))
+    return check_method(cls, "simulate", LibraryNode.simulate, dotted(cases), mistakes=SIMULATE_MISTAKES)
+
+
+def _rollout(terminal: bool = True, negate: bool = True) -> Callable[..., float]:
+    def simulate(self: Any, rng: np.random.Generator) -> float:
+        if terminal and self.is_terminal:
+            return self.terminal_value
+        state, player = self.state, 1
+        while True:
+            action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(state))))
+            state = self.game.get_next_state(state, action, player)
+            value, done = self.game.get_value_and_terminated(state, action)
+            if done:
+                return value if (player == 1 or not negate) else -value
+            player = -player
+
+    return simulate
+
+
+SIMULATE_MISTAKES = [
+    Mistake("the result is for the player to move at this node (1 in the canonical state): when the rollout ends "
+            "on the opponent's move (rollout_player == -1), negate the value", _rollout(negate=False)),
+    Mistake("the move into this node ended the game: return self.terminal_value without playing on",
+            _rollout(terminal=False)),
+]  # fmt: skip
 
 
 # ---- exercise 6: backpropagation ----------------------------------------------------------------------------
@@ -443,7 +586,29 @@ def check_backpropagate(cls: type) -> type:
             out.append(case(1 + seed % 6, (1.0, -1.0, 0.0)[seed % 3], seed))
         return out
 
-    return check_method(cls, "backpropagate", LibraryNode.backpropagate, dotted(cases))
+    return check_method(cls, "backpropagate", LibraryNode.backpropagate, dotted(cases), mistakes=BACKUP_MISTAKES)
+
+
+def _backup(flip: bool = True, climb: bool = True, first: bool = False) -> Callable[..., None]:
+    def backpropagate(self: Any, value: float) -> None:
+        node, value = self, (-value if first else value)
+        while node is not None:
+            node.value_sum += value
+            node.visit_count += 1
+            value = -value if flip else value
+            node = node.parent if climb else None
+
+    return backpropagate
+
+
+BACKUP_MISTAKES = [
+    Mistake("the players alternate up the tree: the parent gets -value (get_opponent_value), its parent +value, "
+            "and so on", _backup(flip=False)),
+    Mistake("every node on the path gets the visit and the value, up to and including the root (parent None): "
+            "call the parent's backpropagate", _backup(climb=False)),
+    Mistake("this node gets value as given (its mover's view); the sign flips only for the parent",
+            _backup(first=True)),
+]  # fmt: skip
 
 
 # ---- exercise 7: the search ---------------------------------------------------------------------------------
@@ -454,10 +619,13 @@ class LibrarySearch(LibraryMCTS):
         super().__init__(game, MCTSConfig(num_searches=num_searches, C=C, seed=seed))
 
 
-SEARCH_POSITIONS = [  # (name, canonical state, decisive)
+SEARCH_POSITIONS = [  # (name, canonical state, decisive: the library's search picks that move for every seed)
     ("X wins at 2", np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), True),
     ("block O at 8", np.array([[-1, 1, 0], [0, -1, 0], [1, 0, 0]], dtype=np.int8), True),
-    ("win at 6 rather than block", np.array([[1, -1, -1], [1, 0, 0], [0, -1, 0]], dtype=np.int8), True),
+    ("win at 4 rather than block at 5", np.array([[0, 1, -1], [0, 0, 0], [0, 1, -1]], dtype=np.int8), True),
+    # 6 wins at once, and 4 wins too (three threats): with 600 simulations the library's search prefers 4 for
+    # 14 of seeds 0..19 and 6 for 6 of them, so the check asks for no particular move here
+    ("6 wins at once, 4 wins a move later", np.array([[1, -1, -1], [1, 0, 0], [0, -1, 0]], dtype=np.int8), False),
     ("the empty board", np.zeros((3, 3), dtype=np.int8), False),
     ("answer a corner", np.array([[-1, 0, 0], [0, 0, 0], [0, 0, 0]], dtype=np.int8), False),
     ("one move left", np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8), True),
@@ -479,7 +647,15 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
 
         def run(c: type) -> Any:
             mcts = c(GAME, num_searches=num_searches, C=1.41, seed=seed)
-            got = np.asarray(mcts.search(state.copy()), dtype=float)
+            got = mcts.search(state.copy())
+            if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
+                raise mismatch(
+                    got,
+                    expected,
+                    "return the shares as a numpy array of floats, shape (action_size,): visits / "
+                    "visits.sum() with visits = np.zeros(self.game.action_size)",
+                )
+            got = got.astype(float)
             root = getattr(mcts, "root", None)
             if root is None or getattr(root, "visit_count", None) != num_searches:
                 raise mismatch(
@@ -535,10 +711,47 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
         return LibrarySearch
     own = mcts_class.__dict__.get("search")
     if own is None:
-        print(missing_method(mcts_class, "search", "self, state").replace("MCTS.search:", "MCTS.search:", 1),
-              flush=True)  # fmt: skip
+        how = "write def search(self, state) inside class MCTS and run its cell again"
+        print(missing_method(mcts_class, "search", "self, state", how), flush=True)
         return LibrarySearch
-    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), own=["search"])
+    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), SEARCH_MISTAKES, own=["search"])
+
+
+class _WrongSearch(LibrarySearch):
+    """The library's search with one known mistake (for the diagnosis)."""
+
+    mistake = ""
+
+    def search(self, state: np.ndarray) -> np.ndarray:
+        root = self.root = LibraryNode(self.game, state.copy())
+        rng = self.rng
+        for _ in range(self.config.num_searches):
+            node = root
+            while node.is_fully_expanded() if self.mistake != "children" else node.children:
+                node = node.select(self.config.C)
+            value = node.terminal_value
+            if not node.is_terminal or self.mistake == "terminal":
+                node = node.expand(rng)
+                value = node.simulate(rng)
+            node.backpropagate(value)
+        visits = np.zeros(self.game.action_size)
+        for child in root.children:
+            visits[child.action_taken] = child.visit_count
+        return visits if self.mistake == "counts" else visits / visits.sum()
+
+
+def _wrong_search(mistake: str) -> type:
+    return type("MCTS", (_WrongSearch,), {"mistake": mistake})
+
+
+SEARCH_MISTAKES = [
+    Mistake("a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
+            _wrong_search("terminal")),
+    Mistake("walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
+            "unexpanded move gets a new child first", _wrong_search("children")),
+    Mistake("return the visit SHARES: each child's visit count divided by the sum of them",
+            _wrong_search("counts")),
+]  # fmt: skip
 
 
 # ---- the learner's search as a player -----------------------------------------------------------------------
