@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the corpus holds learners' cells as text: long lines are their lines)
 """A corpus of learners' answers to the course's exercises, each with the verdict its check must give (issue 24).
 
 Each ``Entry`` is an exercise cell as a learner might write it, for the check named ``check``:
@@ -70,6 +71,9 @@ def method(cls: str, signature: str, body: str) -> str:
     lines = "\n".join("    " + line if line else "" for line in body.strip("\n").splitlines())
     return f"@add_to_class({cls})\ndef {signature}:\n{lines}\n"
 
+
+# The answers below are learners' cells, laid out by hand.
+# fmt: off
 
 # ---- notebook 1: TicTacToe ------------------------------------------------------------------------------------
 T = "TicTacToe"
