@@ -94,6 +94,16 @@ class Node:
     def select(self, config: SearchConfig, rule: Callable[..., np.ndarray] = puct_selection, root: Any = None) -> Node:
         """The child that ``rule`` picks: by default the largest PUCT score
         ``Q + c * prior * sqrt(N_parent) / (1 + n)`` (the lowest action on ties)."""
+        if rule is puct_selection:  # PUCT written out: the same float64 operations as search_policies.puct_scores
+            c = exploration_weight(config, self.visit_count)
+            sqrt_parent = math.sqrt(self.visit_count)
+            best, best_score = self.children[0], -math.inf
+            for child in self.children:
+                q_value = -(child.value_sum / child.visit_count) if child.visit_count > 0 else 0.0
+                score = q_value + c * child.prior * sqrt_parent / (1 + child.visit_count)
+                if score > best_score:
+                    best, best_score = child, score
+            return best
         action = int(rule(self.children_stats(), config, root)[0])
         return next(child for child in self.children if child.action_taken == action)
 
