@@ -188,6 +188,13 @@ _TRAIN_OVERRIDES = {  # flag -> TrainConfig setting (search fields flat, as Trai
     "workers": "num_workers",
     "inference_mode": "inference_mode",
     "ray_cpus": "ray_cpus_per_actor",
+    "search_policy": "policy",
+    "gumbel_considered": "gumbel_considered",
+    "value_target_q_weight": "value_target_q_weight",
+    "full_search_fraction": "full_search_fraction",
+    "cheap_searches": "cheap_searches",
+    "opening_moves": "opening_moves",
+    "move_selection": "move_selection",
 }
 _BATCHED_FLAGS = {
     "parallel_games": "--parallel-games",
@@ -282,7 +289,7 @@ def _train(args: argparse.Namespace) -> int:
         + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
         + f"; run dir {run_dir}"
     )
-    trainer.learn()
+    trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)
     print(f"done: {trainer.iteration} iterations; weights in {latest}")
     return 0
 
@@ -499,6 +506,40 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--threads", type=_positive_int, default=None, help="torch CPU threads for training steps")
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
     train.add_argument("--lr", type=_positive_float, default=None, help="Adam learning rate (on a resume too)")
+    train.add_argument(
+        "--time-budget",
+        type=_positive_float,
+        default=None,
+        metavar="MINUTES",
+        help="stop after the iteration that passes this many minutes of wall time (--resume continues)",
+    )
+    targets = train.add_argument_group("search policy, targets and schedule (TrainConfig fields; see its docstrings)")
+    targets.add_argument("--search-policy", default=None, choices=["puct", "gumbel"], help="the self-play search")
+    targets.add_argument("--gumbel-considered", type=_positive_int, default=None, help="Gumbel: root candidates m")
+    targets.add_argument(
+        "--value-target-q-weight",
+        type=_non_negative_float,
+        default=None,
+        metavar="W",
+        help="value target (1 - W) * outcome + W * root search value (0: the outcome)",
+    )
+    targets.add_argument(
+        "--full-search-fraction",
+        type=_positive_float,
+        default=None,
+        metavar="F",
+        help="playout cap randomisation: share of moves fully searched and recorded (1: all)",
+    )
+    targets.add_argument("--cheap-searches", type=_positive_int, default=None, help="simulations of a cheap move")
+    targets.add_argument(
+        "--opening-moves", type=_non_negative_int, default=None, metavar="K", help="random openings of 0..K moves"
+    )
+    targets.add_argument(
+        "--move-selection",
+        default=None,
+        choices=["visits", "improved_policy"],
+        help="what self-play samples moves from",
+    )
     train.add_argument(
         "--self-play",
         default=None,
