@@ -2,6 +2,8 @@
 
 The page needs no network (kaggle-environments' own player loads its scripts from CDNs and shows a
 blank frame offline). Open ``#step=N`` (or ``#step=last``) to show one position, as the browser test does.
+In a game won by a line (Tic-Tac-Toe, Connect Four), the winning line is drawn across its pieces; the play
+button reads "pause" while the game plays.
 """
 
 from __future__ import annotations
@@ -73,23 +75,33 @@ function draw() {
       ctx.strokeStyle = "#ff9800"; ctx.lineWidth = 4; ctx.strokeRect(c * cell + 3, r * cell + 3, cell - 6, cell - 6);
     }
   }
+  for (const [from, to] of frame.win || []) {  // the winning line, from the centre of its first piece to its last
+    ctx.beginPath(); ctx.moveTo((from[1] + 0.5) * cell, (from[0] + 0.5) * cell);
+    ctx.lineTo((to[1] + 0.5) * cell, (to[0] + 0.5) * cell);
+    ctx.strokeStyle = DATA.winColor; ctx.lineWidth = Math.max(6, cell * 0.14); ctx.lineCap = "round"; ctx.stroke();
+  }
   document.getElementById("caption").textContent = frame.caption;
   slider.value = step;
 }
 function go(s) { step = Math.max(0, Math.min(DATA.frames.length - 1, s)); draw(); }
-function play() {
-  if (timer) { clearInterval(timer); timer = null; return; }
-  if (step === DATA.frames.length - 1) go(0);
-  timer = setInterval(() => {
-    if (step >= DATA.frames.length - 1) { clearInterval(timer); timer = null; } else go(step + 1);
-  }, DATA.interval);
+const playButton = document.getElementById("play");
+function stop() {  // the button offers play again
+  if (timer) { clearInterval(timer); timer = null; }
+  playButton.innerHTML = "&#9654; play";
 }
-document.getElementById("first").onclick = () => go(0);
-document.getElementById("prev").onclick = () => go(step - 1);
-document.getElementById("next").onclick = () => go(step + 1);
-document.getElementById("last").onclick = () => go(DATA.frames.length - 1);
-document.getElementById("play").onclick = play;
-slider.oninput = () => go(parseInt(slider.value));
+function play() {
+  if (timer) { stop(); return; }
+  if (step === DATA.frames.length - 1) go(0);
+  timer = setInterval(() => { if (step >= DATA.frames.length - 1) stop(); else go(step + 1); }, DATA.interval);
+  playButton.innerHTML = "&#10074;&#10074; pause";
+}
+function jump(s) { stop(); go(s); }  // moving by hand pauses the game
+document.getElementById("first").onclick = () => jump(0);
+document.getElementById("prev").onclick = () => jump(step - 1);
+document.getElementById("next").onclick = () => jump(step + 1);
+document.getElementById("last").onclick = () => jump(DATA.frames.length - 1);
+playButton.onclick = play;
+slider.oninput = () => jump(parseInt(slider.value));
 const hash = new URLSearchParams(location.hash.slice(1)).get("step");
 if (hash !== null) go(hash === "last" ? DATA.frames.length - 1 : parseInt(hash));
 else { draw(); if (DATA.autoplay) play(); }
@@ -104,13 +116,50 @@ def _last_cell(game: Game, before: np.ndarray, after: np.ndarray) -> list[int] |
     return [int(placed[0][0]), int(placed[0][1])] if len(placed) else None
 
 
+#: The colour of the line drawn across a winning line's pieces (unlike any board, disc or mark colour).
+WIN_COLOR = "#00e676"
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+def winning_lines(state: np.ndarray, cell: Sequence[int], in_a_row: int) -> list[list[list[int]]]:
+    """The lines of ``in_a_row`` or more equal pieces through ``cell`` (row, column) of ``state`` ``(R, C)``,
+    each as its two end cells ``[[row, column], [row, column]]``; empty when the piece there made no line."""
+    state = np.asarray(state)
+    row, column = int(cell[0]), int(cell[1])
+    player = state[row, column]
+    if player == 0:
+        return []
+    rows, columns = state.shape
+    lines = []
+    for dr, dc in _DIRECTIONS:
+        ends = []
+        for sign in (-1, 1):  # walk to the last equal piece each way
+            r, c = row, column
+            while True:
+                nr, nc = r + sign * dr, c + sign * dc
+                if not (0 <= nr < rows and 0 <= nc < columns and state[nr, nc] == player):
+                    break
+                r, c = nr, nc
+            ends.append([r, c])
+        if max(abs(ends[1][0] - ends[0][0]), abs(ends[1][1] - ends[0][1])) + 1 >= in_a_row:
+            lines.append(ends)
+    return lines
+
+
 def game_frames(game: Game, states: Sequence[np.ndarray], captions: Sequence[str] | None = None) -> list[dict]:
-    """One frame per absolute state ``(R, C)``: the board, the last move's cell and a caption."""
+    """One frame per absolute state ``(R, C)``: the board, the last move's cell and a caption, and where that move
+    made a winning line (games won by ``_line_length`` in a line), the line's end cells under ``"win"``."""
     frames = []
+    in_a_row = getattr(game, "_line_length", None)
     for i, state in enumerate(states):
         last = _last_cell(game, states[i - 1], state) if i else None
         caption = captions[i] if captions is not None else f"move {i}"
-        frames.append({"board": np.asarray(state).astype(int).tolist(), "last": last, "caption": caption})
+        frame = {"board": np.asarray(state).astype(int).tolist(), "last": last, "caption": caption}
+        if in_a_row is not None and last is not None:
+            lines = winning_lines(state, last, in_a_row)
+            if lines:
+                frame["win"] = lines
+        frames.append(frame)
     return frames
 
 
@@ -161,6 +210,7 @@ def playoff_html(
         "grid": style.grid_color,
         "interval": int(interval_ms),
         "autoplay": bool(autoplay),
+        "winColor": WIN_COLOR,
         "frames": game_frames(game, states, captions),
     }
     page = _PAGE.replace("__TITLE__", html.escape(title)).replace("__PLAYERS__", html.escape(players))

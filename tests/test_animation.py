@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 
@@ -44,6 +46,41 @@ def test_html_is_self_contained_and_holds_every_frame():
         playoff_html(game, [])
 
 
+@pytest.mark.parametrize(
+    "game",
+    [make_game("tictactoe"), make_game("connect_four"), make_game("connect_four", rows=5, columns=6, in_a_row=3)],
+)
+def test_the_winning_line_on_the_page_agrees_with_the_rules(game):
+    """Random games to the end: the last frame carries a line exactly when the rules say its move won, and the line
+    is a run of the mover's pieces through that move, at least in_a_row long, that goes no further."""
+    rng = np.random.default_rng(0)
+    wins = 0
+    for _ in range(150):
+        state, player, states, action = game.get_initial_state(), 1, [], None
+        states.append(state)
+        while True:
+            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state))))
+            state = game.get_next_state(state, action, player)
+            states.append(state)
+            value, over = game.get_value_and_terminated(state, action)
+            if over:
+                break
+            player = -player
+        frames = json.loads(playoff_html(game, states).split("const DATA = ", 1)[1].split(";\n", 1)[0])["frames"]
+        assert all("win" not in frame for frame in frames[:-1])
+        assert ("win" in frames[-1]) == (value == 1 and game.check_win(state, action))
+        for (r0, c0), (r1, c1) in frames[-1].get("win", []):
+            length = max(abs(r1 - r0), abs(c1 - c0)) + 1
+            dr, dc = np.sign(r1 - r0), np.sign(c1 - c0)
+            cells = [(r0 + i * dr, c0 + i * dc) for i in range(length)]
+            assert length >= game._line_length and tuple(frames[-1]["last"]) in cells
+            assert all(state[r, c] == player for r, c in cells)
+            for r, c in ((r0 - dr, c0 - dc), (r1 + dr, c1 + dc)):  # the run ends at both ends
+                assert not (0 <= r < game.row_count and 0 <= c < game.column_count and state[r, c] == player)
+        wins += "win" in frames[-1]
+    assert wins >= 50  # most random games end in a win
+
+
 def test_gif_has_a_frame_per_move(tmp_path):
     from PIL import Image
 
@@ -65,17 +102,23 @@ def colour_counts(png) -> dict[str, int]:
     blue = (r < 60) & (g > 60) & (g < 100) & (b > 130)  # the board, #1f4e9c
     rows, cols = np.nonzero(blue)
     if len(rows) == 0:
-        return {"red": 0, "yellow": 0, "blue": 0, "legend_red": 0, "legend_yellow": 0}
+        counts = ("red", "yellow", "blue", "legend_red", "legend_yellow", "green")
+        return dict.fromkeys(counts, 0) | {"green_columns": None}
     inside = np.zeros_like(blue)
     inside[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1] = True
     red = (r > 200) & (g < 90) & (b < 90)  # X discs, #e53935
     yellow = (r > 230) & (g > 200) & (b < 100)  # O discs, #fdd835
+    green = (r < 60) & (g > 200) & (b > 80) & (b < 150)  # the winning line, #00e676
+    _, green_cols = np.nonzero(green & inside)  # where the line runs, in pixels from the board's left edge
+    span = (int(green_cols.min() - cols.min()), int(green_cols.max() - cols.min())) if len(green_cols) else None
     return {
         "red": int(np.sum(red & inside)),
         "yellow": int(np.sum(yellow & inside)),
         "blue": int(np.sum(blue)),
         "legend_red": int(np.sum(red & ~inside)),
         "legend_yellow": int(np.sum(yellow & ~inside)),
+        "green": int(np.sum(green & inside)),
+        "green_columns": span,
     }
 
 
@@ -104,6 +147,39 @@ def test_page_renders_the_board_in_headless_chromium(tmp_path):
     assert counts["0"]["blue"] > 50_000  # the board is drawn ...
     assert counts["0"]["red"] == 0 and counts["0"]["yellow"] == 0  # ... empty at the start
     assert counts["0"]["legend_red"] > 50 and counts["0"]["legend_yellow"] > 50  # the legend's two marks
-    # at the end: 4 red and 3 yellow discs of radius 0.4 * 64 px (about 2,000 px each)
-    assert 4 * 1500 < counts["last"]["red"] < 4 * 2300
+    # at the end: 4 red and 3 yellow discs of radius 0.4 * 64 px (about 2,000 px each), the red ones crossed by the
+    # winning line (9 px wide) from the centre of column 3 to the centre of column 6 (pixels 224 to 416, round caps)
+    assert 4 * 1100 < counts["last"]["red"] < 4 * 2300
     assert 3 * 1500 < counts["last"]["yellow"] < 3 * 2300
+    assert counts["0"]["green"] == 0 and 3 * 64 * 7 < counts["last"]["green"] < 3 * 64 * 11
+    low, high = counts["last"]["green_columns"]
+    assert 224 - 8 <= low <= 224 and 416 <= high <= 416 + 8
+
+
+def chromium_dom(page, tmp_path, *flags: str) -> str:
+    """The page's DOM after its scripts ran (``--dump-dom``), as headless Chromium prints it."""
+    done = subprocess.run(
+        ["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *flags, "--dump-dom", page],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+def test_the_play_button_reads_pause_while_the_game_plays(tmp_path):
+    game, states = scripted_game("tictactoe", [4, 0, 8])
+    page = tmp_path / "playoff.html"
+    page.write_text(playoff_html(game, states, interval_ms=400))
+
+    def button_and_caption(dom: str) -> tuple[str, str]:
+        button = re.search(r'<button id="play">([^<]*)</button>', dom).group(1)
+        return button.split()[-1], re.search(r'<div id="caption">([^<]*)</div>', dom).group(1)
+
+    assert button_and_caption(chromium_dom(page.as_uri(), tmp_path)) == ("pause", "move 0")  # it plays on opening
+    assert button_and_caption(chromium_dom(f"{page.as_uri()}#step=last", tmp_path)) == ("play", "move 3")
+    # to the end in virtual time (3 moves of 0.4 s): the game stops on its last move and the button offers play
+    end = chromium_dom(page.as_uri(), tmp_path, "--virtual-time-budget=5000")
+    assert button_and_caption(end) == ("play", "move 3")
