@@ -724,3 +724,142 @@ while node is not None:
           "FULLY expanded"),
 ]
 CORPUS["02_vanilla_mcts"] = NB02
+
+# ---- notebook 3: the model -----------------------------------------------------------------------------------------
+NB03 = [
+    # encode
+    right("check_encode", '''def encode(state):
+    state = np.asarray(state)
+    one_hot = np.eye(3, dtype=np.float32)[state + 1]  # (..., R, C, 3): -1 -> 0, 0 -> 1, 1 -> 2
+    return np.moveaxis(one_hot, -1, -3)
+''', "np.eye and moveaxis", downstream=True),
+    right("check_encode", '''def encode(state):
+    planes = [(state == value).astype(np.float32) for value in (-1, 0, 1)]
+    return np.stack(planes, axis=state.ndim - 2)
+''', "axis from ndim"),
+    wrong("check_encode", swap("(state == -1, state == 0, state == 1)", "(state == 1, state == 0, state == -1)"),
+          "own plane first", "opponent (-1), empty (0), own (1)"),
+    wrong("check_encode", swap("axis=-3", "axis=0"), "batch on axis 0", "not axis 0"),
+    wrong("check_encode", swap("axis=-3", "axis=-1"), "planes last", "not (R, C, 3)"),
+    wrong("check_encode", swap(".astype(np.float32)", ""), "booleans", "float32"),
+    wrong("check_encode", swap("return np.stack((state == -1, state == 0, state == 1), axis=-3).astype(np.float32)",
+                               "return torch.tensor(np.stack((state == -1, state == 0, state == 1), axis=-3), dtype=torch.float32)"),
+          "a tensor", "a numpy array"),
+    # ResBlock
+    right("check_resblock", '''class ResBlock(nn.Module):
+    def __init__(self, num_hidden):
+        super().__init__()
+        self.conv1 = nn.Conv2d(num_hidden, num_hidden, 3, 1, 1)
+        self.bn1 = nn.BatchNorm2d(num_hidden)
+        self.conv2 = nn.Conv2d(num_hidden, num_hidden, 3, 1, 1)
+        self.bn2 = nn.BatchNorm2d(num_hidden)
+
+    def forward(self, x):
+        out = torch.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += x
+        return torch.relu(out)
+''', "positional padding, +=", downstream=True),
+    right("check_resblock", Edit((("        residual = x\n", ""), ("return F.relu(x + residual)", "return F.relu(x + self.skip)"),
+                                  ("    def forward(self, x):\n", "    def forward(self, x):\n        self.skip = x\n"))),
+          "the input kept on self"),
+    wrong("check_resblock", swap("return F.relu(x + residual)", "return F.relu(x) + residual"), "ReLU before the sum",
+          "AFTER adding"),
+    wrong("check_resblock", swap("return F.relu(x + residual)", "return F.relu(x)"), "no skip", "skip connection"),
+    wrong("check_resblock", swap("kernel_size=3, padding=1", "kernel_size=3"), "no padding", "raised RuntimeError",
+          "padding=1 in both"),
+    wrong("check_resblock", swap("self.bn1", "self.norm1"), "renamed", "no 'bn1.weight'"),
+    wrong("check_resblock", swap("x = F.relu(self.bn1(self.conv1(x)))", "x = self.bn1(self.conv1(x))"),
+          "no first ReLU", "between the two convolutions"),
+    unfinished("check_resblock", swap("        residual = x\n        x = F.relu(self.bn1(self.conv1(x)))\n"
+                                      "        x = self.bn2(self.conv2(x))\n        return F.relu(x + residual)\n",
+                                      "        raise NotImplementedError\n"),
+               "forward still a stub", "`forward` still raises NotImplementedError"),
+    wrong("check_resblock", swap("def forward(self, x):", "def foward(self, x):"), "forward misspelled",
+          "no method `forward`"),
+    # ResNet layers
+    right("check_resnet_layers", '''class ResNet(nn.Module):
+    def __init__(self, game, num_res_blocks=4, num_hidden=64):
+        super().__init__()
+        self.game = game
+        rows, columns = game.row_count, game.column_count
+
+        def conv(inputs, outputs):
+            return [nn.Conv2d(inputs, outputs, kernel_size=3, padding=1), nn.BatchNorm2d(outputs), nn.ReLU()]
+
+        self.start_block = nn.Sequential(*conv(3, num_hidden))
+        self.back_bone = nn.ModuleList(ResBlock(num_hidden) for _ in range(num_res_blocks))
+        self.policy_head = nn.Sequential(*conv(num_hidden, 32), nn.Flatten(), nn.Linear(32 * rows * columns, game.action_size))
+        self.value_head = nn.Sequential(*conv(num_hidden, 3), nn.Flatten(), nn.Linear(3 * rows * columns, 1), nn.Tanh())
+''', "a helper for conv-BN-ReLU", downstream=True),
+    right("check_resnet_layers", swap("cells = game.row_count * game.column_count", "cells = game.action_size if game.row_count * game.column_count == game.action_size else game.row_count * game.column_count"),
+          "cells another way"),
+    wrong("check_resnet_layers", swap("nn.Conv2d(3, num_hidden, kernel_size=3, padding=1)", "nn.Conv2d(3, num_hidden, kernel_size=3)"),
+          "start block without padding", "case 1 of 3", "start_block", "padding=1"),
+    wrong("check_resnet_layers", swap("            nn.Tanh(),\n", ""), "no Tanh", "Tanh"),
+    wrong("check_resnet_layers", swap("nn.Linear(32 * cells, game.action_size)", "nn.Linear(32 * 9, 9)"),
+          "Tic-Tac-Toe sizes", "case 3 of 3", "of THIS game"),
+    wrong("check_resnet_layers", swap("nn.ModuleList([ResBlock", "nn.Sequential(*[ResBlock"), "a Sequential backbone",
+          "nn.ModuleList"),
+    wrong("check_resnet_layers", swap("nn.BatchNorm2d(num_hidden), nn.ReLU()", "nn.ReLU(), nn.BatchNorm2d(num_hidden)"),
+          "ReLU before BatchNorm", "start_block"),
+    wrong("check_resnet_layers", Edit((("nn.Conv2d(num_hidden, 32, kernel_size=3, padding=1)", "nn.Conv2d(num_hidden, 32, kernel_size=3)"),
+                                       ("nn.Linear(32 * cells, game.action_size)", "nn.Linear(32 * (game.row_count - 2) * (game.column_count - 2), game.action_size)"))),
+          "policy head shrinks the board", "policy_head"),
+    # ResNet.forward
+    right("check_resnet_forward", method("ResNet", "forward(self, x)", """
+features = self.start_block(x)
+for index in range(len(self.back_bone)):
+    features = self.back_bone[index](features)
+policy = self.policy_head(features)
+value = self.value_head(features)
+return [policy, value]"""), "a list, indices", downstream=True),
+    right("check_resnet_forward", method("ResNet", "forward(self, x)", """
+import functools
+x = functools.reduce(lambda h, block: block(h), self.back_bone, self.start_block(x))
+return self.policy_head(x), self.value_head(x)"""), "reduce"),
+    wrong("check_resnet_forward", swap("for block in self.back_bone:\n        x = block(x)", "x = self.back_bone[0](x)"),
+          "first block only", "EVERY block"),
+    wrong("check_resnet_forward", swap("return self.policy_head(x), self.value_head(x)", "return self.value_head(x), self.policy_head(x)"),
+          "swapped", "(policy logits, value)"),
+    wrong("check_resnet_forward", swap("return self.policy_head(x), self.value_head(x)",
+                                       "return torch.softmax(self.policy_head(x), dim=1), self.value_head(x)"),
+          "softmax", "LOGITS"),
+    wrong("check_resnet_forward", swap("    for block in self.back_bone:\n        x = block(x)\n", ""), "no backbone",
+          "through the backbone"),
+    wrong("check_resnet_forward", swap("return self.policy_head(x), self.value_head(x)",
+                                       "return self.policy_head(x).detach().numpy(), self.value_head(x).detach().numpy()"),
+          "numpy outputs", "torch tensors"),
+    # predict
+    right("check_predict", '''def predict(model, game, state):
+    model.eval()
+    with torch.inference_mode():
+        logits, value = model(torch.from_numpy(encode(state)[None]))
+    logits = logits[0].numpy().astype(np.float64)
+    logits[game.get_valid_moves(state) == 0] = -np.inf
+    policy = np.exp(logits - logits.max())
+    return policy / policy.sum(), float(value)
+''', "mask the logits, float()", downstream=True),
+    right("check_predict", '''def predict(model, game, state):
+    model.eval()
+    x = torch.tensor(encode(state)).unsqueeze(0)
+    with torch.no_grad():
+        logits, value = model(x)
+    policy = torch.softmax(logits, dim=-1)[0].numpy() * game.get_valid_moves(state)
+    return policy / np.sum(policy), np.float32(value.item())
+''', "a numpy float"),
+    wrong("check_predict", swap("    model.eval()\n", ""), "no eval()", "model.eval()"),
+    wrong("check_predict", Edit((("    policy = policy * game.get_valid_moves(state)\n", ""),)), "no mask",
+          "illegal moves get probability 0"),
+    wrong("check_predict", swap("return policy / policy.sum(), value.item()", "return policy, value.item()"),
+          "no renormalisation", "divide by the sum"),
+    wrong("check_predict", swap("return policy / policy.sum(), value.item()", "return policy / policy.sum(), value"),
+          "the value as a tensor", "torch tensor, not a number", "value.item()"),
+    wrong("check_predict", swap("policy = torch.softmax(logits, dim=1).squeeze(0).numpy()",
+                                "policy = torch.softmax(logits, dim=1).numpy()"), "a batch axis left",
+          "shape (1, 9) instead of (9,)"),
+    wrong("check_predict", swap("policy = torch.softmax(logits, dim=1).squeeze(0).numpy()",
+                                "policy = torch.softmax(logits, dim=0).squeeze(0).numpy()"), "softmax over the batch",
+          "returned"),
+]
+CORPUS["03_model"] = NB03

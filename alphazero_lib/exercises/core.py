@@ -365,7 +365,7 @@ def _diagnose(
             codes.append((mistake, adapt(mistake.code) if adapt is not None else mistake.code))
         except Exception:
             continue
-    candidates = [(m, code) for m, code in codes if _same_outcome(_outcome(case, code), outcome)]
+    candidates = [(m, code) for m, code in codes if _same_outcome(_outcome(case, code), outcome, case)]
     if not candidates or learner is None:
         return candidates[0][0].hint if candidates else ""
     start = time.perf_counter()
@@ -373,19 +373,27 @@ def _diagnose(
         if other is case or len(candidates) == 0 or time.perf_counter() - start > budget:
             break
         mine = _outcome(other, learner)
-        candidates = [(m, code) for m, code in candidates if _same_outcome(_outcome(other, code), mine)]
+        candidates = [(m, code) for m, code in candidates if _same_outcome(_outcome(other, code), mine, other)]
     return candidates[0][0].hint if candidates else ""
 
 
-def _same_outcome(theirs: tuple[str, Any], mine: tuple[str, Any]) -> bool:
-    """Two runs of a case did the same: both agreed with the library, or failed the same way."""
+def _same_outcome(theirs: tuple[str, Any], mine: tuple[str, Any], case: Case) -> bool:
+    """Two runs of ``case`` did the same: both agreed with the library, or failed the same way (the same wrong
+    answer, within the case's own tolerance)."""
     if theirs[0] != mine[0]:
         return False
     if mine[0] == "value":
         return True
     if mine[0] == "error":
         return theirs[1] == mine[1]
-    return _same_output(theirs[1], mine[1])
+    if _same_output(theirs[1], mine[1]):
+        return True
+    if isinstance(theirs[1], str) or isinstance(mine[1], str):
+        return False
+    try:
+        return bool(case.same(theirs[1], mine[1]))
+    except Exception:
+        return False
 
 
 def _same_output(a: Any, b: Any) -> bool:
@@ -561,12 +569,15 @@ def hints_for(hints: dict[str, str], notebook: str) -> tuple[Callable[[str], Non
     """
 
     def key(name: str) -> str | None:
-        name = str(name).strip().split(".")[-1]
-        for candidate in (name, name.removeprefix("check_"), name.removesuffix("_value")):
-            if candidate in hints:
-                return candidate
-        close = difflib.get_close_matches(name, list(hints), n=1, cutoff=0.6)
-        return close[0] if close else None
+        text = str(name).strip()
+        lower = {k.lower(): k for k in hints}
+        for candidate in (text, text.replace(".", "_"), text.split(".")[-1]):
+            candidate = candidate.lower()
+            for form in (candidate, candidate.removeprefix("check_"), candidate.removesuffix("_value")):
+                if form in lower:
+                    return lower[form]
+        close = difflib.get_close_matches(text.split(".")[-1].lower(), list(lower), n=1, cutoff=0.6)
+        return lower[close[0]] if close else None
 
     def hint(name: str) -> None:
         found = key(name)

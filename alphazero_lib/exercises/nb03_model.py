@@ -16,13 +16,30 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, same
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
 
 TOL = 1e-5  # float32 networks: the same arithmetic in another order differs in the last bits
+
+HINTS = {
+    "encode": "compare the state with -1, 0 and 1 (three boolean arrays), np.stack them on axis=-3 (that works for "
+    "one state and for a batch) and .astype(np.float32).",
+    "resblock": "__init__: conv1, bn1, conv2, bn2 (Conv2d(num_hidden, num_hidden, kernel_size=3, padding=1) and "
+    "BatchNorm2d(num_hidden)); forward: keep x as the residual, relu(bn1(conv1(x))), bn2(conv2(...)), add the "
+    "residual, relu.",
+    "resnet_layers": "start_block = Sequential(Conv2d(3, num_hidden, 3, padding=1), BatchNorm2d, ReLU); back_bone = "
+    "nn.ModuleList of num_res_blocks ResBlocks; the heads: Conv2d to 32 (policy) or 3 (value) channels with "
+    "padding=1, BatchNorm2d, ReLU, Flatten, Linear(channels * cells, action_size or 1), and Tanh for the value.",
+    "resnet_forward": "x = self.start_block(x); for block in self.back_bone: x = block(x); return "
+    "self.policy_head(x), self.value_head(x) (the logits, no softmax).",
+    "predict": "model.eval(); x = torch.tensor(encode(state)).unsqueeze(0); under torch.no_grad() run the model; "
+    "softmax the logits over dim 1, squeeze the batch axis, .numpy(); zero the illegal moves and divide by the sum; "
+    "the value as value.item().",
+}
+hint, solution = hints_for(HINTS, "03_model.ipynb")
 
 
 def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -79,7 +96,27 @@ def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.nda
         out.append(_encode_case(batch, library(batch), "a batch of Connect Four states: stack on axis -3."))
         return out
 
-    return check("encode", encode, library, cases)
+    return check("encode", encode, library, cases, ENCODE_MISTAKES)
+
+
+def _encode_with(order: tuple[int, int, int] = (-1, 0, 1), axis: int = -3, last: bool = False) -> Callable:
+    def encode(state: np.ndarray) -> np.ndarray:
+        state = np.asarray(state)
+        if last:
+            return np.stack([state == v for v in order], axis=-1).astype(np.float32)
+        return np.stack([state == v for v in order], axis=axis).astype(np.float32)
+
+    return encode
+
+
+ENCODE_MISTAKES = [
+    Mistake("the planes' order is opponent (-1), empty (0), own (1)", _encode_with(order=(1, 0, -1))),
+    Mistake("the planes' order is opponent (-1), empty (0), own (1)", _encode_with(order=(0, 1, -1))),
+    Mistake("a batch (B, R, C) gives (B, 3, R, C): stack the planes on axis -3 (just before the board's two axes), "
+            "not axis 0", _encode_with(axis=0)),
+    Mistake("the planes come before the board's axes: (3, R, C), not (R, C, 3) (stack on axis -3, or "
+            "np.moveaxis(..., -1, -3))", _encode_with(last=True)),
+]  # fmt: skip
 
 
 def _encode_case(state: np.ndarray, expected: np.ndarray, shape_hint: str) -> Case:
@@ -90,14 +127,13 @@ def _encode_case(state: np.ndarray, expected: np.ndarray, shape_hint: str) -> Ca
         got = encode(given)
         if not np.array_equal(given, state):
             raise Mismatch("the state changed", "the state untouched", "build new arrays; do not write into the state.")
-        got_array = np.asarray(got)
-        if got_array.shape != expected.shape:
-            raise Mismatch(got_array, expected, shape_hint)
-        if got_array.dtype != np.float32:
-            raise Mismatch(
-                f"dtype {got_array.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32)."
-            )
-        return got_array
+        if not isinstance(got, np.ndarray):
+            raise Mismatch(got, expected, "return a numpy array (np.stack(...)); the cells below give it to torch.")
+        if got.shape != expected.shape:
+            raise Mismatch(got, expected, shape_hint)
+        if got.dtype != np.float32:
+            raise Mismatch(f"dtype {got.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32).")
+        return got
 
     return Case(call, run, expected, hint="planes in the order opponent (-1), empty (0), own (1).")
 
@@ -147,11 +183,14 @@ def compare_shapes(got: nn.Module, expected: nn.Module, what: str) -> None:
         )
     for name, shape in theirs.items():
         if mine[name] != shape:
-            raise Mismatch(
-                f"{name} of shape {mine[name]}",
-                f"shape {shape}",
-                "kernel_size=3 and padding=1 everywhere keep the board's size; heads: 32 and 3 channels.",
+            hint = (
+                "a head's Linear takes channels * rows * columns of THIS game (game.row_count * game.column_count) "
+                "and gives game.action_size logits (policy) or 1 value"
+                if len(shape) == 2
+                else "Conv2d(in_channels, out_channels, kernel_size=3, padding=1); the heads have 32 (policy) and 3 "
+                "(value) channels"
             )
+            raise Mismatch(f"{name} of shape {mine[name]}", f"shape {shape}", hint)
 
 
 def _close(got: Any, expected: Any) -> bool:
@@ -193,7 +232,40 @@ def check_resblock(learner: type) -> type:
             )
         return out
 
-    return check("ResBlock", learner, LibraryResBlock, cases)
+    return check("ResBlock", learner, LibraryResBlock, cases, RESBLOCK_MISTAKES, own=["__init__", "forward"])
+
+
+def _block(kind: str) -> type:
+    """The library's ResBlock with one known mistake in its forward (for the diagnosis)."""
+
+    def forward(self: Any, x: torch.Tensor) -> torch.Tensor:
+        h = self.bn1(self.conv1(x))
+        h = torch.relu(h) if kind != "no first relu" else h
+        h = self.bn2(self.conv2(h))
+        if kind == "relu before sum":
+            return torch.relu(h) + x
+        if kind == "no skip":
+            return torch.relu(h)
+        if kind == "no last relu":
+            return h + x
+        return torch.relu(h + x)
+
+    def __init__(self: Any, num_hidden: int) -> None:
+        LibraryResBlock.__init__(self, num_hidden)
+        if kind == "no padding":
+            self.conv1.padding = self.conv2.padding = (0, 0)
+
+    return type("ResBlock", (LibraryResBlock,), {"forward": forward, "__init__": __init__})
+
+
+RESBLOCK_MISTAKES = [
+    Mistake("the last ReLU comes AFTER adding the block's input: relu(bn2(conv2(...)) + x)", _block("relu before sum")),
+    Mistake("add the block's input (the skip connection) before the last ReLU", _block("no skip")),
+    Mistake("the sum goes through a ReLU: return relu(x + residual)", _block("no last relu")),
+    Mistake("a ReLU between the two convolutions: relu(bn1(conv1(x)))", _block("no first relu")),
+    Mistake("padding=1 in both convolutions: a 3x3 kernel without padding shrinks the board, and the sum with the "
+            "block's input needs the same size", _block("no padding")),
+]  # fmt: skip
 
 
 def _run_block(cls: type, hidden: int, library: nn.Module, x: torch.Tensor, mode: str) -> np.ndarray:
@@ -220,26 +292,46 @@ def check_resnet_layers(learner: type) -> type:
 
     def cases() -> list[Case]:
         out = []
-        for game, blocks, hidden in ARCHS:
-            library = LibraryResNet(game, blocks, hidden)
+        for number, (game, blocks, hidden) in enumerate(ARCHS):
+            library = randomize(LibraryResNet(game, blocks, hidden), seed=50 + number).eval()
+            x = torch.rand(2, 3, game.row_count, game.column_count, generator=torch.Generator().manual_seed(number))
             out.append(
                 Case(
-                    f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden})",
-                    lambda cls, g=game, b=blocks, h=hidden, lib=library: _run_layers(cls, g, b, h, lib),
-                    "the library's layers",
+                    f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each part on "
+                    f"x of shape {tuple(x.shape)}",
+                    lambda cls, g=game, b=blocks, h=hidden, lib=library, x=x: _run_layers(cls, g, b, h, lib, x),
+                    _parts(library, x),
                     hint="start_block, back_bone (an nn.ModuleList of ResBlocks), policy_head, value_head.",
+                    same=_close,
                 )
             )
         return out
 
-    return check("ResNet layers", learner, fallback, cases)
+    return check("ResNet layers", learner, fallback, cases, LAYER_MISTAKES, own=["__init__"])
 
 
 def _layer_types(module: nn.Module) -> list[str]:
     return [type(m).__name__ for m in module.children()]
 
 
-def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module) -> str:
+PARTS = ("start_block", "back_bone", "policy_head", "value_head")
+
+
+def _parts(net: nn.Module, x: torch.Tensor) -> tuple[np.ndarray, ...]:
+    """Each part's output on ``x`` (eval mode): start block, every residual block, policy head, value head.
+
+    Every part gets the library's input for it, so a wrong part shows on its own."""
+    with torch.no_grad():
+        h = net.start_block(x)
+        outputs = [h]
+        for block in net.back_bone:
+            h = block(h)
+            outputs.append(h)
+        outputs += [net.policy_head(h), net.value_head(h)]
+    return tuple(o.numpy() for o in outputs)
+
+
+def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module, x: torch.Tensor) -> Any:
     net = cls(game, blocks, hidden)
     compare_shapes(net, library, "ResNet")
     if not isinstance(getattr(net, "back_bone", None), nn.ModuleList):
@@ -254,7 +346,53 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
                 f"{part}: {theirs}",
                 "the heads end in Flatten then Linear; the value head ends with Tanh (a value in [-1, 1]).",
             )
-    return "the library's layers"
+    net.load_state_dict(library.state_dict(), strict=True)
+    net.eval()
+    inputs = _parts(library, x)
+    with torch.no_grad():  # each part on the library's input for it
+        got = [net.start_block(x.clone())]
+        got += [block(torch.from_numpy(h)) for block, h in zip(net.back_bone, inputs[:-2], strict=False)]
+        h = torch.from_numpy(inputs[len(net.back_bone)])
+        got += [net.policy_head(h), net.value_head(h)]
+    names = ["start_block"] + [f"back_bone[{i}]" for i in range(len(net.back_bone))] + ["policy_head", "value_head"]
+    for name, mine, theirs in zip(names, got, _parts(library, x), strict=True):
+        mine = mine.numpy()
+        if mine.shape != theirs.shape or not _close(mine, theirs):
+            hint = (
+                "kernel_size=3 with padding=1 keeps the board's size"
+                if mine.shape != theirs.shape
+                else "the same layers in the same order as the table: Conv2d, BatchNorm2d, ReLU (and Flatten, "
+                "Linear, Tanh in the heads)"
+            )
+            raise Mismatch(f"{name} gives {_shape_or_values(mine)}", f"{_shape_or_values(theirs)}",
+                           f"{name}: {hint}")  # fmt: skip
+    return tuple(t.numpy() for t in got)
+
+
+def _shape_or_values(array: np.ndarray) -> str:
+    return f"shape {array.shape}, mean {float(array.mean()):.6g}"
+
+
+def _layer_mistake(kind: str) -> type:
+    """The library's ResNet with one known mistake in its layers (for the diagnosis)."""
+
+    def __init__(self: Any, game: Any, num_res_blocks: int = 4, num_hidden: int = 64) -> None:
+        LibraryResNet.__init__(self, game, num_res_blocks, num_hidden)
+        if kind == "no padding":
+            self.start_block[0].padding = (0, 0)
+        elif kind == "head padding":
+            self.policy_head[0].padding = (0, 0)
+            self.value_head[0].padding = (0, 0)
+
+    return type("ResNet", (LibraryResNet,), {"__init__": __init__})
+
+
+LAYER_MISTAKES = [
+    Mistake("padding=1 in the start block's convolution: without it a 3x3 kernel shrinks the board",
+            _layer_mistake("no padding")),
+    Mistake("padding=1 in the heads' convolutions too: kernel_size=3, padding=1 keeps the board's size",
+            _layer_mistake("head padding")),
+]  # fmt: skip
 
 
 # ---- exercise 4: ResNet.forward ------------------------------------------------------------------------------
@@ -285,7 +423,33 @@ def check_resnet_forward(learner: type) -> type:
                 )
         return out
 
-    return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward")
+    return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward",
+                        mistakes=FORWARD_MISTAKES)  # fmt: skip
+
+
+def _forward_with(kind: str) -> Callable[..., Any]:
+    def forward(self: Any, x: torch.Tensor) -> Any:
+        x = self.start_block(x)
+        blocks = self.back_bone[:1] if kind == "first block" else [] if kind == "no blocks" else self.back_bone
+        for block in blocks:
+            x = block(x)
+        if kind == "swapped":
+            return self.value_head(x), self.policy_head(x)
+        if kind == "softmax":
+            return torch.softmax(self.policy_head(x), dim=1), self.value_head(x)
+        return self.policy_head(x), self.value_head(x)
+
+    return forward
+
+
+FORWARD_MISTAKES = [
+    Mistake("EVERY block of the backbone, in turn: for block in self.back_bone: x = block(x)",
+            _forward_with("first block")),
+    Mistake("the features go through the backbone's blocks before the heads", _forward_with("no blocks")),
+    Mistake("the order of the pair is (policy logits, value)", _forward_with("swapped")),
+    Mistake("return the policy LOGITS (no softmax): the loss and the masking apply their own softmax",
+            _forward_with("softmax")),
+]  # fmt: skip
 
 
 def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module, x: torch.Tensor) -> Any:
@@ -296,6 +460,12 @@ def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Mod
         got = net(x.clone())
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy logits, value)", "return a pair: policy_head(x), value_head(x).")
+    if not all(isinstance(t, torch.Tensor) for t in got):
+        raise Mismatch(
+            tuple(type(t).__name__ for t in got),
+            ("Tensor", "Tensor"),
+            "return torch tensors (training computes losses and gradients from them), not numpy arrays",
+        )
     return _numpy(tuple(got))
 
 
@@ -303,7 +473,7 @@ def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Mod
 def library_predict(model: nn.Module, game: Any, state: np.ndarray) -> tuple[np.ndarray, float]:
     """The library's answer: legal-move probabilities ``[A]`` and the value for the mover of a canonical state."""
     logits, values = evaluate(model, game.get_encoded_state(state)[None])
-    return masked_softmax(logits[0], game.get_valid_moves(state)), float(values[0])
+    return np.asarray(masked_softmax(logits[0], game.get_valid_moves(state)), dtype=np.float64), float(values[0])
 
 
 def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
@@ -334,18 +504,53 @@ def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
                 )
         return out
 
-    return check("predict", predict, library_predict, cases)
+    return check("predict", predict, library_predict, cases, PREDICT_MISTAKES)
+
+
+def _predict_with(kind: str) -> Callable[..., Any]:
+    def predict(model: nn.Module, game: Any, state: np.ndarray) -> Any:
+        if kind != "no eval":
+            model.eval()
+        x = torch.tensor(game.get_encoded_state(state)).unsqueeze(0)
+        with torch.no_grad():
+            logits, value = model(x)
+        policy = torch.softmax(logits, dim=1).squeeze(0).numpy()
+        if kind != "no mask":
+            policy = policy * game.get_valid_moves(state)
+            if kind != "no renormalise":
+                policy = policy / policy.sum()
+        if kind == "tensor value":
+            return policy, value
+        if kind == "batch axis":
+            return policy[None], value.item()
+        return policy, value.item()
+
+    return predict
+
+
+PREDICT_MISTAKES = [
+    Mistake("model.eval() before the forward pass: in training mode BatchNorm normalises with this one "
+            "position's statistics instead of the running ones", _predict_with("no eval")),
+    Mistake("illegal moves get probability 0: multiply by game.get_valid_moves(state), then renormalise",
+            _predict_with("no mask")),
+    Mistake("after zeroing the illegal moves, divide by the sum so the legal ones add up to 1",
+            _predict_with("no renormalise")),
+    Mistake("the value as a Python float: value.item() (a tensor does not print with :+.2f)",
+            _predict_with("tensor value")),
+    Mistake("drop the batch axis of one: .squeeze(0), shape (action_size,)", _predict_with("batch axis")),
+]  # fmt: skip
 
 
 def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state: np.ndarray) -> Any:
     net = copy.deepcopy(model).train()  # a network straight from training: the learner must switch it
-    got = predict(net, game, state.copy())
+    given = state.copy()
+    got = predict(net, game, given)
+    if not np.array_equal(given, state):
+        raise Mismatch("the state changed", "the state untouched", "encode a copy; do not write into the state.")
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy, value)", "return the pair (policy as a numpy array [A], value as a float).")
     policy, value = got
-    policy = _numpy(policy)
-    value = _numpy(value)
-    return np.asarray(policy, dtype=np.float64).reshape(-1), float(np.asarray(value).reshape(-1)[0])
+    return policy, value
 
 
 # ---- the network diagram --------------------------------------------------------------------------------------
