@@ -115,8 +115,10 @@ def selfplay_benchmark(
     ``preset`` gives the network size and search settings (default: the game's preset, else
     ``connect_four_small``); ``num_searches`` overrides the preset's. The run takes about ``seconds`` in all:
     a fifth times the network alone (every inference mode but ``compile`` and batch 1, taking turns), the rest
-    is shared by serial and batched self-play in ``rounds`` alternating turns after one warm-up move each (a
-    move that takes longer than its share still finishes, so a tiny budget overruns). ``mode="auto"`` takes the
+    is shared by serial and batched self-play in ``rounds`` alternating turns after one warm-up move each (fewer
+    rounds where a move of each does not fit; none, and the warm-up moves timed, where not one does). The searches
+    per move are cut where two moves of each side would not fit; a move under way always finishes, so a budget
+    far below one move's time overruns. ``mode="auto"`` takes the
     fastest mode measured here among those ``FastEvaluator`` would choose from. ``threads``: torch threads for
     all of it (None: torch's setting).
     """
@@ -181,17 +183,20 @@ def selfplay_benchmark(
             serial = SerialSelfPlay(game, model, config, (seed,))
             batched = BatchedSelfPlay(game, evaluator, config, num_games, (seed,), total=None, reuse_tree=reuse_tree)
             budget.phase("warm-up")
-            warm_serial, warm_batched = run_for(serial.step, 0.0), run_for(batched.step, 0.0)
-            budget.tick()
             serial_search = dict(serial.result.search)
-            batched.mcts.reset_stats()
+            serial_seconds, batched_seconds = run_for(serial.step, 0.0), run_for(batched.step, 0.0)
+            budget.tick()
             # each round plays a move of each side at least; the sides share a round's time evenly where a move
-            # of each fits into its half
-            left = max(0.0, budget.left())
-            rounds = max(1, min(rounds, int(left / (warm_serial + warm_batched))))
-            batched_share = max(left / (2 * rounds), warm_batched)
-            serial_share = max(left / rounds - batched_share, warm_serial)
-            serial_seconds = batched_seconds = 0.0
+            # of each fits into its half. Where not even one round fits (the network ran slower in self-play than
+            # alone: two threads on a busy machine), the warm-up moves are the figures.
+            left = budget.left()
+            rounds = min(rounds, int(max(0.0, left) / (serial_seconds + batched_seconds)))
+            if rounds:
+                serial_search = dict(serial.result.search)
+                batched.mcts.reset_stats()
+                batched_share = max(left / (2 * rounds), batched_seconds)
+                serial_share = max(left / rounds - batched_share, serial_seconds)
+                serial_seconds = batched_seconds = 0.0
             for i in range(rounds):
                 budget.phase(f"serial self-play {i + 1}/{rounds}")
                 serial_seconds += run_for(serial.step, serial_share, budget.tick)
@@ -275,6 +280,7 @@ def format_selfplay(result: dict[str, Any]) -> str:
             "emulated bfloat16 is slower than float32: --mode bf16_fused measures it)"
         )
     speedup = "n/a" if result["speedup"] is None else f"{result['speedup']:.1f}x"
+    rounds = result["seconds"]["rounds"]
     lines += [
         f"serial self-play:  {result['serial_positions_per_second']:>9.2f} positions/s "
         f"({result['serial_evaluations_per_position']:.1f} network evaluations per position)",
@@ -283,6 +289,7 @@ def format_selfplay(result: dict[str, Any]) -> str:
         f"{', tree reuse' if result['reuse_tree'] else ''})",
         f"speed-up batched / serial: {speedup}",
         f"batched self-play wall time outside the network: {result['batched_share_outside_network']:.1%}",
-        f"{result['seconds']['wall']:.1f} s in all (budget {result['seconds']['budget']:g} s)",
+        f"{result['seconds']['wall']:.1f} s in all (budget {result['seconds']['budget']:g} s)"
+        + ("; self-play timed on one warm-up move of each (no time was left for more)" if not rounds else ""),
     ]
     return "\n".join(lines)

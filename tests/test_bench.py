@@ -79,3 +79,11 @@ def test_run_for_stops_before_a_call_that_would_overrun():
     assert len(calls) == 2 and taken < 0.12  # a third call would have ended at about 0.15 s
     run_for(step, 0.0)
     assert len(calls) == 3  # at least one call
+
+
+def test_a_budget_too_small_for_a_round_times_the_warm_up_moves():
+    result = selfplay_benchmark("tictactoe", num_games=8, num_searches=4, seconds=0.01, mode="fp32", progress=False)
+    assert result["seconds"]["rounds"] == 0
+    assert result["serial_positions_per_second"] > 0 and result["batched_positions_per_second"] > 0
+    assert result["batched_evaluations_per_position"] > 0  # the warm-up move's statistics were kept
+    assert "self-play timed on one warm-up move of each" in format_selfplay(result)
