@@ -863,3 +863,136 @@ return self.policy_head(x), self.value_head(x)"""), "reduce"),
           "returned"),
 ]
 CORPUS["03_model"] = NB03
+
+# ---- notebook 4: the AlphaZero search ------------------------------------------------------------------------------
+NB04 = [
+    # get_ucb
+    right("check_get_ucb", method(N, "get_ucb(self, child, C)", """
+q = 0.0 if not child.visit_count else -child.value_sum / child.visit_count
+return float(q + C * child.prior * np.sqrt(self.visit_count) / (child.visit_count + 1))"""), "numpy sqrt, float()",
+          downstream=True),
+    right("check_get_ucb", method(N, "get_ucb(self, child, C)", """
+u = C * child.prior * self.visit_count ** 0.5 / (1 + child.visit_count)
+if child.visit_count == 0:
+    return u
+return u - child.value_sum / child.visit_count"""), "** 0.5, early return"),
+    wrong("check_get_ucb", swap("q_value = -(child.value_sum / child.visit_count)", "q_value = child.value_sum / child.visit_count"),
+          "no negation", "Q = -(value_sum / visit_count)"),
+    wrong("check_get_ucb", swap("q_value = -(child.value_sum / child.visit_count)",
+                                "q_value = 1 - (child.value_sum / child.visit_count + 1) / 2"), "vanilla's Q",
+          "not vanilla MCTS's rescaled"),
+    wrong("check_get_ucb", method(N, "get_ucb(self, child, C)", """
+q = -(child.value_sum / child.visit_count)
+return q + C * child.prior * math.sqrt(self.visit_count) / (1 + child.visit_count)"""), "divides by zero",
+          "raised ZeroDivisionError", "no division by zero"),
+    wrong("check_get_ucb", swap("math.sqrt(self.visit_count)", "self.visit_count"), "no square root",
+          "square root of the PARENT's visits"),
+    wrong("check_get_ucb", swap("/ (1 + child.visit_count)", "/ child.visit_count if child.visit_count else 0"),
+          "no 1 +", "returned"),
+    # select
+    right("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: self.get_ucb(child, C))"),
+          "max with a key", downstream=True),
+    right("check_select", method(N, "select(self, C)", """
+scores = np.array([self.get_ucb(child, C) for child in self.children])
+return self.children[int(np.flatnonzero(scores == scores.max())[0])]"""), "the first of the maxima"),
+    wrong("check_select", swap("if ucb > best_ucb:", "if ucb >= best_ucb:"), "ties to the last", "keep the FIRST child"),
+    wrong("check_select", method(N, "select(self, C)", "return min(self.children, key=lambda child: self.get_ucb(child, C))"),
+          "min", "LARGEST score"),
+    wrong("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: child.prior)"),
+          "the prior alone", "not by the prior alone"),
+    wrong("check_select", method(N, "select(self, C)", "return max(range(len(self.children)), key=lambda i: self.get_ucb(self.children[i], C))"),
+          "the index", "raised AttributeError"),
+    # expand
+    right("check_expand", method(N, "expand(self, game, priors)", """
+valid = game.get_valid_moves(self.state)
+for action in range(game.action_size):
+    if valid[action]:
+        child_state = -game.get_next_state(self.state, action, 1)
+        self.children.append(Node(child_state, self, action, priors[action]))"""), "range and negation", downstream=True),
+    right("check_expand", method(N, "expand(self, game, priors)", """
+self.children += [Node(game.change_perspective(game.get_next_state(self.state, a, 1), -1), parent=self,
+                       action_taken=a, prior=float(priors[a]))
+                  for a in np.flatnonzero(game.get_valid_moves(self.state))]"""), "a comprehension, numpy actions"),
+    wrong("check_expand", swap("        child_state = game.change_perspective(child_state, -1)\n", ""), "no flip",
+          "seen by the opponent"),
+    wrong("check_expand", method(N, "expand(self, game, priors)", """
+for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state))):
+    child_state = game.change_perspective(game.get_next_state(self.state, int(action), 1), -1)
+    self.children.append(Node(child_state, parent=self, action_taken=int(action), prior=priors[index]))"""),
+          "prior by index", "priors[action]"),
+    wrong("check_expand", swap("for action in np.flatnonzero(game.get_valid_moves(self.state)):", "for action in range(game.action_size):"),
+          "every action", "raised ValueError", "is occupied"),
+    wrong("check_expand", swap("child_state = game.get_next_state(self.state, int(action), 1)",
+                               "child_state = game.get_next_state(self.state, int(action), -1)"), "played by -1",
+          "returned"),
+    # masked_policy
+    right("check_masked_policy", '''def masked_policy(logits, valid):
+    masked = np.where(valid == 1, logits, -np.inf)
+    weights = np.exp(masked - masked.max())
+    return weights / weights.sum()
+''', "-inf on illegal moves", downstream=True),
+    right("check_masked_policy", '''def masked_policy(logits, valid):
+    p = np.exp(logits - logits.max()) * valid
+    return p / p.sum()
+''', "softmax then mask and renormalise"),
+    wrong("check_masked_policy", '''def masked_policy(logits, valid):
+    weights = np.exp(logits) * valid
+    return weights / weights.sum()
+''', "no shift", "overflows"),
+    wrong("check_masked_policy", '''def masked_policy(logits, valid):
+    weights = np.exp(logits - logits.max())
+    return weights * valid / weights.sum()
+''', "the sum over all moves", "LEGAL moves only"),
+    wrong("check_masked_policy", '''def masked_policy(logits, valid):
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+''', "no mask", "exactly 0"),
+    wrong("check_masked_policy", swap("return weights / weights.sum()", "return list(weights / weights.sum())"),
+          "a list", "not a numpy array"),
+    # add_dirichlet_noise
+    right("check_dirichlet_noise", '''def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
+    legal = valid.astype(bool)
+    noise = np.zeros(len(priors))
+    noise[legal] = rng.dirichlet(np.full(legal.sum(), alpha))
+    return np.where(legal, (1 - epsilon) * priors + epsilon * noise, priors)
+''', "np.where", downstream=True),
+    right("check_dirichlet_noise", '''def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
+    out = priors.copy()
+    legal = np.flatnonzero(valid)
+    out[legal] = out[legal] * (1 - epsilon) + rng.dirichlet(alpha * np.ones(len(legal))) * epsilon
+    return out
+''', "copy"),
+    wrong("check_dirichlet_noise", swap("noise = rng.dirichlet([alpha] * len(legal))",
+                                        "noise = rng.dirichlet([alpha] * len(priors))[legal]"), "noise over every action",
+          "not over every action"),
+    wrong("check_dirichlet_noise", swap("noise = rng.dirichlet([alpha] * len(legal))",
+                                        "noise = np.random.dirichlet([alpha] * len(legal))"), "np.random",
+          "not from np.random"),
+    wrong("check_dirichlet_noise", swap("(1 - epsilon) * priors[legal] + epsilon * noise", "epsilon * priors[legal] + (1 - epsilon) * noise"),
+          "weights swapped", "the noise's share"),
+    wrong("check_dirichlet_noise", swap("priors = np.array(priors, dtype=np.float64)", "priors = np.asarray(priors)"),
+          "in place", "priors untouched"),
+    wrong("check_dirichlet_noise", swap("(1 - epsilon) * priors[legal] + epsilon * noise", "priors[legal] + epsilon * noise"),
+          "prior not scaled", "(1 - epsilon) too"),
+    # search
+    right("check_search", Edit((("    counts = np.zeros(game.action_size)\n    for child in root.children:\n"
+                                 "        counts[child.action_taken] = child.visit_count\n    return counts / counts.sum()",
+                                 "    visits = {child.action_taken: child.visit_count for child in root.children}\n"
+                                 "    counts = np.array([visits.get(a, 0) for a in range(game.action_size)], dtype=float)\n"
+                                 "    return counts / counts.sum()"),
+                                ("        value = -value\n        if not is_terminal:",
+                                 "        if is_terminal:\n            value = -value\n        else:"))),
+          "a dict of visits; the sign in an if", downstream=True),
+    right("check_search", Edit((("        while node.is_expanded():", "        while len(node.children) > 0:"),
+                                ("priors = masked_policy(logits, valid)", "priors = masked_policy(np.asarray(logits), np.asarray(valid))"))),
+          "len(children)"),
+    wrong("check_search", swap("node.expand(game, masked_policy(logits, game.get_valid_moves(node.state)))",
+                               "node.expand(game, masked_policy(logits, np.ones(game.action_size)))"),
+          "leaves not masked", "at EVERY node you expand"),
+    wrong("check_search", swap("        value = -value\n", ""), "terminal sign", "the leaf's value is -value"),
+    wrong("check_search", swap("    root.visit_count = 1\n", ""), "root not visited", "root.visit_count = 1"),
+    wrong("check_search", swap("self.rng)", "np.random.default_rng(config.seed))"), "a new generator", "once, in __init__"),
+    wrong("check_search", swap("logits, value = self.evaluate(node.state)", "logits, value = self.evaluate(node.state)\n            value = -value"),
+          "network sign", "back it up as it is"),
+]
+CORPUS["04_alphazero_search"] = NB04

@@ -259,15 +259,15 @@ def test_search(capsys):
 
     ns = exec_into(namespace(SEARCH), SOLUTIONS[SEARCH])
     nb04.check_search(ns["AlphaMCTS"], MODEL)
-    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 31 cases; the cells below use yours"
+    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
 
 
 @pytest.mark.parametrize(
     "old, new, where",
     [
-        ("    root.visit_count = 1\n", "", "case 1 of 31"),  # the first choice ignores the priors
-        ("        value = -value\n", "", "case 9 of 31"),  # the terminal leaf's value from the wrong side
-        ("self.rng)", "np.random.default_rng(config.seed))", "case 31 of 31"),  # a new generator every search
+        ("    root.visit_count = 1\n", "", "case 1 of 43"),  # the first choice ignores the priors
+        ("        value = -value\n", "", "case 9 of 43"),  # the terminal leaf's value from the wrong side
+        ("self.rng)", "np.random.default_rng(config.seed))", "case 43 of 43"),  # a new generator every search
     ],
 )
 def test_search_wrong_versions(capsys, old, new, where):

@@ -345,13 +345,14 @@ def _diagnose(
     adapt: Callable[[Any], Any] | None,
     learner: Any = None,
     cases: Sequence[Case] = (),
-    budget: float = 3.0,
+    budget: float = 1.0,
+    most: int = 25,
 ) -> str:
     """The hint of the known mistake that gives the learner's ``outcome`` on the failing ``case``, or "".
 
     When several mistakes reproduce it, or to make sure one does, they are also run beside the learner on the
-    other cases (while ``budget`` seconds last): a mistake that answers differently from the learner anywhere
-    is not the learner's.
+    other cases (at most ``most`` of them, while ``budget`` seconds last): a mistake that answers differently from
+    the learner anywhere is not the learner's.
     """
     import time
 
@@ -369,7 +370,7 @@ def _diagnose(
     if not candidates or learner is None:
         return candidates[0][0].hint if candidates else ""
     start = time.perf_counter()
-    for other in cases:
+    for other in list(cases)[:most]:
         if other is case or len(candidates) == 0 or time.perf_counter() - start > budget:
             break
         mine = _outcome(other, learner)

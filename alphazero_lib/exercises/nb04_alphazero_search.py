@@ -18,10 +18,28 @@ import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, same, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same, show
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import masked_softmax
 from alphazero_lib.players import Player
+
+HINTS = {
+    "get_ucb": "Q = -(child.value_sum / child.visit_count), or 0.0 when child.visit_count == 0 (the child's value is "
+    "its mover's, your opponent's); add C * child.prior * math.sqrt(self.visit_count) / (1 + child.visit_count).",
+    "select": "score every child with self.get_ucb(child, C); keep the first child with the largest score (replace "
+    "it only on a strictly larger one).",
+    "expand": "for each action in np.flatnonzero(game.get_valid_moves(self.state)): child_state = "
+    "game.change_perspective(game.get_next_state(self.state, action, 1), -1); append Node(child_state, parent=self, "
+    "action_taken=action, prior=priors[action]).",
+    "masked_policy": "on the legal moves only: exp(logits - the largest legal logit), 0 elsewhere, divided by the sum.",
+    "dirichlet_noise": "a new array; legal = np.flatnonzero(valid); noise = rng.dirichlet([alpha] * len(legal)) (one "
+    "draw); priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise.",
+    "search": "root priors from the network, masked (and with noise when dirichlet_epsilon > 0); root.visit_count = 1; "
+    "expand. Each simulation: select while expanded; value, terminal = get_value_and_terminated(node.state, "
+    "node.action_taken), value = -value; if not terminal: the network's logits and value, expand with the MASKED "
+    "policy; backpropagate. Return the root children's visit counts divided by their sum.",
+}
+hint, solution = hints_for(HINTS, "04_alphazero_search.ipynb")
 
 
 # ---- the library's semantics in the learner's signatures -------------------------------------------------------
@@ -130,7 +148,33 @@ def check_get_ucb(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb")
+    return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb", mistakes=UCB_MISTAKES)
+
+
+def _puct(q: Callable[[Any], float], parent: Callable[[int], float] = math.sqrt, one: int = 1) -> Callable[..., float]:
+    def get_ucb(self: Any, child: Any, C: float) -> float:
+        return q(child) + C * child.prior * parent(self.visit_count) / (one + child.visit_count)
+
+    return get_ucb
+
+
+def _q(child: Any) -> float:
+    return -(child.value_sum / child.visit_count) if child.visit_count else 0.0
+
+
+UCB_MISTAKES = [
+    Mistake("the child's value_sum is from the view of the player to move at the child, the parent's opponent: "
+            "Q = -(value_sum / visit_count)", _puct(lambda c: c.value_sum / c.visit_count if c.visit_count else 0.0)),
+    Mistake("AlphaZero's Q is the mean value in [-1, 1] from the parent's view, -(value_sum / visit_count), not "
+            "vanilla MCTS's rescaled 1 - (mean + 1) / 2",
+            _puct(lambda c: 1 - (c.value_sum / c.visit_count + 1) / 2 if c.visit_count else 0.0)),
+    Mistake("an unvisited child has no mean yet: Q = 0 when child.visit_count == 0 (no division by zero)",
+            _puct(lambda c: -(c.value_sum / c.visit_count))),
+    Mistake("the bonus divides by (1 + child.visit_count): an unvisited child gets C * prior * sqrt(N)",
+            _puct(_q, one=0)),
+    Mistake("the bonus grows with the square root of the PARENT's visits: math.sqrt(self.visit_count)",
+            _puct(_q, parent=lambda n: n)),
+]  # fmt: skip
 
 
 def _ucb_hint(visits: int, value_sum: float) -> str:
@@ -192,7 +236,26 @@ def check_select(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "select", library_select, cases, name="Node.select")
+    return check_method(cls, "select", library_select, cases, name="Node.select", mistakes=SELECT_MISTAKES)
+
+
+def _select_last(self: Any, C: float) -> Any:
+    best, best_score = None, -math.inf
+    for child in self.children:
+        score = self.get_ucb(child, C)
+        if score >= best_score:
+            best, best_score = child, score
+    return best
+
+
+SELECT_MISTAKES = [
+    Mistake("on a tie keep the FIRST child (the lowest action): replace the best only on a strictly larger score",
+            _select_last),
+    Mistake("the child with the LARGEST score: max, not min", lambda self, C: min(self.children,
+                                                                                 key=lambda c: self.get_ucb(c, C))),
+    Mistake("select by the PUCT score (self.get_ucb(child, C)), not by the prior alone",
+            lambda self, C: max(self.children, key=lambda c: c.prior)),
+]  # fmt: skip
 
 
 # ---- exercise 3: expansion ---------------------------------------------------------------------------------------
@@ -252,7 +315,28 @@ def check_expand(cls: type) -> type:
                 )
         return out
 
-    return check_method(cls, "expand", library_expand, cases, name="Node.expand")
+    return check_method(cls, "expand", library_expand, cases, name="Node.expand", mistakes=EXPAND_MISTAKES)
+
+
+def _expand_with(kind: str) -> Callable[..., None]:
+    def expand(self: Any, game: Any, priors: np.ndarray) -> None:
+        legal = np.flatnonzero(game.get_valid_moves(self.state))
+        for index, action in enumerate(legal):
+            child_state = game.get_next_state(self.state, int(action), 1)
+            if kind != "no flip":
+                child_state = game.change_perspective(child_state, -1)
+            prior = priors[index] if kind == "index prior" else priors[action]
+            self.children.append(type(self)(child_state, parent=self, action_taken=int(action), prior=prior))
+
+    return expand
+
+
+EXPAND_MISTAKES = [
+    Mistake("a child's state is seen by the opponent, who moves there: change_perspective(get_next_state(state, "
+            "action, 1), -1)", _expand_with("no flip")),
+    Mistake("a child's prior is priors[action] (priors has one entry per action), not the prior at the child's "
+            "position in the list of legal moves", _expand_with("index prior")),
+]  # fmt: skip
 
 
 def _run_expand(cls: type, game: Any, state: np.ndarray, priors: np.ndarray) -> Any:
@@ -312,13 +396,38 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
             )
         return out
 
-    return check("masked_policy", masked_policy, masked_softmax, cases)
+    return check("masked_policy", masked_policy, masked_softmax, cases, MASKED_MISTAKES)
+
+
+def _masked_with(kind: str) -> Callable[..., np.ndarray]:
+    def masked_policy(logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        logits = np.asarray(logits, dtype=np.float64)
+        legal = np.asarray(valid) == 1
+        if kind == "no shift":
+            weights = np.exp(logits) * legal
+            return weights / weights.sum()
+        weights = np.exp(logits - logits[legal].max()) * legal
+        if kind == "all sum":
+            return weights / np.exp(logits - logits[legal].max()).sum()
+        if kind == "no mask":
+            return np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+        return weights / weights.sum()
+
+    return masked_policy
+
+
+MASKED_MISTAKES = [
+    Mistake("subtract the largest legal logit before exp (exp(800) overflows to inf, and inf / inf is nan)",
+            _masked_with("no shift")),
+    Mistake("divide by the sum over the LEGAL moves only, so they add up to 1", _masked_with("all sum")),
+    Mistake("illegal moves (valid == 0) get exactly 0", _masked_with("no mask")),
+]  # fmt: skip
 
 
 def _run_masked(masked_policy: Callable[..., Any], logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
     given_logits, given_valid = logits.copy(), valid.copy()
     with np.errstate(all="ignore"):
-        got = np.asarray(masked_policy(given_logits, given_valid), dtype=np.float64)
+        got = masked_policy(given_logits, given_valid)
     if not (np.array_equal(given_logits, logits) and np.array_equal(given_valid, valid)):
         raise Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
     return got
@@ -354,7 +463,28 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
             )
         return out
 
-    return check("add_dirichlet_noise", add_dirichlet_noise, library_dirichlet_noise, cases)
+    return check("add_dirichlet_noise", add_dirichlet_noise, library_dirichlet_noise, cases, NOISE_MISTAKES)
+
+
+def _noise_with(kind: str) -> Callable[..., np.ndarray]:
+    def add_dirichlet_noise(priors: Any, valid: Any, epsilon: float, alpha: float, rng: Any) -> np.ndarray:
+        priors = np.array(priors, dtype=np.float64)
+        legal = np.flatnonzero(valid)
+        noise = rng.dirichlet([alpha] * len(legal))
+        if kind == "swapped":
+            priors[legal] = epsilon * priors[legal] + (1 - epsilon) * noise
+        elif kind == "added":
+            priors[legal] = priors[legal] + epsilon * noise
+        return priors
+
+    return add_dirichlet_noise
+
+
+NOISE_MISTAKES = [
+    Mistake("the weights: (1 - epsilon) * prior + epsilon * noise (epsilon is the noise's share)",
+            _noise_with("swapped")),
+    Mistake("scale the prior by (1 - epsilon) too, so the mix still sums to 1", _noise_with("added")),
+]  # fmt: skip
 
 
 def _run_noise(
@@ -362,9 +492,16 @@ def _run_noise(
 ) -> Any:
     given = priors.copy()
     rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
-    got = np.asarray(f(given, valid.copy(), eps, alpha, rng), dtype=np.float64)
+    got = f(given, valid.copy(), eps, alpha, rng)
     if not np.array_equal(given, priors):
         raise Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
+    if rng.bit_generator.state == np.random.default_rng(seed).bit_generator.state:
+        raise Mismatch(
+            "no draw from rng",
+            "one rng.dirichlet([alpha] * len(legal))",
+            "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed "
+            "must decide it.",
+        )
     reference.dirichlet([alpha] * int(valid.sum()))
     if got.shape == priors.shape and rng.random() != reference.random():
         raise Mismatch(
@@ -402,26 +539,30 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
         SearchConfig(num_searches=100, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
     ]
 
+    weak = _weak_network(game)
+    weak_settings = [SearchConfig(num_searches=10, C=2.0, seed=0), SearchConfig(num_searches=40, C=1.0, seed=0)]
+
     def cases(cls: type) -> list[Case]:
         out = []
-        for config in settings:
-            for what, state in search_positions(game):
-                expected = _counts(LibraryAlphaMCTS(game, model, config).search(state), config)
-                extra = (
-                    f", dirichlet_epsilon={config.dirichlet_epsilon}, dirichlet_alpha={config.dirichlet_alpha}"
-                    if config.dirichlet_epsilon
-                    else ""
-                )
-                out.append(
-                    Case(
-                        f"visit counts of AlphaMCTS(game, model, SearchConfig(num_searches={config.num_searches}, "
-                        f"C={config.C}{extra}, seed={config.seed})).search({what}: np.array({board(state)}))",
-                        lambda k, c=config, s=state: _counts(k(game, model, c).search(s.copy()), c),
-                        expected,
-                        hint=_search_hint(config),
-                        same=_same_counts,
+        for network, name, configs in ((model, "model", settings), (weak, "an untrained network", weak_settings)):
+            for config in configs:
+                for what, state in search_positions(game):
+                    expected = _counts(LibraryAlphaMCTS(game, network, config).search(state), config)
+                    extra = (
+                        f", dirichlet_epsilon={config.dirichlet_epsilon}, dirichlet_alpha={config.dirichlet_alpha}"
+                        if config.dirichlet_epsilon
+                        else ""
                     )
-                )
+                    out.append(
+                        Case(
+                            f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches={config.num_searches}, "
+                            f"C={config.C}{extra}, seed={config.seed})).search({what}: np.array({board(state)}))",
+                            lambda k, c=config, s=state, n=network: _counts(k(game, n, c).search(s.copy()), c),
+                            expected,
+                            hint=_search_hint(config),
+                            same=_same_counts,
+                        )
+                    )
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
         library = LibraryAlphaMCTS(game, model, twice)
         state = game.get_initial_state()
@@ -437,7 +578,67 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
         )
         return out
 
-    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search")
+    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=SEARCH_MISTAKES)
+
+
+def _weak_network(game: Any) -> Any:
+    """A small network with seeded random weights: its policy puts real weight on occupied cells."""
+    from alphazero_lib.exercises.nb03_model import randomize
+    from alphazero_lib.model import ResNet
+
+    return randomize(ResNet(game, 1, 8), seed=61).eval()
+
+
+def _search_with(kind: str) -> Callable[..., np.ndarray]:
+    """The library's search with one known mistake (for the diagnosis), in the learner's ``AlphaMCTS``."""
+
+    def search(self: Any, state: np.ndarray) -> np.ndarray:
+        game, config = self.game, self.config
+        rng = np.random.default_rng(config.seed) if kind == "new rng" else self.rng
+        valid = game.get_valid_moves(state)
+        logits, _ = self.evaluate(state)
+        priors = masked_softmax(logits, valid)
+        if config.dirichlet_epsilon > 0:
+            priors = library_dirichlet_noise(priors, valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
+        root = self.root = _Plain(state)
+        root.visit_count = 0 if kind == "root zero" else 1
+        library_expand(root, game, priors)
+        for _ in range(config.num_searches):
+            node = root
+            while node.children:
+                node = library_select(node, config.C)
+            value, terminal = game.get_value_and_terminated(node.state, node.action_taken)
+            value = value if kind == "terminal sign" else -value
+            if not terminal:
+                logits, value = self.evaluate(node.state)
+                value = -value if kind == "network sign" else value
+                mask = np.ones(game.action_size) if kind == "leaf mask" else game.get_valid_moves(node.state)
+                library_expand(node, game, masked_softmax(logits, mask))
+            while node is not None:
+                node.value_sum += value
+                node.visit_count += 1
+                value, node = -value, node.parent
+        counts = np.zeros(game.action_size)
+        for child in root.children:
+            counts[child.action_taken] = child.visit_count
+        return counts / counts.sum()
+
+    return search
+
+
+SEARCH_MISTAKES = [
+    Mistake("mask the network's policy at EVERY node you expand (masked_policy(logits, valid) with that node's "
+            "legal moves), not only at the root: an untrained network puts weight on occupied cells",
+            _search_with("leaf mask")),
+    Mistake("the rules score a finished game for the player who just moved (the parent's mover): the leaf's value "
+            "is -value", _search_with("terminal sign")),
+    Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
+            _search_with("network sign")),
+    Mistake("root.visit_count = 1 before the simulations (the root's own evaluation); with 0 the first selection "
+            "has sqrt(0) = 0 and ignores the priors", _search_with("root zero")),
+    Mistake("create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
+            _search_with("new rng")),
+]  # fmt: skip
 
 
 def _search_hint(config: SearchConfig) -> str:
