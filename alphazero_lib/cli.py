@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from alphazero_lib.games import GAMES, make_game
 
@@ -214,12 +214,11 @@ def _train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from alphazero_lib.config import PRESETS, TrainConfig
-    from alphazero_lib.training import build_trainer, clean_stale_temp_files, find_resume_checkpoint
+    from alphazero_lib.training import build_trainer, run_dir_holds_files, run_lock
 
     run_dir = Path(args.out)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
-    latest = run_dir / "latest.pt"
     overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
     if args.ray is not None:  # --ray [ADDRESS]: self-play actors on Ray (a local instance without an address)
         overrides.update(executor="ray", ray_address=None if args.ray == "local" else args.ray)
@@ -245,7 +244,7 @@ def _train(args: argparse.Namespace) -> int:
     else:
         if args.game is None:
             raise ValueError("--game is required for a new run")
-        if run_dir.exists() and any(run_dir.iterdir()) and not args.overwrite:
+        if run_dir_holds_files(run_dir) and not args.overwrite:
             raise ValueError(
                 f"{run_dir} already exists and is not empty; pass --resume to continue it, --overwrite to replace "
                 f"its checkpoints, or pick a new --out"
@@ -268,9 +267,18 @@ def _train(args: argparse.Namespace) -> int:
             f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
         )
     trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, overwrite=args.overwrite)
-    if run_dir.is_dir():
-        for stale in clean_stale_temp_files(run_dir):
-            print(f"removed {stale.name}, left behind by an interrupted write")
+    with run_lock(run_dir):  # one trainer at a time: a second one stops here, naming the first
+        return _train_locked(args, trainer, run_dir)
+
+
+def _train_locked(args: argparse.Namespace, trainer: Any, run_dir: Path) -> int:
+    """``train`` once the run directory's lock is held: clean up, restore, learn."""
+    from alphazero_lib.training import clean_stale_temp_files, find_resume_checkpoint
+
+    config = trainer.config
+    latest = run_dir / "latest.pt"
+    for stale in clean_stale_temp_files(run_dir):
+        print(f"removed {stale.name}, left behind by an interrupted write")
     if args.resume:
         source, note = find_resume_checkpoint(run_dir)
         if source is not None:
@@ -346,11 +354,13 @@ def _export_kaggle(args: argparse.Namespace) -> int:
 # ---- playoff --------------------------------------------------------------------------------------
 def _playoff(args: argparse.Namespace) -> int:
     """One game in kaggle-environments, written as a self-contained HTML animation (and optionally a GIF)."""
+    import os
     from pathlib import Path
 
     from alphazero_lib.animation import playoff_html, save_gif
     from alphazero_lib.kaggle import episode_states, kaggle_agents, run_episode
     from alphazero_lib.specs import make_player
+    from alphazero_lib.utils import atomic_write_bytes, explain_os_error
 
     game = make_game(args.game)
 
@@ -375,14 +385,23 @@ def _playoff(args: argparse.Namespace) -> int:
     captions = [f"move {i}" for i in range(len(states) - 1)] + [f"move {len(states) - 1}: {result}"]
     title = f"{args.player1} (X) vs {args.player2} (O)"
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     page = playoff_html(
         game, states, captions, title=title, players=f"{game!r}: {result}", names=(args.player1, args.player2)
     )
-    out.write_text(page)
+    atomic_write_bytes(out, page.encode())  # a failed write (full disk) leaves the old page whole
     print(f"{title}: {result} in {len(states) - 1} moves; wrote {out}")
     if args.gif:
-        print(f"wrote {save_gif(game, states, args.gif, captions)}")
+        gif = Path(args.gif)
+        tmp = gif.with_name(f".{gif.name}.{os.getpid()}.tmp.gif")  # the writer picks the format by the suffix
+        try:
+            gif.parent.mkdir(parents=True, exist_ok=True)
+            save_gif(game, states, tmp, captions)
+            os.replace(tmp, gif)
+        except OSError as err:
+            raise explain_os_error(err, gif) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        print(f"wrote {gif}")
     return 0
 
 

@@ -7,11 +7,14 @@ themselves are played in ``alphazero_lib.selfplay`` (serial or batched, as the r
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
+import io
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +76,8 @@ class AlphaZero:
     trains with workers needs the ``if __name__ == "__main__":`` guard) and stopped at the end of ``learn``.
 
     ``run_dir`` (optional) receives ``config.json``, ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay
-    buffer, for ``resume``), ``history.json`` and ``loss.png``.
+    buffer, for ``resume``), ``history.json`` and ``loss.png``, each written atomically; ``learn`` holds the
+    directory's ``train.lock`` (``run_lock``), so a second trainer on the same directory stops with an error.
     """
 
     def __init__(
@@ -270,7 +274,8 @@ class AlphaZero:
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget}")
         try:
-            return self._learn(time_budget)
+            with run_lock(self.run_dir) if self.run_dir is not None else contextlib.nullcontext():
+                return self._learn(time_budget)
         finally:
             self.close()
 
@@ -389,8 +394,9 @@ class AlphaZero:
         self._write_json("history.json", self.history)
         from alphazero_lib.plotting import plot_training_curves
 
-        fig = plot_training_curves(self.history)
-        fig.savefig(self.run_dir / "loss.png", dpi=100)
+        fig, image = plot_training_curves(self.history), io.BytesIO()
+        fig.savefig(image, format="png", dpi=100)
+        atomic_write_bytes(self.run_dir / "loss.png", image.getvalue())  # never a half-written picture
 
     def restore(self, path: str | os.PathLike[str]) -> None:
         """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer."""
@@ -405,11 +411,12 @@ class AlphaZero:
         self.history = list(checkpoint.get("history", []))
         self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
         if self.run_dir is not None and self.iteration > 0:
-            missing = iteration_path(self.run_dir, self.iteration)
-            if not missing.is_file():  # killed between writing latest.pt and the iteration file
-                without_replay = {k: v for k, v in checkpoint.items() if k != "replay"}
-                save_checkpoint(missing, without_replay)
-            self._write_json("history.json", self.history)
+            with run_lock(self.run_dir):
+                missing = iteration_path(self.run_dir, self.iteration)
+                if not missing.is_file():  # killed between writing latest.pt and the iteration file
+                    without_replay = {k: v for k, v in checkpoint.items() if k != "replay"}
+                    save_checkpoint(missing, without_replay)
+                self._write_json("history.json", self.history)
 
     def _claim_run_dir(self) -> None:
         """Refuse to overwrite iterations already saved in ``run_dir`` (unless ``overwrite``); drop stale temp files."""
@@ -481,6 +488,150 @@ def saved_iterations(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
         if digits.isdigit():
             found.append((int(digits), path))
     return sorted(found)
+
+
+#: The lock file a trainer holds in its run directory while it may write there (``run_lock``).
+LOCK_NAME = "train.lock"
+
+
+class RunDirLocked(ValueError):
+    """Another live trainer holds the run directory (its ``train.lock``)."""
+
+
+_held_locks: dict[Path, list[Any]] = {}  # resolved run directory -> [lock file descriptor, depth]
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold ``run_dir/train.lock`` for the block: one trainer writes into a run directory at a time.
+
+    The lock file names its holder (pid, host, start time, command). It is an ``flock`` on the file, which the
+    kernel drops when the holder dies however it dies (kill -9 included), so a dead holder never blocks: the next
+    trainer takes the lock and rewrites the file. A second live trainer gets ``RunDirLocked`` naming the first.
+    Re-entrant within one process (the command line holds it around ``learn``, which takes it too). The file is
+    deleted when the lock is released. Yields the lock file's path.
+    """
+    key = Path(run_dir).resolve()
+    held = _held_locks.get(key)
+    if held is not None:
+        held[1] += 1
+        try:
+            yield key / LOCK_NAME
+        finally:
+            held[1] -= 1
+        return
+    fd = _acquire_lock(key)
+    _held_locks[key] = [fd, 1]
+    try:
+        yield key / LOCK_NAME
+    finally:
+        del _held_locks[key]
+        with contextlib.suppress(OSError):
+            (key / LOCK_NAME).unlink()  # while still holding it: a waiting opener sees another inode and retries
+        os.close(fd)
+
+
+def _lock_holder_text() -> str:
+    import datetime
+    import socket
+    import sys
+
+    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    program = "python -m alphazero_lib" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
+    command = " ".join([program, *sys.argv[1:]])[:300]
+    holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "command": command}
+    return json.dumps(holder) + "\n"
+
+
+def _describe_holder(text: str, lock_path: Path) -> str:
+    import socket
+
+    try:
+        holder = json.loads(text)
+        pid, host = int(holder["pid"]), str(holder["host"])
+    except (ValueError, KeyError, TypeError):
+        return f"a trainer (its lock file {lock_path} does not say which)"
+    where = "on this machine" if host == socket.gethostname() else f"on the machine {host}"
+    command = f" ({holder['command']})" if holder.get("command") else ""
+    return f"pid {pid} {where}, running since {holder.get('started', '?')}{command}"
+
+
+def _acquire_lock(run_dir: Path) -> int:
+    """Create or take over ``run_dir/train.lock`` and lock it; returns its file descriptor."""
+    from alphazero_lib.utils import explain_os_error
+
+    path = run_dir / LOCK_NAME
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise explain_os_error(err, run_dir, "create the run directory") from None
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): an exclusive create, a stale file removed when its pid is gone
+        return _acquire_lock_without_flock(path)
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise explain_os_error(err, path, "create the run's lock file") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace")
+            os.close(fd)
+            raise RunDirLocked(
+                f"{run_dir} is in use by another trainer: {_describe_holder(holder, path)}; wait for it to finish "
+                f"or stop it, then run this again (a trainer that died leaves no lock behind)"
+            ) from None
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:  # still the file at the path (not one its last holder just deleted)
+            text = _lock_holder_text().encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text, 0)
+            return fd
+        os.close(fd)
+    raise RunDirLocked(f"{run_dir}: could not take its lock file {path} (other trainers keep replacing it)")
+
+
+def _acquire_lock_without_flock(path: Path) -> int:
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            text = path.read_text(errors="replace") if path.is_file() else ""
+            try:
+                pid = int(json.loads(text)["pid"])
+                os.kill(pid, 0)  # raises if no such process
+            except (ValueError, KeyError, TypeError, ProcessLookupError):
+                path.unlink(missing_ok=True)  # its holder is gone
+                continue
+            except OSError:
+                pass
+            raise RunDirLocked(
+                f"{path.parent} is in use by another trainer: {_describe_holder(text, path)}; wait for it to finish "
+                f"or stop it, then run this again"
+            ) from None
+        os.write(fd, _lock_holder_text().encode())
+        return fd
+    raise RunDirLocked(f"{path.parent}: could not take its lock file {path}")
+
+
+def run_dir_holds_files(run_dir: str | os.PathLike[str]) -> bool:
+    """Whether ``run_dir`` holds anything besides a lock file and the temporary files of interrupted writes
+    (which a new run may replace without ``overwrite``)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return False
+    for path in run_dir.iterdir():
+        if path.name == LOCK_NAME or (path.name.startswith(".") and path.name.endswith(".tmp")):
+            continue
+        if path.name == "checkpoints" and path.is_dir() and not run_dir_holds_files(path):
+            continue
+        return True
+    return False
 
 
 def clean_stale_temp_files(run_dir: str | os.PathLike[str]) -> list[Path]:

@@ -72,20 +72,90 @@ class Interrupted(KeyboardInterrupt):
         self.partial = partial
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
+class FileWriteError(OSError):
+    """A file or directory could not be written; the message names the path, the reason and what to do.
+
+    ``errno`` is the original error's (``errno.ENOSPC``, ``errno.EROFS``, ...); ``str()`` is the message.
+    """
+
+
+def explain_os_error(err: OSError, path: str | os.PathLike[str], doing: str = "write") -> FileWriteError:
+    """``err`` (from writing ``path``) as a ``FileWriteError`` a person can act on: which path, why, what to do.
+
+    Full disks and quotas, read-only file systems, permissions, a file where a directory is expected and the
+    reverse get their own advice; anything else keeps the system's words. ``doing`` is what failed (``"write"``,
+    ``"create the directory"``, ...).
+    """
+    import errno as codes
+
+    if isinstance(err, FileWriteError):
+        return err
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
+    reason = err.strerror or str(err)
+    where = path.parent if path.parent != path else path
+    unchanged = f"; {path} was left as it was" if doing == "write" and path.is_file() else ""
+    if err.errno in (codes.ENOSPC, codes.EDQUOT):
+        advice = f"the disk is full ({reason}); free some space or write somewhere else, then run this again"
+    elif err.errno == codes.EROFS:
+        advice = "the file system is read-only; write somewhere else (another --out) or mount it writable"
+    elif err.errno in (codes.EACCES, codes.EPERM):
+        advice = (
+            f"permission denied: you may not write in {where}; pick a directory you own, or make it writable "
+            f"(chmod u+w {where})"
+        )
+    elif err.errno in (codes.ENOTDIR, codes.EEXIST) and _file_in_the_way(path) is not None:
+        blocker = _file_in_the_way(path)
+        advice = f"{blocker} is a file where a directory is expected; move it away or pick another path"
+    elif err.errno == codes.EISDIR or path.is_dir():
+        advice = f"{path} is a directory where a file is expected; give a file name, or move the directory away"
+    elif err.errno == codes.EFBIG:
+        advice = f"the file is too large for this file system or for this process's limit (ulimit -f) ({reason})"
+    else:
+        advice = reason
+    error = FileWriteError(f"cannot {doing} {path}: {advice}{unchanged}")
+    error.errno = err.errno  # (strerror and filename stay unset: they would replace the message in str())
+    return error
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The first existing non-directory among ``path``'s parents (a file where a directory is expected)."""
+    for parent in reversed([path, *path.parents][1:]):
+        if parent.exists() and not parent.is_dir():
+            return parent
+    if path.exists() and not path.is_dir():
+        return path
+    return None
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A failure (full disk, read-only file system, permissions, ...) leaves ``path`` as it was and raises
+    ``FileWriteError`` saying which path and what to do.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise explain_os_error(err, path.parent, "create the directory") from None
+    if path.is_dir():
+        raise explain_os_error(IsADirectoryError(21, "Is a directory"), path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise explain_os_error(err, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise explain_os_error(err, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
