@@ -996,3 +996,202 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
           "network sign", "back it up as it is"),
 ]
 CORPUS["04_alphazero_search"] = NB04
+
+# ---- notebook 5: self-play and training -------------------------------------------------------------------------
+NB05 = [
+    # apply_temperature
+    right("check_apply_temperature", '''def apply_temperature(probs, temperature):
+    if temperature == 0:
+        best = np.isclose(probs, np.max(probs), rtol=0, atol=0)
+        return best / best.sum()
+    weights = np.power(probs, 1.0 / temperature)
+    return weights / np.sum(weights)
+''', "np.power, booleans divided", downstream=True),
+    right("check_apply_temperature", '''def apply_temperature(probs, temperature):
+    probs = np.array(probs, dtype=float)
+    if temperature > 0:
+        probs = probs ** (1 / temperature)
+    else:
+        probs = np.where(probs == probs.max(), 1.0, 0.0)
+    return probs / probs.sum()
+''', "np.where"),
+    wrong("check_apply_temperature", swap("return weights / weights.sum()", "return weights"), "no renormalisation",
+          "divide by the sum"),
+    wrong("check_apply_temperature", swap("weights = probs ** (1 / temperature)", "weights = probs ** temperature"),
+          "power T", "not to the power temperature"),
+    wrong("check_apply_temperature", swap("weights = (probs == probs.max()).astype(np.float64)",
+                                          "weights = np.eye(len(probs))[np.argmax(probs)]"), "one maximum at T = 0",
+          "SHARE the mass"),
+    wrong("check_apply_temperature", '''def apply_temperature(probs, temperature):
+    weights = probs ** (1 / temperature)
+    return weights / weights.sum()
+''', "T = 0 divides", "raised ZeroDivisionError"),
+    wrong("check_apply_temperature", swap("return weights / weights.sum()", "return (weights / weights.sum()).tolist()"),
+          "a list", "not a numpy array"),
+    wrong("check_apply_temperature", '''def apply_temperature(probs, temperature):
+    if temperature == 0:
+        probs[:] = probs == probs.max()
+    else:
+        probs **= 1 / temperature
+    probs /= probs.sum()
+    return probs
+''', "in place", "the input was changed"),
+    # game_memory
+    right("check_game_memory", '''def game_memory(game, history, value, last_player):
+    return [(game.get_encoded_state(state), probs, value * player * last_player) for state, probs, player in history]
+''', "value * player * last_player", downstream=True),
+    right("check_game_memory", '''def game_memory(game, history, value, last_player):
+    samples = []
+    for state, probs, player in reversed(history):
+        samples.insert(0, (encode(state) if False else game.get_encoded_state(state), probs,
+                           float(value if player == last_player else -value)))
+    return samples
+''', "built backwards, floats"),
+    wrong("check_game_memory", swap("outcome = value if player == last_player else game.get_opponent_value(value)",
+                                    "outcome = value"), "the last mover's value everywhere", "seen by ITS mover"),
+    wrong("check_game_memory", swap("outcome = value if player == last_player else game.get_opponent_value(value)",
+                                    "outcome = -value if player == last_player else value"), "flipped",
+          "the others the opposite"),
+    wrong("check_game_memory", swap("game.get_encoded_state(state)", "game.get_encoded_state(game.change_perspective(state, player))"),
+          "flipped twice", "already canonical"),
+    wrong("check_game_memory", swap("game.get_encoded_state(state)", "state"), "not encoded",
+          "store game.get_encoded_state(state)"),
+    wrong("check_game_memory", swap("    for state, probs, player in history:", "    for state, probs, player in history[:-1]:"),
+          "the last position left out", "one sample per position"),
+    # self_play
+    right("check_self_play", '''def self_play(game, search, rng, temperature=1.25):
+    history, state, player = [], game.get_initial_state(), 1
+    done = False
+    while not done:
+        canonical = state * player
+        probs = search(canonical)
+        history.append((canonical, probs, player))
+        action = int(rng.choice(len(probs), p=apply_temperature(probs, temperature)))
+        state = game.get_next_state(state, action, player)
+        value, done = game.get_value_and_terminated(state, action)
+        last, player = player, -player
+    return game_memory(game, history, value, last)
+''', "while not done; state * player", downstream=True),
+    right("check_self_play", Edit((("action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
+                                    "shaped = apply_temperature(probs, temperature)\n        action = rng.choice(np.arange(game.action_size), p=shaped)"),)),
+          "np.arange"),
+    wrong("check_self_play", swap("p=apply_temperature(probs, temperature)", "p=probs"), "temperature ignored",
+          "apply_temperature(probs, temperature)"),
+    wrong("check_self_play", Edit((("history.append((canonical, probs, player))\n        action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
+                                    "probs = apply_temperature(probs, temperature)\n        history.append((canonical, probs, player))\n        action = rng.choice(game.action_size, p=probs)"),)),
+          "stores the shaped probabilities", "store the search's probabilities"),
+    wrong("check_self_play", swap("probs = search(canonical)", "probs = search(state)"), "searches the absolute board",
+          "CANONICAL state"),
+    wrong("check_self_play", swap("return game_memory(game, history, value, player)", "return game_memory(game, history, value, game.get_opponent(player))"),
+          "the wrong last player", "made the last move"),
+    wrong("check_self_play", swap("action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
+                                  "action = int(np.argmax(probs))"), "argmax", "returned"),
+    # minibatches
+    right("check_minibatches", '''def minibatches(num_samples, batch_size, rng):
+    order = np.arange(num_samples)
+    rng.shuffle(order)
+    batches = np.array_split(order, range(batch_size, num_samples, batch_size))
+    if len(batches) > 1 and len(batches[-1]) == 1:
+        batches = batches[:-2] + [np.concatenate(batches[-2:])]
+    return batches
+''', "shuffle in place, array_split", downstream=True),
+    right("check_minibatches", '''def minibatches(num_samples, batch_size, rng):
+    order = rng.permutation(num_samples).tolist()
+    out = []
+    while order:
+        take = len(order) if len(order) == batch_size + 1 and num_samples > batch_size else batch_size
+        out.append(order[:take])
+        order = order[take:]
+    return out
+''', "lists of ints"),
+    wrong("check_minibatches", swap("order[start : start + batch_size]", "order[start : min(num_samples - 1, start + batch_size)]"),
+          "the video's slice", "drops the last sample"),
+    wrong("check_minibatches", swap("    if len(batches) > 1 and len(batches[-1]) == 1:\n        batches[-2] = np.concatenate([batches[-2], batches[-1]])\n        batches.pop()\n", ""),
+          "a batch of one kept", "BatchNorm cannot train on one sample"),
+    wrong("check_minibatches", swap("order = rng.permutation(num_samples)", "order = np.arange(num_samples)"),
+          "no shuffle", "rng.permutation"),
+    wrong("check_minibatches", swap("    if len(batches) > 1 and len(batches[-1]) == 1:\n        batches[-2] = np.concatenate([batches[-2], batches[-1]])\n        batches.pop()\n",
+                                    "    if len(batches) > 1 and len(batches[-1]) == 1:\n        batches.pop()\n"),
+          "a batch of one dropped", "every sample exactly once"),
+    # train_step
+    right("check_train_step", '''def train_step(model, optimizer, states, policy_targets, value_targets):
+    optimizer.zero_grad()
+    logits, value = model(states)
+    log_probs = torch.log_softmax(logits, dim=1)
+    policy_loss = -(policy_targets * log_probs).sum(dim=1).mean()
+    value_loss = ((value - value_targets) ** 2).mean()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    return float(policy_loss), float(value_loss)
+''', "losses by hand, zero_grad first", downstream=True),
+    right("check_train_step", Edit((("    (policy_loss + value_loss).backward()\n", "    policy_loss.backward(retain_graph=True)\n    value_loss.backward()\n"),)),
+          "two backward calls"),
+    wrong("check_train_step", swap("    optimizer.zero_grad()\n", ""), "no zero_grad", "zero_grad() before backward()"),
+    wrong("check_train_step", Edit((("    optimizer.zero_grad()\n    (policy_loss + value_loss).backward()\n    optimizer.step()\n",
+                                     "    optimizer.zero_grad()\n    optimizer.step()\n    (policy_loss + value_loss).backward()\n"),)),
+          "step before backward", "never changed", "zero_grad(), loss.backward(), optimizer.step()"),
+    wrong("check_train_step", Edit((("    optimizer.zero_grad()\n    (policy_loss + value_loss).backward()\n    optimizer.step()\n",
+                                     "    (policy_loss + value_loss).backward()\n    optimizer.zero_grad()\n    optimizer.step()\n"),)),
+          "zero_grad between", "never changed", "zero_grad(), loss.backward(), optimizer.step()"),
+    wrong("check_train_step", swap("F.cross_entropy(policy_logits, policy_targets)", "F.cross_entropy(torch.softmax(policy_logits, dim=1), policy_targets)"),
+          "softmax first", "no softmax before it"),
+    wrong("check_train_step", swap("return policy_loss.item(), value_loss.item()", "return policy_loss, value_loss"),
+          "tensors", "plain floats"),
+    wrong("check_train_step", swap("(policy_loss + value_loss).backward()", "policy_loss.backward()"), "policy loss only",
+          "SUM of both losses"),
+    # train
+    right("check_train", '''def train(model, optimizer, memory, batch_size, rng):
+    model.train()
+    states, policies, values = (np.array(column) for column in zip(*memory))
+    states = torch.from_numpy(states.astype(np.float32))
+    policies = torch.from_numpy(policies.astype(np.float32))
+    values = torch.from_numpy(values.astype(np.float32)).reshape(-1, 1)
+    sums = np.zeros(2)
+    for batch in minibatches(len(memory), batch_size, rng):
+        sums += np.array(train_step(model, optimizer, states[batch], policies[batch], values[batch])) * len(batch)
+    policy_loss, value_loss = sums / len(memory)
+    return {"policy_loss": float(policy_loss), "value_loss": float(value_loss)}
+''', "zip(*memory), a numpy sum", downstream=True),
+    right("check_train", Edit((("    policy_total = value_total = 0.0\n", "    totals = {'policy_loss': 0.0, 'value_loss': 0.0}\n"),
+                               ("        policy_total += policy_loss * len(batch)\n        value_total += value_loss * len(batch)\n",
+                                "        totals['policy_loss'] += policy_loss * len(batch)\n        totals['value_loss'] += value_loss * len(batch)\n"),
+                               ('    return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}',
+                                "    return {key: total / len(memory) for key, total in totals.items()}"))),
+          "a dict of totals"),
+    wrong("check_train", swap("    model.train()\n", ""), "no train mode", "model.train() first"),
+    wrong("check_train", Edit((("policy_total += policy_loss * len(batch)", "policy_total += policy_loss"),
+                               ("value_total += value_loss * len(batch)", "value_total += value_loss"),
+                               ('return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}',
+                                'count = len(minibatches(len(memory), batch_size, np.random.default_rng(0)))\n    return {"policy_loss": policy_total / count, "value_loss": value_total / count}'))),
+          "mean per batch", "per SAMPLE"),
+    wrong("check_train", Edit((("    for batch in minibatches(len(memory), batch_size, rng):",
+                                "    order = rng.permutation(len(memory))\n    for batch in [order[i : i + batch_size] for i in range(0, len(memory), batch_size)]:"),)),
+          "its own batches", "minibatches(len(memory)"),
+    wrong("check_train", swap('return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}',
+                              'return {"policy_loss": torch.tensor(policy_total / len(memory)), "value_loss": value_total / len(memory)}'),
+          "a tensor loss", "plain numbers"),
+    # learn
+    right("check_learn", '''def learn(play_game, train_epoch, num_iterations, num_games, num_epochs):
+    records = []
+    for iteration in range(num_iterations):
+        memory = [sample for _ in range(num_games) for sample in play_game()]
+        losses = [train_epoch(memory) for _ in range(num_epochs)][-1]
+        records.append(dict(iteration=iteration + 1, games=num_games, samples=len(memory),
+                            policy_loss=losses["policy_loss"], value_loss=losses["value_loss"]))
+    return records
+''', "comprehensions", downstream=True),
+    right("check_learn", swap('history.append({"iteration": iteration, "games": num_games, "samples": len(memory), **losses})',
+                              'history.append({**losses, "samples": len(memory), "games": num_games, "iteration": iteration, "note": "extra keys are fine"})'),
+          "another key order, an extra key"),
+    wrong("check_learn", Edit((("    history = []\n", "    history, memory = [], []\n"), ("        memory = []\n", ""))),
+          "memory never reset", "fresh memory"),
+    wrong("check_learn", Edit((("        for _ in range(num_epochs):\n            losses = train_epoch(memory)\n",
+                                "        losses = None\n        for _ in range(num_epochs):\n            epoch = train_epoch(memory)\n            losses = losses or epoch\n"),)),
+          "the first epoch's losses", "LAST epoch"),
+    wrong("check_learn", swap("for iteration in range(1, num_iterations + 1):", "for iteration in range(num_iterations):"),
+          "from 0", "numbered from 1"),
+    wrong("check_learn", Edit((("        for _ in range(num_games):\n            memory += play_game()\n        for _ in range(num_epochs):\n            losses = train_epoch(memory)\n",
+                                "        for _ in range(num_games):\n            memory += play_game()\n            for _ in range(num_epochs):\n                losses = train_epoch(memory)\n"),)),
+          "trains after every game", "epochs"),
+]
+CORPUS["05_self_play_training"] = NB05

@@ -141,7 +141,7 @@ def wrong_learn(play_game, train_epoch, num_iterations, num_games, num_epochs): 
 
 WRONG = {
     "apply_temperature": (wrong_temperature, "divide by the sum"),
-    "game_memory": (wrong_game_memory, "seen by the player who moved there"),
+    "game_memory": (wrong_game_memory, "seen by ITS mover"),
     "self_play": (wrong_self_play, "apply_temperature(probs, temperature)"),
     "minibatches": (wrong_minibatches, "drops the last sample"),
     "train_step": (wrong_train_step, "optimizer.zero_grad()"),

@@ -43,6 +43,13 @@ NOT_WRITTEN = "⏳"
 FALLBACK = "the rest of this notebook uses the library's version"
 
 
+class Text(str):
+    """A string shown as it is in a verdict line (no quotes): a picture of an answer, e.g. "sample 3: outcome 1"."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class Mismatch(Exception):
     """Raised inside a case when the learner's answer differs from the library's (carries what to show).
 
@@ -136,6 +143,8 @@ def same(got: Any, expected: Any, tol: float = 1e-6) -> bool:
         return math.isclose(float(got), float(expected), rel_tol=tol, abs_tol=tol)
     if isinstance(expected, (tuple, list)) and isinstance(got, (tuple, list)):
         return len(got) == len(expected) and all(same(g, e, tol) for g, e in zip(got, expected, strict=True))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return set(got) == set(expected) and all(same(got[k], expected[k], tol) for k in expected)
     try:
         return bool(got == expected)
     except Exception:
@@ -391,8 +400,8 @@ def _same_outcome(theirs: tuple[str, Any], mine: tuple[str, Any], case: Case) ->
         return True
     if isinstance(theirs[1], str) or isinstance(mine[1], str):
         return False
-    try:
-        return bool(case.same(theirs[1], mine[1]))
+    try:  # the case's own comparison, where it tells this wrong answer from the right one
+        return not case.same(mine[1], case.expected) and bool(case.same(theirs[1], mine[1]))
     except Exception:
         return False
 
@@ -406,7 +415,7 @@ def _same_output(a: Any, b: Any) -> bool:
             return False
         if _is_boolish(a) and _is_boolish(b) and (isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_))):
             return bool(a) == bool(b)
-        return bool(same(a, b, tol=1e-9) or same(b, a, tol=1e-9))
+        return bool(same(a, b, tol=1e-6) or same(b, a, tol=1e-6))
     except Exception:
         return False
 

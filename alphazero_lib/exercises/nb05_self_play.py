@@ -14,6 +14,7 @@ import contextlib
 import copy
 import hashlib
 import io
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from alphazero_lib.config import TrainConfig
-from alphazero_lib.exercises.core import Case, Mismatch, check, same, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, hints_for, same, show
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.model import ResNet
 from alphazero_lib.selection import apply_temperature as library_apply_temperature
@@ -30,6 +31,28 @@ from alphazero_lib.training import AlphaZero, stack_memory
 from alphazero_lib.training import minibatches as library_minibatches
 
 TOL = 1e-5  # float32 networks: the same arithmetic in another order differs in the last bits
+
+HINTS = {
+    "apply_temperature": "weights = probs ** (1 / temperature); at temperature 0 (no division by zero) weights = 1.0 "
+    "on every entry equal to the largest, 0 elsewhere; return weights / weights.sum() as a new numpy array.",
+    "game_memory": "for each (state, probs, player) of the history: outcome = value if player == last_player else "
+    "game.get_opponent_value(value); append (game.get_encoded_state(state), probs, outcome). The states are "
+    "already canonical.",
+    "self_play": "from the initial state with player 1: canonical = change_perspective(state, player); probs = "
+    "search(canonical); remember (canonical, probs, player); action = rng.choice(game.action_size, "
+    "p=apply_temperature(probs, temperature)); play it; when terminated return game_memory(game, history, value, "
+    "player).",
+    "minibatches": "order = rng.permutation(num_samples); slices order[i : i + batch_size]; if the last one has a "
+    "single index, append it to the one before.",
+    "train_step": "logits, value = model(states); policy_loss = F.cross_entropy(logits, policy_targets); value_loss = "
+    "F.mse_loss(value, value_targets); optimizer.zero_grad(); (policy_loss + value_loss).backward(); "
+    "optimizer.step(); return the two .item().",
+    "train": "model.train(); stack the memory into float32 tensors (values with .unsqueeze(1)); for each batch of "
+    "minibatches(len(memory), batch_size, rng) one train_step; sum loss * len(batch); divide by len(memory).",
+    "learn": "for iteration 1..num_iterations: memory = []; num_games times memory += play_game(); num_epochs times "
+    "losses = train_epoch(memory); append {'iteration', 'games', 'samples': len(memory), **losses}.",
+}
+hint, solution = hints_for(HINTS, "05_self_play_training.ipynb")
 
 
 # ---- helpers --------------------------------------------------------------------------------------------
@@ -60,8 +83,8 @@ class _FakeMCTS:
 
 
 def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
-    """Compare two lists of samples ``(encoded state, policy, outcome)``; raise ``Mismatch`` with a hint."""
-    if not isinstance(got, list):
+    """Compare two lists of samples ``(encoded state, policy, outcome)``; raise ``Mismatch`` saying what differs."""
+    if not isinstance(got, (list, tuple)):
         raise Mismatch(got, expected, "return a list of (encoded state, policy, outcome) tuples, one per position.")
     if len(got) != len(expected):
         raise Mismatch(
@@ -73,17 +96,25 @@ def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
         if not isinstance(sample, (tuple, list)) or len(sample) != 3:
             raise Mismatch(sample, want, f"sample {k}: a tuple (encoded state, policy, outcome)")
         state, policy, outcome = sample
-        if np.shape(state) != np.shape(want[0]) or not same(np.asarray(state), want[0]):
-            hint = f"sample {k}: store game.get_encoded_state(canonical state), shape {want[0].shape}."
-            if np.shape(state) == np.shape(want[0]):
-                hint = f"sample {k}: encode the state as its mover saw it (game.change_perspective(state, player))."
+        if not isinstance(state, np.ndarray) or state.shape != want[0].shape:
+            raise Mismatch(state, want[0], f"sample {k}: store game.get_encoded_state(state), a numpy array of shape "
+                           f"{want[0].shape}.")  # fmt: skip
+        if not same(state, want[0]):
+            hint = f"sample {k}: the encoded state differs."
+            if same(state, want[0][::-1]):
+                hint = (
+                    f"sample {k}: the opponent's and your own planes are swapped: the history's states are already "
+                    "canonical (seen by their mover), encode them as they are."
+                )
             raise Mismatch(state, want[0], hint)
         if not same(np.asarray(policy, dtype=np.float64), np.asarray(want[1], dtype=np.float64), TOL):
-            raise Mismatch(policy, want[1], f"sample {k}: store the search's probabilities before temperature.")
+            raise Mismatch(policy, want[1], f"sample {k}: store the search's probabilities (before temperature).")
+        if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
+            raise Mismatch(outcome, want[2], f"sample {k}: the outcome is a number (1, 0 or -1).")
         if not same(float(np.asarray(outcome)), float(want[2])):
             raise Mismatch(
-                outcome,
-                want[2],
+                Text(f"sample {k}'s outcome {show(float(np.asarray(outcome)))}"),
+                Text(f"{show(float(want[2]))}"),
                 f"sample {k}: the outcome as seen by the player who moved there: value for the last mover's "
                 "positions, game.get_opponent_value(value) for the others.",
             )
@@ -112,7 +143,30 @@ def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.
                 out.append(_temperature_case(probs, temperature))
         return out
 
-    return check("apply_temperature", apply_temperature, library_apply_temperature, cases)
+    return check("apply_temperature", apply_temperature, library_apply_temperature, cases, TEMPERATURE_MISTAKES)
+
+
+def _temperature_with(kind: str) -> Callable[..., np.ndarray]:
+    def apply_temperature(probs: Any, temperature: float) -> np.ndarray:
+        probs = np.asarray(probs, dtype=np.float64)
+        if temperature == 0:
+            if kind == "one max":
+                return np.eye(len(probs))[int(np.argmax(probs))]
+            weights = (probs == probs.max()).astype(np.float64)
+        else:
+            weights = probs ** (temperature if kind == "power T" else 1 / temperature)
+        return weights if kind == "no renormalise" else weights / weights.sum()
+
+    return apply_temperature
+
+
+TEMPERATURE_MISTAKES = [
+    Mistake("divide by the sum so the probabilities add up to 1 again", _temperature_with("no renormalise")),
+    Mistake("raise to the power 1 / temperature (a low temperature sharpens), not to the power temperature",
+            _temperature_with("power T")),
+    Mistake("at temperature 0 the largest entries SHARE the mass equally when they tie (not only the first)",
+            _temperature_with("one max")),
+]  # fmt: skip
 
 
 def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
@@ -120,10 +174,11 @@ def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
 
     def run(f: Callable) -> np.ndarray:
         given = probs.copy()
-        got = f(given, temperature)
+        with np.errstate(all="ignore"):
+            got = f(given, temperature)
         if not np.array_equal(given, probs):
             raise Mismatch(given, probs, "the input was changed: compute a new array, leave probs as it is")
-        return np.asarray(got, dtype=np.float64)
+        return got
 
     if temperature == 0:
         hint = "temperature 0 cannot divide by zero: put equal mass on the largest entries (ties share it)."
@@ -165,7 +220,31 @@ def check_game_memory(game_memory: Callable) -> Callable:
                 )
         return out
 
-    return check("game_memory", game_memory, _library_game_memory, cases)
+    return check("game_memory", game_memory, _library_game_memory, cases, MEMORY_MISTAKES)
+
+
+def _memory_with(kind: str) -> Callable[..., list]:
+    def game_memory(game: Any, history: list, value: float, last_player: int) -> list:
+        out = []
+        for state, probs, player in history:
+            outcome = value if (player == last_player or kind == "all last") else game.get_opponent_value(value)
+            if kind == "flipped":
+                outcome = -outcome
+            encoded = game.get_encoded_state(game.change_perspective(state, player) if kind == "again" else state)
+            out.append((encoded, probs, outcome))
+        return out
+
+    return game_memory
+
+
+MEMORY_MISTAKES = [
+    Mistake("each position's outcome is seen by ITS mover: value for the last mover's positions, "
+            "game.get_opponent_value(value) for the others", _memory_with("all last")),
+    Mistake("value is the result for last_player (who made the final move): their positions get value as it is, "
+            "the others the opposite", _memory_with("flipped")),
+    Mistake("the history's states are already canonical (seen by their mover): encode them as they are, without "
+            "change_perspective", _memory_with("again")),
+]  # fmt: skip
 
 
 def _library_game_memory(game: Any, history: list, value: float, last_player: int) -> list:
@@ -228,7 +307,39 @@ def check_self_play(self_play: Callable) -> Callable:
                 )
         return out
 
-    return check("self_play", self_play, _library_self_play, cases)
+    return check("self_play", self_play, _library_self_play, cases, SELF_PLAY_MISTAKES)
+
+
+def _self_play_with(kind: str) -> Callable[..., list]:
+    def self_play(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
+        history, state, player = [], game.get_initial_state(), 1
+        while True:
+            canonical = game.change_perspective(state, player)
+            probs = search(state if kind == "absolute" else canonical)
+            shaped = library_apply_temperature(probs, temperature)
+            history.append((canonical, shaped if kind == "stores shaped" else probs, player))
+            p = np.asarray(probs, dtype=np.float64) if kind == "no temperature" else shaped
+            action = int(rng.choice(game.action_size, p=p / p.sum()))
+            state = game.get_next_state(state, action, player)
+            value, done = game.get_value_and_terminated(state, action)
+            if done:
+                last = -player if kind == "last player" else player
+                return _trainer(game).game_memory(history, value, last)
+            player = -player
+
+    return self_play
+
+
+SELF_PLAY_MISTAKES = [
+    Mistake("draw each move from apply_temperature(probs, temperature), not from the search's probabilities as "
+            "they are", _self_play_with("no temperature")),
+    Mistake("store the search's probabilities as they are (the training target); temperature only shapes the draw",
+            _self_play_with("stores shaped")),
+    Mistake("search the CANONICAL state (game.change_perspective(state, player)): the search plays as player 1",
+            _self_play_with("absolute")),
+    Mistake("the final value is for the player who made the last move: game_memory(game, history, value, player) "
+            "with that player", _self_play_with("last player")),
+]  # fmt: skip
 
 
 def _library_self_play(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
@@ -260,7 +371,25 @@ def check_minibatches(minibatches: Callable) -> Callable:
             )
         return out
 
-    return check("minibatches", minibatches, library_minibatches, cases)
+    return check("minibatches", minibatches, library_minibatches, cases, BATCH_MISTAKES)
+
+
+def _batches_with(kind: str) -> Callable[..., list]:
+    def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> list:
+        order = np.arange(num_samples) if kind == "no shuffle" else rng.permutation(num_samples)
+        batches = [order[i : i + batch_size] for i in range(0, num_samples, batch_size)]
+        if kind != "no merge" and len(batches) > 1 and len(batches[-1]) == 1:
+            batches[-2] = np.concatenate([batches[-2], batches[-1]])
+            batches.pop()
+        return batches
+
+    return minibatches
+
+
+BATCH_MISTAKES = [
+    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices",
+            _batches_with("no shuffle")),
+]  # fmt: skip
 
 
 def _compare_batches(got: Any, expected: list, num: int) -> Any:
@@ -370,7 +499,49 @@ def check_train_step(train_step: Callable) -> Callable:
             )
         return out
 
-    return check("train_step", train_step, library_train_step, cases)
+    return check("train_step", train_step, library_train_step, cases, STEP_MISTAKES)
+
+
+def _step_with(kind: str) -> Callable[..., tuple]:
+    def train_step(model: Any, optimizer: Any, states: Any, policy_targets: Any, value_targets: Any) -> tuple:
+        logits, value = model(states)
+        if kind == "softmax":
+            logits = torch.softmax(logits, dim=1)
+        policy_loss = F.cross_entropy(logits, policy_targets)
+        value_loss = F.mse_loss(value, value_targets)
+        loss = policy_loss if kind == "policy only" else policy_loss + value_loss
+        if kind == "step first":
+            optimizer.zero_grad()
+            optimizer.step()
+            loss.backward()
+        elif kind == "zero last":
+            loss.backward()
+            optimizer.zero_grad()
+            optimizer.step()
+        else:
+            if kind != "no zero":
+                optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if kind == "tensors":
+            return policy_loss.detach(), value_loss.detach()
+        return policy_loss.item(), value_loss.item()
+
+    return train_step
+
+
+STEP_MISTAKES = [
+    Mistake("optimizer.zero_grad() before backward() in every step: otherwise this step's gradient adds to the "
+            "last one's", _step_with("no zero")),
+    Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
+            "order is optimizer.zero_grad(), loss.backward(), optimizer.step()", _step_with("step first")),
+    Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
+            "order is optimizer.zero_grad(), loss.backward(), optimizer.step()", _step_with("zero last")),
+    Mistake("F.cross_entropy takes the raw logits (it applies log-softmax itself): no softmax before it",
+            _step_with("softmax")),
+    Mistake("backpropagate the SUM of both losses: (policy_loss + value_loss).backward()", _step_with("policy only")),
+    Mistake("return plain floats: policy_loss.item(), value_loss.item()", _step_with("tensors")),
+]  # fmt: skip
 
 
 def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expected: tuple) -> Any:
@@ -388,20 +559,31 @@ def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expe
         )
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Mismatch(got, want, "return (policy_loss, value_loss) as two floats (loss.item()).")
-        if not all(isinstance(x, (float, int, np.floating)) for x in got):
+        if not all(isinstance(x, (float, int, np.floating)) and not isinstance(x, bool) for x in got):
             raise Mismatch(got, want, "return plain floats: policy_loss.item(), value_loss.item().")
         if not same(float(got[0]), want[0], TOL):
             raise Mismatch(
                 got,
                 want,
-                f"step {step + 1}: the policy loss is the cross-entropy of the policy logits against the search's "
-                "distribution: F.cross_entropy(logits, policy_targets) (no softmax before it).",
+                f"step {step + 1}: the policy loss differs"
+                + (
+                    ": it is F.cross_entropy(policy logits, policy_targets) on the model's output"
+                    if step == 0
+                    else " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
+                    "loss.backward(), optimizer.step(), in that order)"
+                ),
             )
         if not same(float(got[1]), want[1], TOL):
             raise Mismatch(
                 got,
                 want,
-                f"step {step + 1}: the value loss is F.mse_loss(value, value_targets), both of shape [B, 1].",
+                f"step {step + 1}: the value loss differs"
+                + (
+                    ": it is F.mse_loss(value, value_targets), both of shape [B, 1]"
+                    if step == 0
+                    else " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
+                    "loss.backward(), optimizer.step(), in that order)"
+                ),
             )
     parameters = _parameters(model)
     if not same(parameters, expected_parameters, TOL):
@@ -409,8 +591,8 @@ def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expe
         raise Mismatch(
             f"parameters off by up to {worst:.3g}",
             "the library's parameters",
-            "after the losses: optimizer.zero_grad(), (policy_loss + value_loss).backward(), optimizer.step(), "
-            "in that order, every step.",
+            "the losses agree but the parameters do not: after the losses, optimizer.zero_grad(), "
+            "(policy_loss + value_loss).backward(), optimizer.step(), in that order, every step.",
         )
     return expected
 
@@ -460,7 +642,33 @@ def check_train(train: Callable) -> Callable:
             )
         return out
 
-    return check("train", train, library_train, cases)
+    return check("train", train, library_train, cases, TRAIN_MISTAKES)
+
+
+def _train_with(kind: str) -> Callable[..., dict]:
+    def train(model: Any, optimizer: Any, memory: list, batch_size: int, rng: np.random.Generator) -> dict:
+        if kind != "no train mode":
+            model.train()
+        states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32)
+        policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32)
+        values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32).unsqueeze(1)
+        totals, batches = [0.0, 0.0], library_minibatches(len(memory), batch_size, rng)
+        for batch in batches:
+            losses = library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
+            weight = 1 if kind == "per batch" else len(batch)
+            totals = [t + x * weight for t, x in zip(totals, losses, strict=True)]
+        count = len(batches) if kind == "per batch" else len(memory)
+        return {"policy_loss": totals[0] / count, "value_loss": totals[1] / count}
+
+    return train
+
+
+TRAIN_MISTAKES = [
+    Mistake("model.train() first: the model may come in eval mode, and BatchNorm then neither uses the batch's "
+            "statistics nor updates its running ones", _train_with("no train mode")),
+    Mistake("the mean loss per SAMPLE: weight each batch's loss by len(batch) and divide by len(memory) (batches "
+            "differ in size)", _train_with("per batch")),
+]  # fmt: skip
 
 
 def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int, expected: tuple) -> Any:
@@ -470,15 +678,22 @@ def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int,
     got = train(model, _sgd(model), list(memory), size, np.random.default_rng(seed))
     if not isinstance(got, dict) or not {"policy_loss", "value_loss"} <= set(got):
         raise Mismatch(got, want, "return a dict with 'policy_loss' and 'value_loss'.")
+    if not all(isinstance(got[k], numbers.Real) for k in ("policy_loss", "value_loss")):
+        raise Mismatch({k: got[k] for k in ("policy_loss", "value_loss")}, want,
+                       "the losses as plain numbers (train_step returns floats; sum them as floats)")  # fmt: skip
+    parameters_agree = same(_parameters(model), expected_parameters, TOL)
     for key in ("policy_loss", "value_loss"):
         if not same(float(got[key]), want[key], TOL):
             raise Mismatch(
-                {k: round(float(v), 4) for k, v in got.items()},
-                {k: round(v, 4) for k, v in want.items()},
-                "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
-                "batch_size, rng), and average the losses per sample: sum loss * len(batch), divide by len(memory).",
+                {k: float(got[k]) for k in ("policy_loss", "value_loss")},
+                dict(want),
+                "the parameters agree, so the training steps are right: average the losses per SAMPLE (sum "
+                "loss * len(batch) over the batches, divide by len(memory))"
+                if parameters_agree
+                else "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
+                "batch_size, rng), one train_step each, in that order.",
             )
-    if not same(_parameters(model), expected_parameters, TOL):
+    if not parameters_agree:
         raise Mismatch(
             "other parameters",
             "the library's parameters",
@@ -512,7 +727,35 @@ def check_learn(learn: Callable) -> Callable:
             )
         return out
 
-    return check("learn", learn, _library_learn, cases)
+    return check("learn", learn, _library_learn, cases, LEARN_MISTAKES)
+
+
+def _learn_with(kind: str) -> Callable[..., list]:
+    def learn(play_game: Callable, train_epoch: Callable, num_iterations: int, num_games: int, num_epochs: int) -> list:
+        history, memory = [], []
+        for iteration in range(1, num_iterations + 1):
+            if kind != "keeps memory":
+                memory = []
+            first = None
+            for _ in range(num_games):
+                memory += play_game()
+            for _ in range(num_epochs):
+                losses = train_epoch(memory)
+                first = first or losses
+            record = losses if kind != "first epoch" else first
+            number = iteration - 1 if kind == "from 0" else iteration
+            history.append({"iteration": number, "games": num_games, "samples": len(memory), **record})
+        return history
+
+    return learn
+
+
+LEARN_MISTAKES = [
+    Mistake("each iteration starts a fresh memory (memory = [] inside the loop): it trains on its own games",
+            _learn_with("keeps memory")),
+    Mistake("record the LAST epoch's losses of the iteration", _learn_with("first epoch")),
+    Mistake("iterations are numbered from 1: range(1, num_iterations + 1)", _learn_with("from 0")),
+]  # fmt: skip
 
 
 class _Script:
