@@ -1195,3 +1195,96 @@ NB05 = [
           "trains after every game", "epochs"),
 ]
 CORPUS["05_self_play_training"] = NB05
+
+# ---- notebook 6: Connect Four ------------------------------------------------------------------------------------
+C4 = "ConnectFour"
+NB06 = [
+    # get_next_state
+    right("check_get_next_state", method(C4, "get_next_state(self, state, action, player)", """
+for row in range(self.row_count - 1, -1, -1):
+    if state[row, action] == 0:
+        new = state.copy()
+        new[row, action] = player
+        return new
+raise ValueError(f"column {action} has no room")"""), "a loop from the bottom", downstream=True),
+    right("check_get_next_state", method(C4, "get_next_state(self, state, action, player)", """
+if state[0, action] != 0:
+    raise ValueError("full")
+row = self.row_count - 1 - int(np.count_nonzero(state[:, action]))
+new = np.array(state)
+new[row, action] = player
+return new"""), "count the pieces"),
+    wrong("check_get_next_state", swap("row = empty_rows[-1]", "row = empty_rows[0]"), "lands on top",
+          "LOWEST empty row"),
+    wrong("check_get_next_state", swap("next_state = state.copy()", "next_state = state"), "in place",
+          "copy it first"),
+    wrong("check_get_next_state", swap('        raise ValueError(f"column {action} is full")\n', '        return state\n'),
+          "a full column ignored", "raise ValueError"),
+    wrong("check_get_next_state", swap("next_state[row, action] = player", "next_state[row, action] = 1"),
+          "always 1", "not always 1"),
+    wrong("check_get_next_state", swap("return next_state", "return next_state.tolist()"), "a list",
+          "not a numpy array"),
+    # get_valid_moves
+    right("check_get_valid_moves", method(C4, "get_valid_moves(self, state)", "return np.any(state == 0, axis=0)"),
+          "booleans: any empty cell", downstream=True),
+    right("check_get_valid_moves", method(C4, "get_valid_moves(self, state)",
+                                          "return np.array([int(state[0, c] == 0) for c in range(self.column_count)])"),
+          "a comprehension"),
+    wrong("check_get_valid_moves", swap("state[0] == 0", "state[-1] == 0"), "the bottom row", "TOP cell"),
+    wrong("check_get_valid_moves", method(C4, "get_valid_moves(self, state)", "return (state == 0).sum(axis=0)"),
+          "counts empty cells", "not the number of empty cells"),
+    wrong("check_get_valid_moves", method(C4, "get_valid_moves(self, state)", "return (state.reshape(-1) == 0).astype(np.uint8)"),
+          "per cell", "not one per cell"),
+    wrong("check_get_valid_moves", method(C4, "get_valid_moves(self, state)", "return [int(v == 0) for v in state[0]]"),
+          "a list", "not a numpy array"),
+    # check_win
+    right("check_check_win", method(C4, "check_win(self, state, action)", """
+if action is None:
+    return 0
+row = int(np.argmax(state[:, action] != 0))
+player = state[row, action]
+for dr, dc in [(0, 1), (1, 0), (1, 1), (1, -1)]:
+    cells = [(row + k * dr, action + k * dc) for k in range(-3, 4)]
+    line = [state[r, c] == player if 0 <= r < 6 and 0 <= c < 7 else False for r, c in cells]
+    run = best = 0
+    for hit in line:
+        run = run + 1 if hit else 0
+        best = max(best, run)
+    if best >= self.in_a_row:
+        return 1
+return 0"""), "windows of 7, returns 1/0", downstream=True),
+    right("check_check_win", method(C4, "check_win(self, state, action)", """
+if action is None:
+    return False
+row = next(r for r in range(self.row_count) if state[r, action] != 0)
+player = state[row, action]
+board = np.pad(state == player, 3)
+r, c = row + 3, action + 3
+windows = [board[r, c - 3:c + 4], board[r - 3:r + 4, c],
+           np.diagonal(board[r - 3:r + 4, c - 3:c + 4]), np.diagonal(np.fliplr(board[r - 3:r + 4, c - 3:c + 4]))]
+return any(np.convolve(w.astype(int), np.ones(4, dtype=int), mode="valid").max() == 4 for w in windows)"""),
+          "padding and convolutions"),
+    wrong("check_check_win", method(C4, "check_win(self, state, action)", """
+if action is None:
+    return False
+row = np.min(np.flatnonzero(state[:, action] != 0))
+player = state[row, action]
+for dr, dc in [(0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 1), (-1, -1)]:
+    r, c, found = row, action, 0
+    while 0 <= r < 6 and 0 <= c < 7 and state[r, c] == player:
+        r, c, found = r + dr, c + dc, found + 1
+    if found >= 4:
+        return True
+return False"""), "one way at a time", "count both ways"),
+    wrong("check_check_win", swap("for d_row, d_column in [(0, 1), (1, 0), (1, 1), (1, -1)]", "for d_row, d_column in [(0, 1), (1, 0)]"),
+          "no diagonals", "two diagonals"),
+    wrong("check_check_win", swap("for d_row, d_column in [(0, 1), (1, 0), (1, 1), (1, -1)]", "for d_row, d_column in [(0, 1), (1, 0), (1, 1)]"),
+          "one diagonal", "both diagonals"),
+    wrong("check_check_win", swap("row = np.min(np.flatnonzero(state[:, action] != 0))", "row = np.max(np.flatnonzero(state[:, action] != 0))"),
+          "the bottom piece", "TOP piece"),
+    wrong("check_check_win", swap(">= self.in_a_row", ">= 3"), "three in a row", "not 3"),
+    wrong("check_check_win", swap("state[r, c] == player", "state[r, c] != 0"), "any colour", "only the mover's pieces"),
+    wrong("check_check_win", swap("    if action is None:\n        return False\n", ""), "None not handled",
+          "raised ValueError", "(None) means no win"),
+]
+CORPUS["06_connect_four"] = NB06
