@@ -115,3 +115,62 @@ def test_a_play_cell_shows_the_board_and_nothing_under_it(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", shown.append)
     assert play_module.play(make_game("tictactoe"), None, title="a test") is None
     assert len(shown) == 1 and type(shown[0]).__name__ == "VBox"  # the board was shown
+
+
+# ---- the Quick start block is what CI runs ------------------------------------------------------------
+def quick_start() -> str:
+    return (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+
+
+def fenced(text: str, language: str) -> list[list[str]]:
+    """The commands of each ```language block in ``text``: one a line, comments and blank lines dropped."""
+    blocks = re.findall(rf"^```{language}\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    return [[c for line in block.splitlines() if (c := re.sub(r"(^|\s+)#.*$", "", line).strip())] for block in blocks]
+
+
+def ci_commands() -> list[str]:
+    """.ci/run's lines, comments and blank lines dropped (control lines and here-documents included)."""
+    return fenced("```sh\n" + (ROOT / ".ci" / "run").read_text() + "```\n", "sh")[0]
+
+
+def same_step(command: str) -> str:
+    """A command as a step: how quiet it is, which index torch comes from and its exact version left out."""
+    command = re.sub(r"\s+--index-url\s+\S+|\s+--quiet\b", "", command)
+    return " ".join(re.sub(r"\btorch==\S+", "torch", command).split())
+
+
+def test_the_quick_start_is_the_steps_ci_runs_in_order():
+    linux = fenced(quick_start(), "bash")[0]
+    assert linux[:3] == [
+        "python3 -m venv .venv",
+        "source .venv/bin/activate",
+        "pip install torch --index-url https://download.pytorch.org/whl/cpu",
+    ], linux
+    ci = [same_step(c) for c in ci_commands()]
+    position = 0
+    for step in linux:  # each step of the block, in the block's order, is a step of CI
+        assert same_step(step) in ci[position:], f"README step {step!r} is not in .ci/run (after {ci[:position]})"
+        position = ci.index(same_step(step), position) + 1
+
+
+def test_ci_installs_nothing_the_quick_start_does_not_say():
+    installs = [c for c in ci_commands() if "pip install" in c or "conda install" in c]
+    said = {same_step(step) for step in fenced(quick_start(), "bash")[0]}
+    # the one extra: Ray for train --ray, which the README's Ray section installs the same way
+    extra = 'pip install -e ".[distributed]"'
+    assert extra in (ROOT / "README.md").read_text()
+    assert [c for c in installs if same_step(c) not in said | {extra}] == []
+
+
+def test_the_readme_says_how_ci_installs_torch_and_why():
+    (pin,) = [c for c in ci_commands() if re.match(r"pip install .*torch==", c)]
+    version = re.search(r"torch==\S+", pin).group(0)
+    text = " ".join(quick_start().split())
+    assert f"pip install {version}" in text and "no route to PyTorch's index" in text
+
+
+def test_the_windows_block_has_the_same_steps():
+    linux, windows = fenced(quick_start(), "bash")[0], fenced(quick_start(), "bat")[0]
+    assert windows[:2] == ["py -m venv .venv", r".venv\Scripts\activate"]
+    # cmd.exe runs `a && b` too; the steps after the environment are the same lines
+    assert windows[2:] == linux[2:]
