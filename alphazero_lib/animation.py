@@ -1,7 +1,7 @@
 """Self-contained animations of played games: an HTML page (canvas + a little JavaScript) and a GIF.
 
 The page needs no network (kaggle-environments' own player loads its scripts from CDNs and shows a
-blank frame offline). Open ``#step=N`` (or ``#step=last``) to show one position, as the browser test does.
+blank frame offline). Open ``#step=N`` (or ``#step=last``) to show one position, as the browser tests do.
 In a game won by a line (Tic-Tac-Toe, Connect Four), the winning line is drawn across its pieces; the play
 button reads "pause" while the game plays.
 """

@@ -68,9 +68,9 @@ def main() -> None:
     parser.add_argument("--preset", default=None)
     parser.add_argument("--searches", type=int, default=None)
     parser.add_argument("--games", type=int, default=64)
-    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--seconds", type=float, default=60.0, help="the whole benchmark's time (as bench's)")
     parser.add_argument("--mode", default="auto")
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (bench's default: 1)")
     parser.add_argument("--reuse-tree", action="store_true")
     parser.add_argument("--workers", type=int, default=0, help="time a training self-play iteration: N workers vs one")
     parser.add_argument("--json", action="store_true")
@@ -96,7 +96,14 @@ def main() -> None:
     from alphazero_lib.bench import format_selfplay, selfplay_benchmark
 
     result = selfplay_benchmark(
-        args.game, args.preset, args.searches, args.games, args.seconds, args.mode, args.reuse_tree
+        args.game,
+        args.preset,
+        args.searches,
+        args.games,
+        args.seconds,
+        args.mode,
+        args.reuse_tree,
+        threads=1 if args.threads is None else args.threads,
     )
     print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
 
