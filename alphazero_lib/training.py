@@ -41,7 +41,18 @@ from alphazero_lib.selfplay import (
 )
 from alphazero_lib.utils import atomic_write_bytes, cpu_threads, one_cpu_thread
 
-__all__ = ["AlphaZero", "AlphaZeroParallel", "Sample", "build_trainer", "derived_seed", "minibatches", "stack_memory"]
+__all__ = [
+    "AlphaZero",
+    "AlphaZeroParallel",
+    "RunDirLocked",
+    "Sample",
+    "TrainingDiverged",
+    "build_trainer",
+    "derived_seed",
+    "minibatches",
+    "run_lock",
+    "stack_memory",
+]
 
 
 def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,6 +75,10 @@ def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> 
         batches[-2] = np.concatenate(batches[-2:])
         batches.pop()
     return batches
+
+
+class TrainingDiverged(ValueError):
+    """A training loss became NaN or infinite (or the weights did): the iteration is dropped, nothing is saved."""
 
 
 class AlphaZero:
@@ -244,7 +259,8 @@ class AlphaZero:
         device = next(self.model.parameters()).device
         self.model.train()
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
-        for batch in minibatches(len(states), self.config.batch_size, rng):
+        batches = minibatches(len(states), self.config.batch_size, rng)
+        for number, batch in enumerate(batches):
             state = torch.as_tensor(states[batch], device=device)
             policy_targets = torch.as_tensor(policies[batch], device=device)
             value_targets = torch.as_tensor(values[batch], device=device).unsqueeze(1)
@@ -254,12 +270,18 @@ class AlphaZero:
             policy_loss = F.cross_entropy(out_policy, policy_targets)
             value_loss = F.mse_loss(out_value, value_targets)
             loss = policy_loss + value_loss  # weight decay (the L2 term) lives in the optimizer
+            policy_value, value_value = policy_loss.item(), value_loss.item()
+            if not (np.isfinite(policy_value) and np.isfinite(value_value)):  # before the step spreads it
+                raise TrainingDiverged(
+                    f"the loss became {policy_value + value_value} at minibatch {number + 1} of {len(batches)} "
+                    f"(policy loss {policy_value}, value loss {value_value})"
+                )
 
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
-            totals["policy_loss"] += policy_loss.item() * len(batch)
-            totals["value_loss"] += value_loss.item() * len(batch)
+            totals["policy_loss"] += policy_value * len(batch)
+            totals["value_loss"] += value_value * len(batch)
         losses = {k: v / len(states) for k, v in totals.items()}
         losses["loss"] = losses["policy_loss"] + losses["value_loss"]
         return losses
@@ -297,13 +319,20 @@ class AlphaZero:
             self_play_seconds = time.perf_counter() - start
 
             # ALGO LOGIC: the replay memory holds the games of the last `replay_window` iterations
-            self.replay = [*self.replay, samples][-cfg.replay_window :]
+            replay_before, self.replay = self.replay, [*self.replay, samples][-cfg.replay_window :]
             memory = [sample for games in self.replay for sample in games]
             rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
-            epochs = []
-            with cpu_threads(self.model, cfg.num_threads):
-                for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
-                    epochs.append(self.train(memory, rng))
+            epochs: list[dict[str, float]] = []
+            before = self._training_state()
+            try:
+                with cpu_threads(self.model, cfg.num_threads):
+                    for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
+                        epochs.append(self.train(memory, rng))
+                self._check_weights_finite()
+            except TrainingDiverged as err:  # nothing from this iteration is kept, in memory or on disk
+                self._restore_training_state(before)
+                self.replay = replay_before
+                raise TrainingDiverged(self._diverged_message(err, len(epochs) + 1)) from None
             self.model.eval()
             train_seconds = time.perf_counter() - start - self_play_seconds
 
@@ -328,6 +357,36 @@ class AlphaZero:
             if self.run_dir is not None:
                 self.save()
         return self.history
+
+    def _training_state(self) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        """Copies of the network's and the optimizer's state (to go back to if training diverges)."""
+        weights = {name: tensor.detach().clone() for name, tensor in self.model.state_dict().items()}
+        return weights, copy.deepcopy(self.optimizer.state_dict())
+
+    def _restore_training_state(self, state: tuple[dict[str, torch.Tensor], dict[str, Any]]) -> None:
+        self.model.load_state_dict(state[0])
+        self.optimizer.load_state_dict(state[1])
+        self.model.eval()
+
+    def _check_weights_finite(self) -> None:
+        for name, tensor in self.model.state_dict().items():
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise TrainingDiverged(f"the network's {name!r} holds NaN or infinite values after training")
+
+    def _diverged_message(self, err: Exception, epoch: int) -> str:
+        """What diverged, what was kept, and what to do."""
+        cfg, done = self.config, self.iteration
+        where = f"iteration {done + 1} (epoch {min(epoch, cfg.num_epochs)} of {cfg.num_epochs})"
+        if self.run_dir is not None and done > 0:
+            kept = f"{self.run_dir / 'latest.pt'} still holds iteration {done}, and the network is back as it was"
+        else:
+            kept = "the network is back as it was before the iteration" + (
+                f" (no checkpoint was written in {self.run_dir} yet)" if self.run_dir is not None else ""
+            )
+        return (
+            f"training diverged in {where}: {err}; nothing from this iteration was saved and {kept}; lower the "
+            f"learning rate (lr is {cfg.lr:g}), e.g. resume with --resume --lr {cfg.lr / 10:g}"
+        )
 
     def gate(self) -> dict[str, Any]:
         """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``.

@@ -237,3 +237,54 @@ def test_playoff_on_a_full_disk_leaves_the_old_page_whole(tmp_path):
     assert f"{page} was left as it was" in done.stderr
     assert page.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["playoff.html"]  # no temporary file left behind
+
+
+# ---- item 5: training that diverges stops ---------------------------------------------------------------------
+def test_an_infinite_loss_stops_the_iteration_and_keeps_the_last_good_checkpoint(tmp_path, capsys, monkeypatch):
+    import alphazero_lib.training as training
+
+    out = start_run(tmp_path, iterations=1)
+    kept = {name: (out / name).read_bytes() for name in ("latest.pt", "history.json", "loss.png")}
+    real = training.F.mse_loss
+    monkeypatch.setattr(training.F, "mse_loss", lambda out, target: real(out, target) * float("inf"))
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "3", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "error: training diverged in iteration 2 (epoch 1 of 1): the loss became inf at minibatch 1 of" in err
+    assert f"nothing from this iteration was saved and {out / 'latest.pt'} still holds iteration 1" in err
+    assert "lower the learning rate (lr is 0.001), e.g. resume with --resume --lr 0.0001" in err
+    assert {name: (out / name).read_bytes() for name in kept} == kept
+    assert not (out / "checkpoints" / "iter_0002.pt").exists() and not (out / "train.lock").exists()
+    monkeypatch.setattr(training.F, "mse_loss", real)
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
+    assert iterations_in(out) == [1, 2]
+
+
+def test_a_diverged_iteration_leaves_the_trainer_as_it_was(monkeypatch):
+    import torch
+
+    from alphazero_lib import make_game
+    from alphazero_lib.config import TrainConfig
+    from alphazero_lib.training import TrainingDiverged, build_trainer
+
+    trainer = build_trainer(
+        make_game("tictactoe"), TrainConfig.from_dict({**TINY, "num_iterations": 2}), progress=False
+    )
+    trainer.learn()
+    trainer.config = TrainConfig.from_dict({**TINY, "num_iterations": 3})
+    weights = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    replay = trainer.replay
+    train = trainer.train
+
+    def poisoned_train(*args, **kwargs):  # an epoch that leaves a weight infinite (its losses stayed finite)
+        losses = train(*args, **kwargs)
+        with torch.no_grad():
+            trainer.model.start_block[0].weight[0, 0, 0, 0] = float("inf")
+        return losses
+
+    monkeypatch.setattr(trainer, "train", poisoned_train)
+    with pytest.raises(TrainingDiverged, match=r"iteration 3 .*'start_block.0.weight' holds NaN or infinite values"):
+        trainer.learn()
+    assert trainer.iteration == 2 and trainer.replay is replay and len(trainer.history) == 2
+    for name, value in trainer.model.state_dict().items():
+        assert torch.equal(value, weights[name]), name
