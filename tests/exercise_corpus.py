@@ -1288,3 +1288,198 @@ return False"""), "one way at a time", "count both ways"),
           "raised ValueError", "(None) means no win"),
 ]
 CORPUS["06_connect_four"] = NB06
+
+# ---- notebook 7: parallel self-play -------------------------------------------------------------------------------
+P = "MCTSParallel"
+NB07 = [
+    # SPG
+    right("check_spg", '''class SPG:
+    def __init__(self, game):
+        self.state, self.memory, self.root, self.node = game.get_initial_state(), [], None, None
+''', "one line", downstream=True),
+    right("check_spg", '''class SPG:
+    def __init__(self, game, memory=None):
+        self.state = np.array(game.get_initial_state())
+        self.memory = list(memory or [])
+        self.root = self.node = None
+''', "memory=None default"),
+    wrong("check_spg", '''class SPG:
+    memory = []
+
+    def __init__(self, game):
+        self.state = game.get_initial_state()
+        self.root = None
+        self.node = None
+''', "memory in the class body", "ONE list shared"),
+    wrong("check_spg", '''class SPG:
+    def __init__(self, game, memory=[]):
+        self.state = game.get_initial_state()
+        self.memory = memory
+        self.root = None
+        self.node = None
+''', "a default list", "its own list"),
+    wrong("check_spg", swap("        self.node = None\n", ""), "no node", "node = None too"),
+    wrong("check_spg", swap("self.state = game.get_initial_state()", "self.state = np.zeros((3, 3), dtype=np.int8)"),
+          "a 3 x 3 board for every game", "state = game.get_initial_state()"),
+    wrong("check_spg", swap("self.memory = []", "self.memory = ()"), "a tuple memory", "memory = []"),
+    # expand_roots
+    right("check_expand_roots", method(P, "expand_roots(self, states, spgs)", """
+priors, _ = self.evaluate(states)
+for b in range(len(spgs)):
+    prior = priors[b].copy()
+    if self.config.dirichlet_epsilon:
+        legal = self.game.get_valid_moves(states[b]) == 1
+        noise = self.rng.dirichlet(np.full(legal.sum(), self.config.dirichlet_alpha))
+        prior[legal] = (1 - self.config.dirichlet_epsilon) * prior[legal] + self.config.dirichlet_epsilon * noise
+    root = Node(states[b])
+    root.visit_count = 1
+    root.expand(self.game, prior)
+    spgs[b].root = root"""), "a copy per game, boolean mask", downstream=True),
+    right("check_expand_roots", Edit((("for b, spg in enumerate(spgs):", "for b, (state, spg) in enumerate(zip(states, spgs)):"),
+                                      ("self.game.get_valid_moves(states[b])", "self.game.get_valid_moves(state)"),
+                                      ("spg.root = Node(states[b])", "spg.root = Node(state)"))), "zip"),
+    wrong("check_expand_roots", method(P, "expand_roots(self, states, spgs)", """
+priors, _ = self.evaluate(states)
+eps = self.config.dirichlet_epsilon
+if eps > 0:
+    noise = self.rng.dirichlet([self.config.dirichlet_alpha] * self.game.action_size, size=len(states))
+    valid = np.stack([self.game.get_valid_moves(s) for s in states])
+    priors = ((1 - eps) * priors + eps * noise) * valid
+    priors /= priors.sum(axis=1, keepdims=True)
+for b, spg in enumerate(spgs):
+    spg.root = Node(states[b])
+    spg.root.visit_count = 1
+    spg.root.expand(self.game, priors[b])"""), "the video's noise", "LEGAL moves"),
+    wrong("check_expand_roots", swap("        spg.root.visit_count = 1\n", ""), "root not visited", "visit_count = 1"),
+    wrong("check_expand_roots", method(P, "expand_roots(self, states, spgs)", """
+for b, spg in enumerate(spgs):
+    priors, _ = self.evaluate(states[b:b + 1])
+    spg.root = Node(states[b])
+    spg.root.visit_count = 1
+    spg.root.expand(self.game, priors[0])"""), "a call per game", "one call"),
+    wrong("check_expand_roots", swap("noise = self.rng.dirichlet(", "noise = np.random.dirichlet("), "np.random",
+          "not from np.random"),
+    # simulate
+    right("check_simulate", method(P, "simulate(self, spgs)", """
+waiting = []
+for spg in spgs:
+    node = spg.root
+    while node.children:
+        node = node.select(self.config)
+    value, done = self.game.get_value_and_terminated(node.state, node.action_taken)
+    spg.node = None if done else node
+    if done:
+        node.backpropagate(-value)
+    else:
+        waiting.append(node)
+if waiting:
+    priors, values = self.evaluate(np.array([node.state for node in waiting]))
+    for node, prior, value in zip(waiting, priors, values):
+        node.expand(self.game, prior)
+        node.backpropagate(value)"""), "a list of waiting leaves", downstream=True),
+    right("check_simulate", swap("spg.node.backpropagate(float(value))", "spg.node.backpropagate(value.item())"),
+          "value.item()"),
+    wrong("check_simulate", swap("        value = -value\n", ""), "terminal sign", "back up -value"),
+    wrong("check_simulate", swap("spg.node.backpropagate(float(value))", "spg.node.backpropagate(-float(value))"),
+          "network sign", "back it up as it is"),
+    wrong("check_simulate", method(P, "simulate(self, spgs)", """
+for spg in spgs:
+    node = spg.root
+    while node.is_expanded():
+        node = node.select(self.config)
+    value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
+    if is_terminal:
+        node.backpropagate(-value)
+    else:
+        priors, values = self.evaluate(node.state[None])
+        node.expand(self.game, priors[0])
+        node.backpropagate(float(values[0]))"""), "a call per game", "at most 1", "one call"),
+    wrong("check_simulate", swap("        spg.node = None\n", ""), "stale leaves", "reset spg.node = None"),
+    # search
+    right("check_search", method(P, "search(self, states, spgs)", """
+self.expand_roots(states, spgs)
+for _ in range(self.config.num_searches):
+    self.simulate(spgs)
+counts = np.array([[sum(c.visit_count for c in spg.root.children if c.action_taken == a)
+                    for a in range(self.game.action_size)] for spg in spgs], dtype=float)
+return counts / counts.sum(axis=-1, keepdims=True)"""), "comprehension", downstream=True),
+    right("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)",
+                               "    return np.stack([row / row.sum() for row in counts])"), "row by row"),
+    wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)", "    return counts"),
+          "counts", "visit SHARES"),
+    wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)", "    return counts / counts.sum()"),
+          "one sum for all games", "each game (row) by its own sum"),
+    wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)",
+                               "    return [row / row.sum() for row in counts]"), "a list of rows", "one numpy array"),
+    wrong("check_search", swap("    for _ in range(self.config.num_searches):\n        self.simulate(spgs)\n",
+                               "    for _ in range(self.config.num_searches - 1):\n        self.simulate(spgs)\n"),
+          "one simulation short", "returned"),
+    # select_actions
+    right("check_select_actions", '''def select_actions(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
+    actions = []
+    for b in range(len(prior)):
+        best, best_score = -1, -np.inf
+        for a in np.flatnonzero(legal[b]):
+            q = -value_sum[b, a] / visit_count[b, a] if visit_count[b, a] > 0 else 0.0
+            score = q + C * prior[b, a] * np.sqrt(parent_visits[b]) / (1 + visit_count[b, a])
+            if score > best_score:
+                best, best_score = a, score
+        actions.append(best)
+    return np.array(actions)
+''', "loops", downstream=True),
+    right("check_select_actions", '''def select_actions(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.nan_to_num(-value_sum / visit_count)
+    u = C * prior * np.sqrt(parent_visits).reshape(-1, 1) / (1 + visit_count)
+    score = np.ma.masked_array(q + u, mask=~np.asarray(legal, dtype=bool))
+    return np.asarray(score.argmax(axis=1), dtype=np.int64)
+''', "nan_to_num, a masked array"),
+    wrong("check_select_actions", swap("q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)",
+                                       "q_value = np.where(visit_count > 0, value_sum / np.maximum(visit_count, 1), 0.0)"),
+          "Q's sign", "-value_sum / visit_count"),
+    wrong("check_select_actions", swap("q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)",
+                                       "q_value = -value_sum / visit_count"), "0 / 0", "nan"),
+    wrong("check_select_actions", swap("return np.where(legal, q_value + exploration, -np.inf).argmax(axis=1)",
+                                       "return ((q_value + exploration) * legal).argmax(axis=1)"), "masked by multiplying",
+          "np.where(legal, score, -np.inf)"),
+    wrong("check_select_actions", swap("return np.where(legal, q_value + exploration, -np.inf).argmax(axis=1)",
+                                       "return np.where(legal, q_value + exploration, -np.inf).argmax(axis=1).tolist()"),
+          "a list", "not a numpy array"),
+    wrong("check_select_actions", swap("np.sqrt(parent_visits)[:, None]", "np.sqrt(parent_visits)"), "no broadcast axis",
+          "raised ValueError"),
+    # backup
+    right("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
+    for b in range(len(depth)):
+        for level in range(depth[b] + 1):
+            sign = 1 if (depth[b] - level) % 2 == 0 else -1
+            visit_count[b, path[level, b]] += 1
+            value_sum[b, path[level, b]] += sign * leaf_value[b]
+''', "loops from the root down", downstream=True),
+    right("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
+    value = np.array(leaf_value, dtype=float)
+    for level in range(len(path) - 1, -1, -1):
+        active = depth >= level
+        games = np.flatnonzero(active)
+        nodes = path[level, games]
+        visit_count[games, nodes] += 1
+        value_sum[games, nodes] += np.where((depth[games] - level) % 2 == 0, 1, -1) * value[games]
+''', "level by level, vectorised"),
+    wrong("check_backup", swap("signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)", "signs = np.ones_like(depth - levels, dtype=float)"),
+          "no flip", "flip the value's sign"),
+    wrong("check_backup", swap("signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)", "signs = np.where((depth - levels) % 2 == 0, -1.0, 1.0)"),
+          "the leaf flipped", "the leaf itself gets +leaf_value"),
+    wrong("check_backup", swap("on_path = levels <= depth", "on_path = (levels <= depth) | (depth >= 0)"),
+          "every level", "node 0"),
+    wrong("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
+    visit_count = visit_count.copy()
+    value_sum = value_sum.copy()
+    for b in range(len(depth)):
+        value = leaf_value[b]
+        for level in range(depth[b], -1, -1):
+            visit_count[b, path[level, b]] += 1
+            value_sum[b, path[level, b]] += value
+            value = -value
+    return visit_count, value_sum
+''', "copies instead of in place", "returned"),
+]
+CORPUS["07_parallel_self_play"] = NB07

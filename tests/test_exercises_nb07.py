@@ -89,7 +89,7 @@ def test_spg_stub_solution_and_shared_memory(capsys):
     assert nb07.check_spg(SharedSPG) is nb07.SPG
     line = verdict(capsys)
     failed(line, "SPG")
-    assert "its own list" in line
+    assert "ONE list shared" in line
 
 
 # ---- MCTSParallel: expand_roots, simulate, search -------------------------------------------------------------

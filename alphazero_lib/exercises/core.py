@@ -272,14 +272,17 @@ def check(
     mistakes: Sequence[Mistake] | Callable[[], Sequence[Mistake]] = (),
     own: Sequence[str] | None = None,
     adapt: Callable[[Any], Any] | None = None,
+    verify: bool = True,
 ) -> Any:
     """Run ``cases`` on the learner's code, print one verdict line, return the learner's code or the library's.
 
     ``cases`` may be a callable that builds them (so building them cannot raise out of a check). ``mistakes``:
     the known wrong answers, run on a failing case to choose the hint (``adapt(mistake.code)`` turns one into
-    what ``case.run`` takes). ``own``: the names of the exercise's functions, its stub first (a
-    ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named). Never raises (except
-    ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the failing case.
+    what ``case.run`` takes; ``verify=False`` trusts a mistake that reproduces the failing case without trying it
+    on the other cases, for answers that keep state between cases). ``own``: the names of the exercise's
+    functions, its stub first (a ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named).
+    Never raises (except ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the
+    failing case.
     """
     if is_stub(learner):
         return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {FALLBACK}", library)
@@ -301,7 +304,8 @@ def check(
         except NotImplementedError as error:
             return _verdict(_unfinished(name, error, own, number - 1, case, len(cases)), library)
         except Mismatch as miss:
-            found = _diagnose(case, ("mismatch", miss.got), mistakes, adapt, learner, _around(cases, number))
+            found = _diagnose(case, ("mismatch", miss.got), mistakes, adapt, learner if verify else None,
+                              _around(cases, number))  # fmt: skip
             hint = found or miss.hint
             differs = difference(miss.got, miss.expected)
             if not hint:
@@ -312,7 +316,8 @@ def check(
             raise
         except BaseException as error:  # SystemExit and friends too: a check cell must never stop "Run all"
             detail = " ".join(str(error).split())[:200]
-            found = _diagnose(case, ("error", type(error).__name__), mistakes, adapt, learner, _around(cases, number))
+            found = _diagnose(case, ("error", type(error).__name__), mistakes, adapt, learner if verify else None,
+                              _around(cases, number))  # fmt: skip
             return _verdict(
                 f"{where} raised {type(error).__name__}: {detail}.{_hint(found or case.hint)} "
                 f"For now {_short(FALLBACK)}.",

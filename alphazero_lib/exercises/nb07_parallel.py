@@ -21,7 +21,7 @@ import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS, Node
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import Case, Mismatch, board, check, check_method, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, show
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
@@ -43,6 +43,26 @@ __all__ = [
     "select_actions",
     "simulate",
 ]
+
+
+HINTS = {
+    "spg": "in __init__: self.state = game.get_initial_state(), self.memory = [] (a new list for every game), "
+    "self.root = None, self.node = None.",
+    "expand_roots": "priors, _ = self.evaluate(states) once for all games; then for each game b in order: with "
+    "dirichlet_epsilon > 0 mix self.rng.dirichlet([alpha] * number of legal moves) into its legal priors; "
+    "spg.root = Node(states[b]); spg.root.visit_count = 1; spg.root.expand(self.game, priors[b]).",
+    "simulate": "for each game: spg.node = None; walk from spg.root with node.select(self.config) while expanded; "
+    "value, terminal = get_value_and_terminated(node.state, node.action_taken); a terminal leaf backs up -value at "
+    "once, an open one waits in spg.node. Then ONE self.evaluate of the waiting leaves' states; expand each with its "
+    "priors and backpropagate its value.",
+    "search": "self.expand_roots(states, spgs); num_searches times self.simulate(spgs); then counts [B, A] from each "
+    "root's children, divided by each ROW's sum (axis=1, keepdims=True).",
+    "select_actions": "Q = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0); score = Q + C * "
+    "prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count); -inf where not legal; argmax(axis=1).",
+    "backup": "for each game b with depth[b] >= 0: value = leaf_value[b]; for level from depth[b] down to 0: "
+    "visit_count[b, path[level, b]] += 1, value_sum[b, path[level, b]] += value, value = -value.",
+}
+hint, solution = hints_for(HINTS, "07_parallel_self_play.ipynb")
 
 
 # ---- the reference: the video's design with the library's semantics ---------------------------------------
@@ -250,7 +270,34 @@ def check_spg(learner: Any) -> Any:
         )
         return out
 
-    return check("SPG", learner, SPG, cases)
+    # a wrong SPG keeps state between cases (a shared list grows): each mistake is a fresh class, tried once
+    return check("SPG", learner, SPG, cases, SPG_MISTAKES, own=["__init__"], adapt=lambda make: make(), verify=False)
+
+
+def _shared_memory() -> type:
+    class SPG:
+        memory: list = []  # noqa: RUF012  (the mistake: one list for every game)
+
+        def __init__(self, game: Game) -> None:
+            self.state, self.root, self.node = game.get_initial_state(), None, None
+
+    return SPG
+
+
+def _no_node() -> type:
+    class SPG:
+        def __init__(self, game: Game) -> None:
+            self.state, self.memory, self.root = game.get_initial_state(), [], None
+
+    return SPG
+
+
+SPG_MISTAKES = [
+    Mistake("each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a "
+            "default argument memory=[], is ONE list shared by every game)",
+            _shared_memory),
+    Mistake("set all four attributes in __init__, node = None too (simulate reads it)", _no_node),
+]  # fmt: skip
 
 
 def _same_fields(got: Any, expected: Any) -> bool:
@@ -354,6 +401,13 @@ def check_expand_roots(cls: type) -> type:
         spgs = [SPG(game) for _ in states]
         calls = mcts.network_calls
         mcts.expand_roots(states, spgs)
+        untouched = np.random.default_rng(config.seed).bit_generator.state
+        if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
+            raise Mismatch(
+                "no draw from self.rng",
+                "one self.rng.dirichlet per game",
+                "draw the noise from self.rng (seeded once, as the serial search's), not from np.random",
+            )
         if mcts.network_calls - calls != 1:
             raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
         if any(getattr(spg.root, "visit_count", None) != 1 for spg in spgs):
@@ -378,7 +432,37 @@ def check_expand_roots(cls: type) -> type:
             case.expected[:, 1:] = 0
         return out
 
-    return check_method(cls, "expand_roots", expand_roots, cases, name="MCTSParallel.expand_roots")
+    return check_method(cls, "expand_roots", expand_roots, cases, name="MCTSParallel.expand_roots",
+                        mistakes=ROOT_MISTAKES)  # fmt: skip
+
+
+def _roots_with(kind: str) -> Callable[..., None]:
+    def expand_roots(self: Any, states: np.ndarray, spgs: list) -> None:
+        priors, _ = self.evaluate(states)
+        eps = self.config.dirichlet_epsilon
+        if eps > 0 and kind == "all actions":
+            noise = self.rng.dirichlet([self.config.dirichlet_alpha] * self.game.action_size, size=len(states))
+            valid = np.stack([self.game.get_valid_moves(s) for s in states])
+            priors = ((1 - eps) * priors + eps * noise) * valid
+            priors /= priors.sum(axis=1, keepdims=True)
+        for b, spg in enumerate(spgs):
+            if eps > 0 and kind != "all actions":
+                legal = np.flatnonzero(self.game.get_valid_moves(states[b]))
+                generator = np.random if kind == "np.random" else self.rng
+                noise = generator.dirichlet([self.config.dirichlet_alpha] * len(legal))
+                priors[b, legal] = (1 - eps) * priors[b, legal] + eps * noise
+            spg.root = Node(states[b])
+            spg.root.visit_count = 1
+            spg.root.expand(self.game, priors[b])
+
+    return expand_roots
+
+
+ROOT_MISTAKES = [
+    Mistake("draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * len(legal))), "
+            "as the serial search does; not one draw over every action", _roots_with("all actions")),
+    Mistake("draw the noise from self.rng (seeded once), not from np.random", _roots_with("np.random")),
+]  # fmt: skip
 
 
 def check_simulate(cls: type) -> type:
@@ -412,7 +496,41 @@ def check_simulate(cls: type) -> type:
             lambda config: None,
         )
 
-    return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate")
+    return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate", mistakes=SIMULATE_MISTAKES)
+
+
+def _simulate_with(kind: str) -> Callable[..., None]:
+    def simulate(self: Any, spgs: list) -> None:
+        for spg in spgs:
+            if kind != "stale node":
+                spg.node = None
+            node = spg.root
+            while node.is_expanded():
+                node = node.select(self.config)
+            value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
+            value = value if kind == "terminal sign" else -value
+            if is_terminal:
+                node.backpropagate(value)
+            else:
+                spg.node = node
+        expandable = [spg for spg in spgs if spg.node is not None]
+        if expandable:
+            priors, values = self.evaluate(np.stack([spg.node.state for spg in expandable]))
+            for spg, prior, value in zip(expandable, priors, values, strict=True):
+                spg.node.expand(self.game, prior)
+                spg.node.backpropagate(-float(value) if kind == "network sign" else float(value))
+
+    return simulate
+
+
+SIMULATE_MISTAKES = [
+    Mistake("a finished leaf's value comes from the rules, which score it for the player who just moved: back up "
+            "-value", _simulate_with("terminal sign")),
+    Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
+            _simulate_with("network sign")),
+    Mistake("reset spg.node = None at the start of every simulation: a finished game's leaf must not wait from "
+            "the simulation before", _simulate_with("stale node")),
+]  # fmt: skip
 
 
 def check_search(cls: type) -> type:
@@ -425,8 +543,7 @@ def check_search(cls: type) -> type:
     def run(cls, game, net, config, states):
         mcts = cls(game, net, config)
         spgs = [SPG(game) for _ in states]
-        probs = mcts.search(states, spgs)
-        return np.asarray(probs, dtype=np.float64)
+        return mcts.search(states, spgs)
 
     def cases(cls):
         out = []
@@ -446,7 +563,34 @@ def check_search(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "search", search, cases, name="MCTSParallel.search")
+    return check_method(cls, "search", search, cases, name="MCTSParallel.search", mistakes=SEARCH_MISTAKES)
+
+
+def _search_with(kind: str) -> Callable[..., np.ndarray]:
+    def search(self: Any, states: np.ndarray, spgs: list) -> Any:
+        self.expand_roots(states, spgs)
+        for _ in range(self.config.num_searches):
+            self.simulate(spgs)
+        counts = np.zeros((len(spgs), self.game.action_size))
+        for b, spg in enumerate(spgs):
+            for child in spg.root.children:
+                counts[b, child.action_taken] = child.visit_count
+        if kind == "counts":
+            return counts
+        if kind == "one sum":
+            return counts / counts.sum()
+        return list(counts / counts.sum(axis=1, keepdims=True))
+
+    return search
+
+
+SEARCH_MISTAKES = [
+    Mistake("return each game's visit SHARES: its counts divided by its own sum", _search_with("counts")),
+    Mistake("normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
+            "games", _search_with("one sum")),
+    Mistake("return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
+            _search_with("a list")),
+]  # fmt: skip
 
 
 # ---- the array exercises ----------------------------------------------------------------------------------------
@@ -521,7 +665,10 @@ def _select_cases() -> list[Case]:
                 hint="score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), "
                 "-inf on illegal actions, then argmax over axis 1 (the first maximum).",
                 same=lambda got, exp: (
-                    isinstance(got, np.ndarray) and got.shape == exp.shape and np.array_equal(got, exp)
+                    isinstance(got, np.ndarray)
+                    and got.dtype.kind in "iu"
+                    and got.shape == exp.shape
+                    and np.array_equal(got, exp)
                 ),
             )
         )
@@ -538,11 +685,12 @@ def _arrays_call(args: tuple[np.ndarray, ...]) -> str:
 
 def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -> Any:
     copies = [a.copy() for a in args]
-    got = f(*copies, C=C)
+    with np.errstate(all="ignore"):
+        got = f(*copies, C=C)
     for before, after in zip(args, copies, strict=True):
         if not np.array_equal(before, after):
             raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
-    return np.asarray(got)
+    return got
 
 
 def check_select_actions(learner: Any) -> Any:
@@ -552,7 +700,38 @@ def check_select_actions(learner: Any) -> Any:
     position where every legal child is bad for the parent (an unmasked illegal action would win), Q against
     unvisited children, a parent with 0 visits, and seeded batches (a duplicated column makes exact ties).
     """
-    return check("select_actions", learner, select_actions, _select_cases)
+    return check("select_actions", learner, select_actions, _select_cases, SELECT_MISTAKES)
+
+
+def _select_with(kind: str) -> Callable[..., Any]:
+    def select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0) -> Any:
+        if kind == "no zero":
+            q_value = -value_sum / visit_count
+        else:
+            q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
+        if kind == "q sign":
+            q_value = -q_value
+        exploration = C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
+        score = q_value + exploration
+        if kind == "no mask":
+            return score.argmax(axis=1)
+        if kind == "zero mask":
+            return (score * legal).argmax(axis=1)
+        return np.where(legal, score, -np.inf).argmax(axis=1)
+
+    return select
+
+
+SELECT_MISTAKES = [
+    Mistake("Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
+            _select_with("q sign")),
+    Mistake("an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0) "
+            "(0 / 0 is nan, and argmax takes a nan)", _select_with("no zero")),
+    Mistake("illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
+            _select_with("no mask")),
+    Mistake("multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal ones: "
+            "use np.where(legal, score, -np.inf)", _select_with("zero mask")),
+]  # fmt: skip
 
 
 def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np.ndarray, ...]:
@@ -617,4 +796,29 @@ def check_backup(learner: Any) -> Any:
     Expected: the library's ``Node.backpropagate`` rule (add, flip the sign, go to the parent) on each path.
     Cases: hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches.
     """
-    return check("backup", learner, backup, _backup_cases)
+    return check("backup", learner, backup, _backup_cases, BACKUP_MISTAKES)
+
+
+def _backup_with(kind: str) -> Callable[..., None]:
+    def wrong_backup(visit_count: Any, value_sum: Any, path: Any, depth: Any, leaf_value: Any) -> None:
+        for b, leaf_depth in enumerate(np.asarray(depth)):
+            if leaf_depth < 0 and kind != "all games":
+                continue
+            value = -float(leaf_value[b]) if kind == "first sign" else float(leaf_value[b])
+            top = len(path) - 1 if kind == "all levels" else int(leaf_depth)
+            for level in range(top, -1, -1):
+                visit_count[b, path[level, b]] += 1
+                value_sum[b, path[level, b]] += value
+                value = value if kind == "no flip" else -value
+
+    return wrong_backup
+
+
+BACKUP_MISTAKES = [
+    Mistake("flip the value's sign at every level up: the players alternate", _backup_with("no flip")),
+    Mistake("the leaf itself gets +leaf_value (its player's view); the sign flips from its parent on",
+            _backup_with("first sign")),
+    Mistake("only levels 0..depth[b] are on the path; below the leaf path holds node 0, which stays untouched",
+            _backup_with("all levels")),
+    Mistake("a game with depth -1 is not searching: leave its rows alone", _backup_with("all games")),
+]  # fmt: skip
