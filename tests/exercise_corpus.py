@@ -1483,3 +1483,146 @@ return counts / counts.sum(axis=-1, keepdims=True)"""), "comprehension", downstr
 ''', "copies instead of in place", "returned"),
 ]
 CORPUS["07_parallel_self_play"] = NB07
+
+# ---- notebook 8: a Kaggle agent ------------------------------------------------------------------------------------
+NB08 = [
+    # observation_to_state
+    right("check_observation_to_state", '''def observation_to_state(game, observation):
+    flat = np.asarray(observation["board"], dtype=np.int8)
+    own, other = observation["mark"], 3 - observation["mark"]
+    state = (flat == own).astype(np.int8) - (flat == other).astype(np.int8)
+    return state.reshape(game.row_count, -1)
+''', "difference of two masks", downstream=True),
+    right("check_observation_to_state", '''def observation_to_state(game, observation):
+    sign = {0: 0, observation["mark"]: 1, 3 - observation["mark"]: -1}
+    cells = [[sign[observation["board"][r * game.column_count + c]] for c in range(game.column_count)]
+             for r in range(game.row_count)]
+    return np.array(cells, dtype=np.int64)
+''', "a dict of signs, int64"),
+    wrong("check_observation_to_state", '''def observation_to_state(game, observation):
+    board = np.array(observation.board).reshape(game.row_count, game.column_count)
+    return np.where(board == 0, 0, np.where(board == observation.mark, 1, -1)).astype(np.int8)
+''', "attribute access", "plain dict", "observation['board']"),
+    wrong("check_observation_to_state", '''def observation_to_state(game, observation):
+    board = np.array(observation["board"]).reshape(game.row_count, game.column_count)
+    return np.where(board == 2, -1, board).astype(np.int8)
+''', "mark 1 always own", "OWN mark"),
+    wrong("check_observation_to_state", swap("np.where(board == 0, 0, np.where(board == mark, 1, -1))", "np.where(board == mark, 1, -1)"),
+          "empties become -1", "empty cells stay 0"),
+    wrong("check_observation_to_state", swap('board = np.array(observation["board"]).reshape(game.row_count, game.column_count)',
+                                             'board = np.array(observation["board"]).reshape(game.column_count, game.row_count).T'),
+          "column by column", "row by row"),
+    wrong("check_observation_to_state", swap(".astype(np.int8)", ".astype(float)"), "floats", "dtype float64 where integers"),
+    wrong("check_observation_to_state", swap('return np.where(board == 0, 0, np.where(board == mark, 1, -1)).astype(np.int8)',
+                                             'return np.where(board == 0, 0, np.where(board == mark, 1, -1)).astype(np.int8).tolist()'),
+          "a list", "not a numpy array"),
+    # best_legal_action
+    right("check_best_legal_action", '''def best_legal_action(probabilities, valid_moves):
+    legal = np.flatnonzero(valid_moves)
+    return int(legal[np.argmax(np.asarray(probabilities)[legal])])
+''', "argmax among the legal ones", downstream=True),
+    right("check_best_legal_action", '''def best_legal_action(probabilities, valid_moves):
+    best, best_p = None, None
+    for action, (p, ok) in enumerate(zip(probabilities, valid_moves)):
+        if ok and (best is None or p > best_p):
+            best, best_p = action, p
+    return best
+''', "a loop"),
+    wrong("check_best_legal_action", swap("return int(np.argmax(masked))", "return int(np.argmax(np.asarray(probabilities) * valid_moves))"),
+          "multiplied by the mask", "BELOW any probability"),
+    wrong("check_best_legal_action", swap("return int(np.argmax(masked))", "return int(np.argmax(probabilities))"),
+          "no mask", "mask the illegal actions"),
+    wrong("check_best_legal_action", swap("return int(np.argmax(masked))", "return np.argmax(masked)"), "numpy integer",
+          "Python int"),
+    wrong("check_best_legal_action", swap("return int(np.argmax(masked))", "return int(len(masked) - 1 - np.argmax(masked[::-1]))"),
+          "ties to the highest", "LOWEST index"),
+    # make_agent
+    right("check_make_agent", '''def make_agent(game, search):
+    return lambda observation, configuration: best_legal_action(
+        search(observation_to_state(game, observation)),
+        game.get_valid_moves(observation_to_state(game, observation)),
+    )
+''', "a lambda", downstream=True),
+    right("check_make_agent", '''def make_agent(game, search):
+    class Agent:
+        def __call__(self, observation, configuration):
+            state = observation_to_state(game, observation)
+            return int(best_legal_action(search(state), game.get_valid_moves(state)))
+
+    return Agent()
+''', "a callable object"),
+    wrong("check_make_agent", Edit((("        state = observation_to_state(game, observation)\n",
+                                     "        board = np.array(observation['board']).reshape(game.row_count, game.column_count)\n"
+                                     "        state = np.where(board == 2, -1, board).astype(np.int8)\n"),)),
+          "the absolute board", "CANONICAL"),
+    wrong("check_make_agent", swap("return best_legal_action(probabilities, game.get_valid_moves(state))",
+                                   "return int(np.argmax(probabilities))"), "no mask", "best LEGAL action"),
+    wrong("check_make_agent", swap("return best_legal_action(probabilities, game.get_valid_moves(state))",
+                                   "return np.argmax(np.where(game.get_valid_moves(state) > 0, probabilities, -1))"),
+          "numpy integer", "Python int"),
+    wrong("check_make_agent", swap("probabilities = search(state)", "probabilities = search(state)\n        search(state)"),
+          "two searches", "exactly once"),
+    wrong("check_make_agent", swap("    return agent\n", "    return agent(observation, configuration)\n"),
+          "calls the agent", "raised NameError"),
+    # outcome
+    right("check_outcome", '''def outcome(final, index):
+    me, them = final[index], final[1 - index]
+    if me["status"] in ("INVALID", "ERROR", "TIMEOUT"):
+        return "errors"
+    if them["status"] in ("INVALID", "ERROR", "TIMEOUT"):
+        return "wins"
+    return {1: "wins", 0: "draws", -1: "losses"}[int(np.sign(me["reward"] - them["reward"]))]
+''', "statuses listed; the sign of the difference", downstream=True),
+    right("check_outcome", '''def outcome(final, index):
+    statuses = [step["status"] for step in final]
+    if statuses[index] != "DONE":
+        return "errors"
+    if statuses[1 - index] != "DONE":
+        return "wins"
+    mine, theirs = final[index]["reward"], final[1 - index]["reward"]
+    return "draws" if mine == theirs else ("wins" if mine > theirs else "losses")
+''', "statuses first"),
+    wrong("check_outcome", '''def outcome(final, index):
+    ours, theirs = final[index], final[1 - index]
+    if ours['status'] != 'DONE':
+        return 'errors'
+    if ours['reward'] == theirs['reward']:
+        return 'draws'
+    return 'wins' if ours['reward'] == 1 else 'losses'
+''', "rewards compared with None", "OPPONENT failed"),
+    wrong("check_outcome", Edit((("ours, theirs = final[index], final[1 - index]", "ours, theirs = final[0], final[1]"),)),
+          "always index 0", "final[index] is the agent"),
+    wrong("check_outcome", swap('    if theirs["status"] != "DONE" or theirs["reward"] is None:\n        return "wins"\n',
+                                '    if theirs["status"] != "DONE" or theirs["reward"] is None:\n        return "errors"\n'),
+          "the opponent's failure as an error", "not an error of its own"),
+    wrong("check_outcome", swap('return "wins" if ours["reward"] > theirs["reward"] else "losses"',
+                                'return "wins" if ours["reward"] > theirs["reward"] else "loss"'), "a misspelled key",
+          "returned 'loss', expected 'losses'"),
+    # evaluate_both_seats
+    right("check_evaluate_both_seats", '''def evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome):
+    from collections import Counter
+
+    results = {}
+    for seat, players in (("first", [agent, opponent]), ("second", [opponent, agent])):
+        index = players.index(agent)
+        tally = Counter({"wins": 0, "draws": 0, "losses": 0, "errors": 0})
+        for _ in range(episodes):
+            env = make(environment, debug=True)
+            steps = env.run(players)
+            tally[outcome(steps[-1], index)] += 1
+        results[seat] = dict(tally)
+    return results
+''', "a Counter, the steps env.run returns", downstream=True),
+    right("check_evaluate_both_seats", Edit((('    results = {}\n', '    results = {"first": None, "second": None}\n'),)),
+          "results made first"),
+    wrong("check_evaluate_both_seats", swap("agents = [agent, opponent] if index == 0 else [opponent, agent]", "agents = [agent, opponent]"),
+          "the agent first on both seats", "index 1"),
+    wrong("check_evaluate_both_seats", swap("counts[outcome(env.steps[-1], index)] += 1", "counts[outcome(env.steps[-1], 0)] += 1"),
+          "always index 0", "the agent's index"),
+    wrong("check_evaluate_both_seats", swap("        results[seat] = counts\n    return results",
+                                            "        results[seat] = counts\n    return [results['first'], results['second']]"),
+          "a list of the two seats", "returned [{"),
+    wrong("check_evaluate_both_seats", swap("        for _ in range(episodes):", "        for _ in range(episodes // 2 or 1):"),
+          "half the episodes", "returned"),
+]
+CORPUS["08_kaggle_playoffs"] = NB08

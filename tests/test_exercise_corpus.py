@@ -21,6 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # Slow cells that run no learner code are left out of the downstream run (with the cells that only read them):
 SKIP: dict[str, tuple[str, ...]] = {
     "06_connect_four": ("iterations = [1, 4, 12, 26, 52]", 'print(f"{len(results)} iterations'),  # 80 s of matches
+    # the agent's other games: make_agent and evaluate_both_seats already ran in kaggle's environments (cells 22, 40)
+    "08_kaggle_playoffs": (
+        "quick_agent = make_agent(",
+        "self_env = make(",
+        "self_env.render(",
+        "self_states,",
+        'print("submission vs random:"',
+    ),
 }
 
 ENTRIES = [(notebook, entry) for notebook, entries in CORPUS.items() for entry in entries]

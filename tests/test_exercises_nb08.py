@@ -90,7 +90,7 @@ WRONG = {
         "def best_legal_action(probabilities, valid_moves):\n"
         "    return int(np.argmax(np.asarray(probabilities) * valid_moves))\n",
         "case 3 of",
-        "illegal column 0",
+        "BELOW any probability",
     ),
     # returns numpy's integer: kaggle-environments rejects it
     "make_agent": (

@@ -20,12 +20,28 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.exercises.core import Case, Mismatch, board, check
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
 
 CONNECT_FOUR, TICTACTOE = ConnectFour(), TicTacToe()
 OUTCOMES = ("wins", "draws", "losses", "errors")
+
+HINTS = {
+    "observation_to_state": "read observation['board'] and observation['mark'] with keys (a plain dict in the "
+    "notebook, a Struct from kaggle: both take keys); reshape the board row by row to (game.row_count, "
+    "game.column_count); the agent's own mark becomes 1, the other mark -1, empty stays 0; .astype(np.int8).",
+    "best_legal_action": "put the illegal actions below any probability (np.where(valid_moves > 0, probabilities, "
+    "-1.0)), take np.argmax (the first maximum) and return int(...).",
+    "make_agent": "inside make_agent define agent(observation, configuration): state = observation_to_state(game, "
+    "observation); return best_legal_action(search(state), game.get_valid_moves(state)); return agent.",
+    "outcome": "your own status first (not 'DONE': 'errors'); then the opponent's (not 'DONE' or reward None: "
+    "'wins'); then compare the two rewards.",
+    "evaluate_both_seats": "for index, seat in enumerate(['first', 'second']): episodes times: a fresh "
+    "make(environment, debug=True); run [agent, opponent] (index 0) or [opponent, agent] (index 1); count "
+    "outcome(env.steps[-1], index).",
+}
+hint, solution = hints_for(HINTS, "08_kaggle_playoffs.ipynb")
 
 
 # ---- the references (the library's semantics) -------------------------------------------------------------
@@ -102,13 +118,17 @@ def random_positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
     return out[:count]
 
 
-def observation(state: np.ndarray, mark: int) -> Any:
-    """A kaggle observation (a ``Struct``: keys and attributes) for an absolute state and a mark (1 or 2)."""
+def observation(state: np.ndarray, mark: int, plain: bool = False) -> Any:
+    """A kaggle observation for an absolute state and a mark (1 or 2): a ``Struct`` (keys and attributes), as
+    kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's own cells pass."""
+    flat = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
+    fields = {"board": flat, "mark": mark, "step": int(np.count_nonzero(state)), "remainingOverageTime": 60}
+    if plain:
+        return fields
     import_kaggle_environments()
     from kaggle_environments.utils import Struct
 
-    flat = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
-    return Struct(board=flat, mark=mark, step=int(np.count_nonzero(state)), remainingOverageTime=60)
+    return Struct(**fields)
 
 
 def configuration(game: Any) -> Any:
@@ -144,10 +164,37 @@ def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]
                                 (TICTACTOE, random_positions(TICTACTOE, 40, 81))):  # fmt: skip
             for k, state in enumerate(positions):
                 for mark in (2, 1) if k % 2 else (1, 2):
-                    out.append(_state_case(game, observation(state, mark)))
+                    out.append(_state_case(game, observation(state, mark, plain=k % 3 == 0)))
         return out
 
-    return check("observation_to_state", learner, reference_observation_to_state, cases)
+    return check("observation_to_state", learner, reference_observation_to_state, cases, STATE_MISTAKES)
+
+
+def _state_with(kind: str) -> Callable[..., Any]:
+    def observation_to_state(game: Any, observation: Any) -> Any:
+        board_ = np.array(observation["board"])
+        board_ = board_.reshape(game.column_count, game.row_count).T if kind == "columns" else board_.reshape(
+            game.row_count, game.column_count)  # fmt: skip
+        mark = observation["mark"]
+        if kind == "absolute":
+            return np.where(board_ == 2, -1, board_).astype(np.int8)
+        if kind == "empty":
+            return np.where(board_ == mark, 1, -1).astype(np.int8)
+        out = np.where(board_ == 0, 0, np.where(board_ == mark, 1, -1))
+        return out.astype(np.float64) if kind == "floats" else out.astype(np.int8)
+
+    return observation_to_state
+
+
+STATE_MISTAKES = [
+    Mistake("the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
+            _state_with("absolute")),
+    Mistake("empty cells stay 0: only the two marks become 1 and -1", _state_with("empty")),
+    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly",
+            _state_with("columns")),
+    Mistake("a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
+            _state_with("floats")),
+]  # fmt: skip
 
 
 def _state_case(game: Any, obs: Any) -> Case:
@@ -155,17 +202,29 @@ def _state_case(game: Any, obs: Any) -> Case:
     before = copy.deepcopy(obs)
 
     def run(f: Any) -> np.ndarray:
-        got = f(game, obs)
-        if obs != before:
-            raise Mismatch(obs, before, "the observation was changed: build a new array (np.array(...) copies).")
-        return np.asarray(got)
+        given = copy.deepcopy(obs)
+        try:
+            got = f(game, given)
+        except AttributeError as error:
+            if isinstance(given, dict) and not hasattr(given, "board"):
+                raise Mismatch(
+                    Text(f"AttributeError: {error}"),
+                    Text("the state"),
+                    "the notebook passes a plain dict: read observation['board'] and observation['mark'] with keys "
+                    "(kaggle's Struct takes keys too)",
+                ) from None
+            raise
+        if given != before:
+            raise Mismatch(given, before, "the observation was changed: build a new array (np.array(...) copies).")
+        return got
 
     hint = (
         "the agent's OWN mark becomes 1 whichever it is (here mark 2), the other mark -1."
         if obs["mark"] == 2
         else "reshape the flat board row by row to (game.row_count, game.column_count); mark 1 is the agent's, 2 is -1."
     )
-    return Case(f"observation_to_state({_name(game)}, {_obs_text(obs)})", run, expected, hint)
+    kind = "a dict" if type(obs) is dict else "a Struct"
+    return Case(f"observation_to_state({_name(game)}, {_obs_text(obs)})  # {kind}", run, expected, hint)
 
 
 # ---- exercise 2: the best legal action -------------------------------------------------------------------------
@@ -199,7 +258,19 @@ def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
             out.append(_action_case(probs, valid, "mask the illegal actions before the argmax."))
         return out
 
-    return check("best_legal_action", learner, reference_best_legal_action, cases)
+    return check("best_legal_action", learner, reference_best_legal_action, cases, ACTION_MISTAKES)
+
+
+ACTION_MISTAKES = [
+    Mistake("probabilities * valid_moves leaves 0 on the illegal actions, which ties with legal actions of "
+            "probability 0 and can win the argmax: put them BELOW any probability (-1)",
+            lambda p, v: int(np.argmax(np.asarray(p) * np.asarray(v)))),
+    Mistake("mask the illegal actions before the argmax", lambda p, v: int(np.argmax(p))),
+    Mistake("return a Python int (int(...)): kaggle-environments rejects a numpy integer as an invalid action",
+            lambda p, v: np.argmax(np.where(np.asarray(v) > 0, p, -1.0))),
+    Mistake("ties go to the LOWEST index: np.argmax takes the first maximum",
+            lambda p, v: int(len(p) - 1 - np.argmax(np.where(np.asarray(v) > 0, p, -1.0)[::-1]))),
+]  # fmt: skip
 
 
 def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
@@ -215,12 +286,15 @@ def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
         _python_int(got, expected)
         return got
 
+    def same_int(got: Any, want: int) -> bool:
+        return type(got) is int and got == want
+
     call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
-    return Case(call, run, expected, hint)
+    return Case(call, run, expected, hint, same=same_int)
 
 
 def _python_int(got: Any, expected: int) -> None:
-    if isinstance(got, (np.integer, np.floating)) or (isinstance(got, float) and float(got).is_integer()):
+    if isinstance(got, (np.integer, np.floating, bool)) or (isinstance(got, float) and float(got).is_integer()):
         raise Mismatch(
             f"{type(got).__name__}({got})",
             f"int({expected})",
@@ -271,7 +345,27 @@ def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], 
                     out.append(_agent_case(game, name, search, observation(state, mark)))
         return out
 
-    return check("make_agent", learner, reference_make_agent, cases)
+    return check("make_agent", learner, reference_make_agent, cases, AGENT_MISTAKES)
+
+
+def _agent_with(kind: str) -> Callable[..., Any]:
+    def make_agent(game: Any, search: Callable) -> Callable[[Any, Any], int]:
+        def agent(observation: Any, configuration: Any) -> Any:
+            state = reference_observation_to_state(game, observation)
+            probabilities = np.asarray(search(state))
+            if kind == "no mask":
+                return int(np.argmax(probabilities))
+            return reference_best_legal_action(probabilities, game.get_valid_moves(state))
+
+        return agent
+
+    return make_agent
+
+
+AGENT_MISTAKES = [
+    Mistake("play the best LEGAL action: best_legal_action(probabilities, game.get_valid_moves(state)), not the "
+            "plain argmax (the search may put weight on a full column)", _agent_with("no mask")),
+]  # fmt: skip
 
 
 def _finished(game: Any, state: np.ndarray) -> bool:
@@ -338,7 +432,29 @@ def check_outcome(learner: Any) -> Callable[[list[dict], int], str]:
                 out.append(_outcome_case(final, index))
         return out
 
-    return check("outcome", learner, reference_outcome, cases)
+    return check("outcome", learner, reference_outcome, cases, OUTCOME_MISTAKES)
+
+
+def _outcome_with(kind: str) -> Callable[[list, int], str]:
+    def outcome(final: list, index: int) -> str:
+        ours, theirs = final[0 if kind == "index 0" else index], final[1 if kind == "index 0" else 1 - index]
+        if ours["status"] != "DONE":
+            return "errors"
+        if theirs["status"] != "DONE" or theirs["reward"] is None:
+            return "errors" if kind == "their error" else "wins"
+        if ours["reward"] == theirs["reward"]:
+            return "draws"
+        return "wins" if ours["reward"] > theirs["reward"] else "losses"
+
+    return outcome
+
+
+OUTCOME_MISTAKES = [
+    Mistake("read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
+            _outcome_with("index 0")),
+    Mistake("an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
+            "the agent, not an error of its own", _outcome_with("their error")),
+]  # fmt: skip
 
 
 def _outcome_case(final: list[dict], index: int) -> Case:
@@ -426,7 +542,33 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
             out.append(Case(call, run, expected, hint))
         return out
 
-    return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases)
+    return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases, SEATS_MISTAKES)
+
+
+def _seats_with(kind: str) -> Callable[..., Any]:
+    def evaluate_both_seats(agent: Any, opponent: Any, episodes: int, environment: str = "connectx",
+                            outcome: Callable = reference_outcome) -> dict:  # fmt: skip
+        make = import_kaggle_environments().make
+        results = {}
+        for index, seat in enumerate(("first", "second")):
+            counts = dict.fromkeys(OUTCOMES, 0)
+            for _ in range(episodes):
+                agents = [agent, opponent] if (index == 0 or kind == "same seat") else [opponent, agent]
+                env = make(environment, debug=True)
+                env.run(agents)
+                counts[outcome(env.steps[-1], 0 if kind == "index 0" else index)] += 1
+            results[seat] = counts
+        return results
+
+    return evaluate_both_seats
+
+
+SEATS_MISTAKES = [
+    Mistake("in the 'second' games the agent moves second: put it at index 1 of the list of agents, "
+            "[opponent, agent]", _seats_with("same seat")),
+    Mistake("read each episode's outcome with the agent's index: 0 in the 'first' games, 1 in the 'second' games",
+            _seats_with("index 0")),
+]  # fmt: skip
 
 
 def _plain(results: Any) -> Any:
