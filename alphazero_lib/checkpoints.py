@@ -108,10 +108,15 @@ def check_structure(checkpoint: dict[str, Any], path: Any = "checkpoint") -> Non
 
 
 def check_finite(state_dict: dict[str, Any], path: Any = "checkpoint") -> None:
-    """Raise ``CheckpointError`` naming the first parameter or buffer that holds NaN or infinity."""
+    """Raise ``CheckpointError`` naming the first parameter or buffer that holds NaN or infinity, or a BatchNorm
+    running variance below zero (which no training produces: the file is damaged or forged)."""
     for name, tensor in state_dict.items():
         if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise CheckpointError(f"{path}: parameter {name!r} holds NaN or infinite values; refusing these weights")
+        if name.endswith("running_var") and isinstance(tensor, torch.Tensor) and bool((tensor < 0).any()):
+            raise CheckpointError(
+                f"{path}: {name!r} holds negative variances, which no training produces; refusing these weights"
+            )
 
 
 def check_game(checkpoint: dict[str, Any], game: Game, path: Any = "checkpoint") -> None:

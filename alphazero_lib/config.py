@@ -159,6 +159,9 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     return dict(data)
 
 
+#: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
+MAX_ITERATIONS = 100_000
+
 #: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
 #: checkpoints were flat, and the command line's flags are).
 SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init", "policy")

@@ -39,8 +39,12 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
+        import sys
+
         raise RayMissing(
-            f'self-play on Ray needs the "distributed" extra: pip install -e ".[distributed]" (ray=={RAY_VERSION})'
+            f"self-play on Ray needs Ray, which this Python ({sys.executable}) does not have: install it with "
+            f'{sys.executable} -m pip install "ray=={RAY_VERSION}" (the version the tests ran with; in a '
+            f'checkout of the course, pip install -e ".[distributed]" does the same), or train without --ray'
         ) from None
     return ray
 

@@ -458,13 +458,23 @@ class AlphaZero:
         atomic_write_bytes(self.run_dir / "loss.png", image.getvalue())  # never a half-written picture
 
     def restore(self, path: str | os.PathLike[str]) -> None:
-        """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer."""
+        """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer.
+
+        Raises ``CheckpointError`` for a file that cannot continue a run (``check_resumable``: no optimizer state,
+        an impossible iteration, a malformed or non-finite replay buffer), another game or another network.
+        """
+        from alphazero_lib.checkpoints import CheckpointError
+
         checkpoint = load_checkpoint(path)
         check_game(checkpoint, self.game, path)
+        check_resumable(checkpoint, path)
         load_state(self.model, checkpoint["model"], path)
         if self.best_model is not None:
             load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
-        self.optimizer.load_state_dict(checkpoint["optimizer"])
+        try:
+            self.optimizer.load_state_dict(checkpoint["optimizer"])
+        except (ValueError, KeyError, TypeError, RuntimeError) as err:
+            raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
         self.iteration = int(checkpoint["iteration"])
         self._note_changes(checkpoint, path)
         self.history = list(checkpoint.get("history", []))
@@ -521,8 +531,11 @@ class AlphaZero:
         saved = self.run_dir / "config.json"
         if self.iteration > 0 and saved.is_file():
             try:
-                changes = list(json.loads(saved.read_text()).get("changes", []))
+                changes = json.loads(saved.read_text()).get("changes", [])
             except (ValueError, AttributeError):
+                changes = []
+            if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+                tqdm.write(f"note: {saved}'s 'changes' is not a list of changes; it is written afresh")
                 changes = []
         changes += [c for c in self.config_changes if c not in changes]
         data: dict[str, Any] = {"game": self.game.config, "train_config": self.config.to_dict()}
@@ -716,18 +729,25 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
     skipped: list[str] = []
     best: tuple[int, Path] | None = None
     latest = run_dir / "latest.pt"
+
+    def why(err: Exception, path: Path) -> str:
+        text = str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")
+        return f"{path.name} ({text[:160]})"
+
     if latest.is_file():
         try:
-            best = (int(load_checkpoint(latest).get("iteration", 0)), latest)
+            checkpoint = load_checkpoint(latest)
+            check_resumable(checkpoint, latest)
+            best = (int(checkpoint["iteration"]), latest)
         except (CheckpointError, ValueError, TypeError) as err:
-            skipped.append(f"{latest.name} ({str(err).splitlines()[0][:120]})")
+            skipped.append(why(err, latest))
     for number, path in reversed(saved_iterations(run_dir)):
         if best is not None and number <= best[0]:
             break
         try:
-            load_checkpoint(path)
-        except CheckpointError as err:
-            skipped.append(f"{path.name} ({str(err).splitlines()[0][:120]})")
+            check_resumable(load_checkpoint(path), path, number)
+        except (CheckpointError, ValueError, TypeError) as err:
+            skipped.append(why(err, path))
             continue
         best = (number, path)
         break
@@ -739,6 +759,66 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
         return path, f"{path}{note}"
     why = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
     return path, f"{path}, the newest intact iteration ({why}{note})"
+
+
+def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iteration: int | None = None) -> None:
+    """Raise ``CheckpointError`` unless a loaded checkpoint can continue a run.
+
+    It needs the optimizer's state, an ``iteration`` from 0 to ``config.MAX_ITERATIONS`` that its history agrees
+    with (and ``iteration`` when given: the number in an ``iter_NNNN.pt`` name), finite weights, and a replay
+    buffer (``latest.pt``) of the game's shapes: states ``[N, 3, R, C]`` of 0/1 planes, policies ``[N, A]``
+    that are distributions, values ``[N]`` in [-1, 1].
+    """
+    from alphazero_lib.checkpoints import CheckpointError, check_finite
+    from alphazero_lib.config import MAX_ITERATIONS
+    from alphazero_lib.games import make_game
+
+    optimizer = checkpoint.get("optimizer")
+    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
+        raise CheckpointError(f"{path} has no optimizer state, which a resume needs (a file for playing only?)")
+    number = checkpoint.get("iteration")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_ITERATIONS:
+        raise CheckpointError(f"{path} claims iteration {number!r}, not a whole number from 0 to {MAX_ITERATIONS:,}")
+    history = checkpoint.get("history", [])
+    if not isinstance(history, list) or len(history) != number:
+        recorded = len(history) if isinstance(history, list) else repr(history)
+        raise CheckpointError(f"{path} claims iteration {number:,}, but its history records {recorded} iterations")
+    if iteration is not None and number != iteration:
+        raise CheckpointError(f"{path} holds iteration {number:,}, not the {iteration} its name says")
+    for key in ("model", "best_model"):
+        if key in checkpoint:
+            check_finite(checkpoint[key], path)
+    replay = checkpoint.get("replay", [])
+    if not isinstance(replay, list):
+        raise CheckpointError(f"{path} has a malformed replay buffer: a {type(replay).__name__}, not a list")
+    if not replay:
+        return
+    try:
+        game = make_game(**checkpoint["game"])
+    except (ValueError, TypeError) as err:
+        raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
+    planes = (3, game.row_count, game.column_count)
+    for i, data in enumerate(replay):
+        where = f"{path} has a malformed replay buffer (iteration {i + 1} of {len(replay)} in it)"
+        if not isinstance(data, dict) or sorted(data) != ["policies", "states", "values"]:
+            raise CheckpointError(f"{where}: not a dict of states, policies and values")
+        states, policies, values = data["states"], data["policies"], data["values"]
+        if not all(isinstance(x, torch.Tensor) and x.is_floating_point() for x in (states, policies, values)):
+            raise CheckpointError(f"{where}: states, policies and values must be float tensors")
+        if states.numel() == policies.numel() == values.numel() == 0:
+            continue
+        n = values.shape[0] if values.dim() == 1 else -1
+        if tuple(states.shape) != (n, *planes) or tuple(policies.shape) != (n, game.action_size):
+            raise CheckpointError(
+                f"{where}: shapes {tuple(states.shape)}, {tuple(policies.shape)}, {tuple(values.shape)}; "
+                f"{game!r} needs [N, {', '.join(map(str, planes))}], [N, {game.action_size}], [N]"
+            )
+        if not all(bool(torch.isfinite(x).all()) for x in (states, policies, values)):
+            raise CheckpointError(f"{where}: it holds NaN or infinite values")
+        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1).any()):
+            raise CheckpointError(f"{where}: states must be 0/1 planes and values in [-1, 1]")
+        if bool((policies < 0).any()) or not torch.allclose(policies.sum(1), torch.ones(n), atol=1e-3):
+            raise CheckpointError(f"{where}: its policies are not probability distributions")
 
 
 def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:

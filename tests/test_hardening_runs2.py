@@ -38,12 +38,35 @@ def tiny_config(tmp_path: Path, **changes) -> Path:
     return config
 
 
-def start_run(tmp_path: Path, iterations: int = 2, name: str = "run") -> Path:
+def train_run(tmp_path: Path, iterations: int = 2, name: str = "run") -> Path:
     """A finished CLI run of ``iterations`` tiny iterations in ``tmp_path / name``."""
     out = tmp_path / name
     args = ["train", "--game", "tictactoe", "--out", str(out), "--config", str(tiny_config(tmp_path)), "--no-progress"]
     assert main([*args, "--iterations", str(iterations)]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def finished_runs(tmp_path_factory) -> dict[int, Path]:
+    """Finished tiny runs of 1 and 2 iterations, trained once for the module (tests copy them)."""
+    base = tmp_path_factory.mktemp("finished")
+    return {n: train_run(base, n, f"run{n}") for n in (1, 2)}
+
+
+@pytest.fixture
+def start_run(tmp_path, finished_runs):
+    """``start_run(tmp_path, iterations)``: a copy of a finished run in ``tmp_path / "run"`` (config file beside)."""
+    import shutil
+
+    def copy(where: Path, iterations: int = 2) -> Path:
+        tiny_config(where)
+        out = where / "run"
+        shutil.copytree(finished_runs[iterations], out)
+        config = json.loads((out / "config.json").read_text())
+        assert config["train_config"]["num_iterations"] == iterations
+        return out
+
+    return copy
 
 
 def iterations_in(run: Path) -> list[int]:
@@ -121,7 +144,7 @@ def test_two_trainers_started_at_once_into_one_new_run_one_trains_the_other_is_r
     assert iterations_in(out) == [1, 2] and not (out / "train.lock").exists()
 
 
-def test_a_resume_while_the_run_trains_is_refused_and_a_dead_holder_does_not_block(tmp_path, capsys):
+def test_a_resume_while_the_run_trains_is_refused_and_a_dead_holder_does_not_block(tmp_path, capsys, start_run):
     out = start_run(tmp_path, iterations=1)
     before = (out / "latest.pt").read_bytes()
     argv = ["train", "--out", str(out), "--resume", "--iterations", "3", "--no-progress"]
@@ -240,7 +263,9 @@ def test_playoff_on_a_full_disk_leaves_the_old_page_whole(tmp_path):
 
 
 # ---- item 5: training that diverges stops ---------------------------------------------------------------------
-def test_an_infinite_loss_stops_the_iteration_and_keeps_the_last_good_checkpoint(tmp_path, capsys, monkeypatch):
+def test_an_infinite_loss_stops_the_iteration_and_keeps_the_last_good_checkpoint(
+    tmp_path, capsys, monkeypatch, start_run
+):
     import alphazero_lib.training as training
 
     out = start_run(tmp_path, iterations=1)
@@ -288,3 +313,190 @@ def test_a_diverged_iteration_leaves_the_trainer_as_it_was(monkeypatch):
     assert trainer.iteration == 2 and trainer.replay is replay and len(trainer.history) == 2
     for name, value in trainer.model.state_dict().items():
         assert torch.equal(value, weights[name]), name
+
+
+# ---- item 4: resume never ignores what it was told ------------------------------------------------------------
+def test_resume_with_a_config_file_applies_it_as_a_change_and_says_so(tmp_path, capsys, start_run):
+    out = start_run(tmp_path, iterations=1)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"num_epochs": 2, "search": {"num_searches": 7}}))
+    capsys.readouterr()
+    argv = ["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress", "--config", str(other)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"resuming with --config {other} applied to the run's recorded settings: 2 change(s)" in printed
+    assert "resuming with a change: num_epochs 1 -> 2" in printed
+    assert "resuming with a change: search.num_searches 5 -> 7" in printed
+    recorded = json.loads((out / "config.json").read_text())
+    assert recorded["train_config"]["num_epochs"] == 2 and recorded["train_config"]["search"]["num_searches"] == 7
+    assert recorded["train_config"]["num_hidden"] == 8  # what the file left out keeps the run's value
+    assert {c["field"] for c in recorded["changes"]} >= {"num_epochs", "search.num_searches"}
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--config", "{wide}"], "--config {wide} sets num_hidden to 16, but the network of {out} has 8 channels"),
+        (["--preset", "tictactoe"], "--preset tictactoe sets num_res_blocks to 4, but the network of {out} has 1"),
+    ],
+)
+def test_resume_refuses_settings_that_would_reshape_the_network(tmp_path, capsys, flags, message, start_run):
+    out = start_run(tmp_path, iterations=1)
+    wide = tmp_path / "wide.json"
+    wide.write_text(json.dumps({**TINY, "num_hidden": 16}))
+    flags = [f.format(wide=wide) for f in flags]
+    before = (out / "latest.pt").read_bytes()
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress", *flags]) == 2
+    err = capsys.readouterr().err
+    assert message.format(wide=wide, out=out) in err and "start a new run with these settings" in err
+    assert (out / "latest.pt").read_bytes() == before
+
+
+def _damage(checkpoint: dict, how: str) -> None:
+    import torch
+
+    if how == "nan in the replay":
+        checkpoint["replay"][0]["values"][0] = float("nan")
+    elif how == "absurd iteration":
+        checkpoint["iteration"] = 1_000_000
+    elif how == "iteration beyond its history":
+        checkpoint["iteration"] = 5
+    elif how == "no optimizer":
+        del checkpoint["optimizer"]
+    elif how == "malformed replay":
+        checkpoint["replay"] = [{"states": torch.zeros(3), "policies": torch.zeros(3), "values": torch.zeros(3)}]
+    elif how == "replay not a list":
+        checkpoint["replay"] = "oops"
+    elif how == "negative variance":
+        name = next(k for k in checkpoint["model"] if k.endswith("running_var"))
+        checkpoint["model"][name][0] = -1.0
+
+
+DAMAGE = {
+    "nan in the replay": "(iteration 1 of 1 in it): it holds NaN or infinite values",
+    "absurd iteration": "claims iteration 1000000, not a whole number from 0 to 100,000",
+    "iteration beyond its history": "claims iteration 5, but its history records 2 iterations",
+    "no optimizer": "has no optimizer state, which a resume needs",
+    "malformed replay": "malformed replay buffer (iteration 1 of 1 in it): shapes (3,), (3,), (3,)",
+    "replay not a list": "malformed replay buffer: a str, not a list",
+    "negative variance": "holds negative variances",
+}
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_an_impossible_latest_pt_falls_back_to_the_newest_intact_iteration(tmp_path, how, start_run):
+    import torch
+
+    from alphazero_lib.training import find_resume_checkpoint
+
+    out = start_run(tmp_path, iterations=2)
+    checkpoint = torch.load(out / "latest.pt", weights_only=True)
+    _damage(checkpoint, how)
+    torch.save(checkpoint, out / "latest.pt")
+    path, note = find_resume_checkpoint(out)
+    assert path == out / "checkpoints" / "iter_0002.pt"
+    assert "the newest intact iteration (latest.pt is missing, damaged or older" in note
+    assert "skipped damaged latest.pt (" in note and DAMAGE[how] in note, note
+
+
+def test_a_resume_from_a_latest_pt_with_nan_in_its_replay_says_why_and_trains_on(tmp_path, capsys, start_run):
+    import torch
+
+    out = start_run(tmp_path, iterations=1)
+    checkpoint = torch.load(out / "latest.pt", weights_only=True)
+    _damage(checkpoint, "nan in the replay")
+    torch.save(checkpoint, out / "latest.pt")
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "after iteration 1 of 2, from " + str(out / "checkpoints" / "iter_0001.pt") in printed
+    assert "skipped damaged latest.pt (has a malformed replay buffer (iteration 1 of 1 in it): it holds NaN" in printed
+    assert iterations_in(out) == [1, 2]
+
+
+def _advised_command(err: str) -> list[str]:
+    """The command an error message advises (``python -m alphazero_lib train ...``), as main's argv."""
+    import re
+
+    found = re.search(r"python -m alphazero_lib (train [^()]*?)(?: \(|, or |$)", err.strip())
+    assert found, err
+    return found.group(1).replace("GAME", "tictactoe").split()
+
+
+def test_every_checkpoint_damaged_gets_advice_the_next_command_accepts(tmp_path, capsys, start_run):
+    out = start_run(tmp_path, iterations=2)
+    for path in [out / "latest.pt", *(out / "checkpoints").iterdir()]:
+        path.write_bytes(path.read_bytes()[:500])
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"nothing intact to resume in {out}: no intact checkpoint" in err and "--overwrite" in err
+    advised = _advised_command(err)
+    assert advised == ["train", "--out", str(out), "--config", str(out / "config.json"), "--overwrite"]
+    assert main([*advised, "--no-progress"]) == 0  # the run's own settings, from iteration 0
+    assert (
+        iterations_in(out) == [1, 2]
+        and json.loads((out / "config.json").read_text())["train_config"]["num_hidden"] == 8
+    )
+
+
+def test_a_deleted_config_json_resumes_from_the_checkpoints_record(tmp_path, capsys, start_run):
+    out = start_run(tmp_path, iterations=1)
+    (out / "config.json").unlink()
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{out} has no config.json: resuming with the settings recorded in latest.pt" in printed
+    assert iterations_in(out) == [1, 2] and (out / "config.json").is_file()
+
+
+@pytest.mark.parametrize("contents", ["damaged checkpoints", "stale temporary files", "nothing"])
+def test_a_run_directory_without_config_json_gets_advice_the_next_command_accepts(
+    tmp_path, capsys, contents, start_run
+):
+    out = tmp_path / "run"
+    if contents == "damaged checkpoints":
+        out = start_run(tmp_path, iterations=1)
+        (out / "config.json").unlink()
+        for path in [out / "latest.pt", *(out / "checkpoints").iterdir()]:
+            path.write_bytes(b"\0" * 100)
+    elif contents == "stale temporary files":
+        (out / "checkpoints").mkdir(parents=True)
+        (out / ".latest.pt.x1.tmp").write_bytes(b"\0" * 100)
+        (out / "checkpoints" / ".iter_0001.pt.x2.tmp").write_bytes(b"\0" * 100)
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing to resume" in err and len(err.strip().splitlines()) == 1
+    advised = _advised_command(err)
+    assert ("--overwrite" in advised) == (contents == "damaged checkpoints")
+    assert main([*advised, "--config", str(tiny_config(tmp_path)), "--no-progress"]) == 0
+    assert iterations_in(out) == [1]
+
+
+def test_config_json_with_malformed_changes_or_settings(tmp_path, capsys, start_run):
+    out = start_run(tmp_path, iterations=1)
+    recorded = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**recorded, "changes": 5}))
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
+    assert "'changes' is not a list of changes; it is written afresh" in capsys.readouterr().out
+    assert isinstance(json.loads((out / "config.json").read_text()).get("changes", []), list)
+    (out / "config.json").write_text(json.dumps({**recorded, "train_config": [1, 2]}))
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 2
+    assert "is not a run's config: it needs a 'game' object and a 'train_config' object" in capsys.readouterr().err
+
+
+def test_ray_flags_are_never_ignored(tmp_path, capsys, start_run):
+    out = start_run(tmp_path, iterations=1)
+    assert main(["train", "--out", str(out), "--resume", "--ray-cpus", "2", "--no-progress"]) == 2
+    assert "--ray-cpus sets the CPUs of each Ray actor" in capsys.readouterr().err
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        new = tmp_path / "new"
+        args = ["train", "--game", "tictactoe", "--out", str(new), "--ray", "--config", str(tiny_config(tmp_path))]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert '-m pip install "ray==' in err and "or train without --ray" in err
+        assert not new.exists()  # nothing written before the error
