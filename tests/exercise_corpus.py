@@ -1626,3 +1626,161 @@ NB08 = [
           "half the episodes", "returned"),
 ]
 CORPUS["08_kaggle_playoffs"] = NB08
+
+# ---- notebook 9: evaluation ------------------------------------------------------------------------------------------
+NB09 = [
+    # expected_score
+    right("check_expected_score", '''def expected_score(rating, opponent_rating):
+    gamma, gamma_opponent = 10 ** (rating / 400), 10 ** (opponent_rating / 400)
+    return gamma / (gamma + gamma_opponent)
+''', "strengths", downstream=True),
+    right("check_expected_score", '''def expected_score(rating, opponent_rating):
+    return float(1 / (1 + np.power(10.0, (opponent_rating - rating) / 400)))
+''', "np.power, float()"),
+    wrong("check_expected_score", swap("(opponent_rating - rating)", "(rating - opponent_rating)"), "the sign", "MORE than 1/2"),
+    wrong("check_expected_score", '''def expected_score(rating, opponent_rating):
+    return 1 / (1 + np.exp((opponent_rating - rating) / 400))
+''', "base e", "base 10"),
+    wrong("check_expected_score", swap("/ 400", "/ 200"), "scale 200", "not 200"),
+    wrong("check_expected_score", swap("return 1 / (1 + 10 ** ((opponent_rating - rating) / 400))",
+                                       "return 100 / (1 + 10 ** ((opponent_rating - rating) / 400))"), "a percentage",
+          "not a percentage"),
+    wrong("check_expected_score", swap("return 1 / (1 + 10 ** ((opponent_rating - rating) / 400))",
+                                       "return np.array([1 / (1 + 10 ** ((opponent_rating - rating) / 400))])"),
+          "an array of one", "not a number"),
+    # elo_update
+    right("check_elo_update", '''def elo_update(rating, opponent_rating, score, k=32):
+    ratings = np.array([rating, opponent_rating], dtype=float)
+    change = k * (score - expected_score(rating, opponent_rating))
+    return ratings + np.array([change, -change])
+''', "a numpy array of the two", downstream=True),
+    right("check_elo_update", '''def elo_update(rating, opponent_rating, score, k=32):
+    new_opponent = opponent_rating + k * ((1 - score) - expected_score(opponent_rating, rating))
+    return [rating + (opponent_rating - new_opponent), new_opponent]
+''', "from the opponent's side, a list"),
+    wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change, opponent_rating + change"),
+          "both gain", "LOSES what the first player gains"),
+    wrong("check_elo_update", swap("change = k * (score - expected_score(rating, opponent_rating))",
+                                   "change = k * (expected_score(rating, opponent_rating) - score)"), "the sign",
+          "better than expected raises"),
+    wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change, opponent_rating"),
+          "the opponent unchanged", "both ratings change"),
+    wrong("check_elo_update", swap("change = k * (score - expected_score(rating, opponent_rating))", "change = k * (score - 0.5)"),
+          "against 1/2", "not with 1/2"),
+    wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change"),
+          "one rating", "return the pair"),
+    # fit_elo
+    right("check_fit_elo", '''def fit_elo(points, games, prior_games=1.0, iterations=10_000, tol=1e-10):
+    played = games > 0
+    points = points + prior_games / 2 * played
+    games = games + prior_games * played
+    ratings = np.zeros(len(points))
+    for _ in range(iterations):  # Newton steps on the log-likelihood, in natural-log strengths
+        s = ratings * np.log(10) / 400
+        p = 1 / (1 + np.exp(s[None, :] - s[:, None]))
+        gradient = (points - games * p).sum(axis=1)
+        hessian = -np.diag((games * p * (1 - p)).sum(axis=1)) + games * p * (1 - p)
+        hessian -= 1e-9 * np.eye(len(s))
+        step = np.linalg.solve(hessian, -gradient)
+        s = s + step
+        ratings = s * 400 / np.log(10)
+        if np.max(np.abs(step)) < 1e-12:
+            break
+    return ratings - ratings.mean()
+''', "Newton's method on the likelihood", downstream=True),
+    right("check_fit_elo", '''def fit_elo(points, games, prior_games=1.0, iterations=10_000, tol=1e-10):
+    played = np.asarray(games) > 0
+    points = np.asarray(points, dtype=float) + 0.5 * prior_games * played
+    games = np.asarray(games, dtype=float) + prior_games * played
+    strength = np.ones(len(points))
+    for _ in range(iterations):  # Zermelo's iteration without normalising each step
+        denominator = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        new = np.where(denominator > 0, points.sum(axis=1) / np.where(denominator > 0, denominator, 1), strength)
+        new = np.maximum(new, 1e-300)
+        done = np.max(np.abs(np.log(new) - np.log(strength))) < tol
+        strength = new
+        if done:
+            break
+    ratings = 400 * np.log10(strength)
+    return ratings - ratings.mean()
+''', "MM without the per-step normalisation"),
+    wrong("check_fit_elo", Edit((("    points = np.asarray(points, dtype=float) + 0.5 * prior_games * played\n", "    points = np.asarray(points, dtype=float)\n"),
+                                 ("    games = np.asarray(games, dtype=float) + prior_games * played\n", "    games = np.asarray(games, dtype=float)\n"))),
+          "no prior draws", "prior_games virtual draws"),
+    wrong("check_fit_elo", Edit((("    played = np.asarray(games, dtype=float) > 0\n", "    played = ~np.eye(len(games), dtype=bool)\n"),)),
+          "prior for every pair", "only for pairs that played"),
+    wrong("check_fit_elo", swap("wins = points.sum(axis=1)", "wins = points.sum(axis=0)"), "points conceded",
+          "not what it conceded"),
+    wrong("check_fit_elo", swap("ratings = 400 * np.log10(strength)", "ratings = 400 * np.log(strength)"), "natural log",
+          "not 400 * ln(g)"),
+    wrong("check_fit_elo", swap("return ratings - ratings.mean()", "return ratings - ratings[0]"), "player 0 at 0",
+          "mean 0"),
+    wrong("check_fit_elo", swap("return ratings - ratings.mean()", "return list(ratings - ratings.mean())"), "a list",
+          "not a numpy array"),
+    # wilson_interval
+    right("check_wilson_interval", '''Z_95 = 1.959963984540054
+
+
+def wilson_interval(score, n, z=Z_95):
+    if n == 0:
+        return np.array([0.0, 1.0])
+    a = 1 + z ** 2 / n
+    b = score + z ** 2 / (2 * n)
+    c = z * np.sqrt(score * (1 - score) / n + z ** 2 / (4 * n ** 2))
+    low = 0.0 if score == 0 else max(0.0, (b - c) / a)
+    high = 1.0 if score == 1 else min(1.0, (b + c) / a)
+    return np.array([low, high])
+''', "a numpy array of the two", downstream=True),
+    right("check_wilson_interval", '''Z_95 = 1.959963984540054
+
+
+def wilson_interval(score, n, z=Z_95):
+    if n <= 0:
+        return [0.0, 1.0]
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * ((score * (1 - score) + z * z / (4 * n)) / n) ** 0.5
+    return [float(np.clip(centre - half, 0, 1)) if score > 0 else 0.0, float(np.clip(centre + half, 0, 1)) if score < 1 else 1.0]
+''', "a list, np.clip"),
+    wrong("check_wilson_interval", '''Z_95 = 1.959963984540054
+
+
+def wilson_interval(score, n, z=Z_95):
+    if n == 0:
+        return 0.0, 1.0
+    half = z * np.sqrt(score * (1 - score) / n)
+    return max(0.0, score - half), min(1.0, score + half)
+''', "the normal approximation", "normal approximation"),
+    wrong("check_wilson_interval", swap("def wilson_interval(score, n, z=Z_95):\n", "def wilson_interval(score, n, z=Z_95):\n    z = Z_95\n"),
+          "z ignored", "z is a parameter"),
+    wrong("check_wilson_interval", swap("centre = (score + z * z / (2 * n)) / denominator", "centre = score"),
+          "the centre not pulled", "returned"),
+    wrong("check_wilson_interval", swap("    if n <= 0:\n        return 0.0, 1.0\n", ""), "n = 0 divides",
+          "raised ZeroDivisionError", "no games"),
+    wrong("check_wilson_interval", swap("    return (0.0 if score <= 0 else float(low)), (1.0 if score >= 1 else float(high))",
+                                        "    return {'low': float(low), 'high': float(high)}"), "a dict", "(low, high)"),
+    # gate
+    right("check_gate", '''def gate(wins, draws, losses, threshold=0.55):
+    if threshold < 0 or threshold > 1:
+        raise ValueError("the threshold is a score between 0 and 1")
+    points, games = wins + draws / 2, wins + draws + losses
+    score = points / games if games > 0 else 0.5
+    return int(score >= threshold), score
+''', "1/0 for accepted", downstream=True),
+    right("check_gate", '''def gate(wins, draws, losses, threshold=0.55):
+    if not 0 <= threshold <= 1:
+        raise ValueError(threshold)
+    results = [1.0] * wins + [0.5] * draws + [0.0] * losses
+    score = float(np.mean(results)) if results else 0.5
+    return [bool(score >= threshold), score]
+''', "a list of results, a list back"),
+    wrong("check_gate", swap("return score >= threshold, score", "return score > threshold, score"), "> instead of >=", ">="),
+    wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = wins / games if games else 0.5"),
+          "draws ignored", "a draw counts half a point"),
+    wrong("check_gate", swap('    if not 0.0 <= threshold <= 1.0:\n        raise ValueError(f"threshold must be in [0, 1], got {threshold}")\n', ""),
+          "no ValueError", "raise ValueError"),
+    wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = (wins + 0.5 * draws) / games"),
+          "no games divides", "raised ZeroDivisionError", "no games"),
+    wrong("check_gate", swap("return score >= threshold, score", "return score >= threshold"), "only the decision",
+          "the pair (accepted, score)"),
+]
+CORPUS["09_evaluation"] = NB09

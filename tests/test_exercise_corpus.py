@@ -29,6 +29,14 @@ SKIP: dict[str, tuple[str, ...]] = {
         "self_states,",
         'print("submission vs random:"',
     ),
+    # matches and a round robin of library players (wilson_interval and fit_elo run on tables in cells 21 and 28)
+    "09_evaluation": (
+        'specs = ["random", "greedy"',
+        "results[s, opponent].score",
+        "rungs = [1, 8, 16, 26, 42, 52]",
+        "ax.plot(rungs,",
+        "names = tournament.names",
+    ),
 }
 
 ENTRIES = [(notebook, entry) for notebook, entries in CORPUS.items() for entry in entries]

@@ -273,6 +273,7 @@ def check(
     own: Sequence[str] | None = None,
     adapt: Callable[[Any], Any] | None = None,
     verify: bool = True,
+    remark: Callable[[], str] | None = None,
 ) -> Any:
     """Run ``cases`` on the learner's code, print one verdict line, return the learner's code or the library's.
 
@@ -282,7 +283,7 @@ def check(
     on the other cases, for answers that keep state between cases). ``own``: the names of the exercise's
     functions, its stub first (a ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named).
     Never raises (except ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the
-    failing case.
+    failing case. ``remark()``, when given and not empty, is added to a passing line (a deviation the check allows).
     """
     if is_stub(learner):
         return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {FALLBACK}", library)
@@ -323,8 +324,10 @@ def check(
                 f"For now {_short(FALLBACK)}.",
                 library,
             )
+    note = remark() if remark is not None else ""
+    note = f" ({note})" if note else ""
     return _verdict(
-        f"{PASSED} {name}: agrees with the library on {len(cases)} cases; the cells below use yours", learner
+        f"{PASSED} {name}: agrees with the library on {len(cases)} cases{note}; the cells below use yours", learner
     )
 
 

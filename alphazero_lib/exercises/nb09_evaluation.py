@@ -10,13 +10,30 @@ line and returns the learner's function when every case agrees, the reference ot
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
-from alphazero_lib.exercises.core import Case, Mismatch, check, same, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, show
+
+HINTS = {
+    "expected_score": "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): 1/2 for equal ratings, 10/11 for 400 "
+    "points more.",
+    "elo_update": "change = k * (score - expected_score(rating, opponent_rating)); return rating + change, "
+    "opponent_rating - change.",
+    "fit_elo": "played = games > 0; add prior_games / 2 to points and prior_games to games where played; wins = "
+    "points.sum(axis=1); g = ones; repeat: new = wins / (games / (g[:, None] + g[None, :])).sum(axis=1) (keep g "
+    "where that sum is 0), divide by exp(mean(log(new))), stop when the logs change less than tol; ratings = "
+    "400 * log10(g) minus their mean.",
+    "wilson_interval": "n = 0: (0, 1). Otherwise centre = (score + z^2 / 2n) / (1 + z^2 / n), half = z * sqrt(score "
+    "(1 - score) / n + z^2 / 4n^2) / (1 + z^2 / n); clip to [0, 1]; exactly 0 at score 0 and 1 at score 1.",
+    "gate": "a threshold outside [0, 1]: raise ValueError; score = (wins + draws / 2) / games, 1/2 without games; "
+    "return (score >= threshold, score).",
+}
+hint, solution = hints_for(HINTS, "09_evaluation.ipynb")
 
 
 # ---- the references --------------------------------------------------------------------------------------------
@@ -66,7 +83,19 @@ def check_expected_score(learner: Any) -> Callable[[float, float], float]:
                             hint))  # fmt: skip
         return out
 
-    return check("expected_score", learner, reference_expected_score, cases)
+    return check("expected_score", learner, reference_expected_score, cases, EXPECTED_MISTAKES)
+
+
+EXPECTED_MISTAKES = [
+    Mistake("a HIGHER rating than the opponent's must give MORE than 1/2: the exponent is (opponent_rating - "
+            "rating) / 400", lambda r, o: 1 / (1 + 10 ** ((r - o) / 400))),
+    Mistake("Elo's curve is in base 10 with a scale of 400: 10 ** (difference / 400), not e ** (difference / 400)",
+            lambda r, o: 1 / (1 + math.exp((o - r) / 400))),
+    Mistake("the scale is 400 points (400 points more: 10 to 1 odds), not 200",
+            lambda r, o: 1 / (1 + 10 ** ((o - r) / 200))),
+    Mistake("an expected score is a share of the points, between 0 and 1, not a percentage",
+            lambda r, o: 100 / (1 + 10 ** ((o - r) / 400))),
+]  # fmt: skip
 
 
 # ---- exercise 2: Elo update ------------------------------------------------------------------------------------
@@ -98,13 +127,34 @@ def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
                             reference_elo_update(a, b, s, k), hint))  # fmt: skip
         return out
 
-    return check("elo_update", learner, reference_elo_update, cases)
+    return check("elo_update", learner, reference_elo_update, cases, UPDATE_MISTAKES)
 
 
-def _pair(got: Any) -> Any:
-    if isinstance(got, (tuple, list)) and len(got) == 2:
+UPDATE_MISTAKES = [
+    Mistake("the opponent LOSES what the first player gains: opponent_rating - change (the sum of the two stays)",
+            lambda r, o, s, k=32: (r + k * (s - reference_expected_score(r, o)),
+                                   o + k * (s - reference_expected_score(r, o)))),
+    Mistake("the change is k * (score - expected): a result better than expected raises the rating",
+            lambda r, o, s, k=32: (r + k * (reference_expected_score(r, o) - s),
+                                   o - k * (reference_expected_score(r, o) - s))),
+    Mistake("both ratings change: return (rating + change, opponent_rating - change)",
+            lambda r, o, s, k=32: (r + k * (s - reference_expected_score(r, o)), o)),
+    Mistake("compare the score with the EXPECTED score (expected_score(rating, opponent_rating)), not with 1/2",
+            lambda r, o, s, k=32: (r + k * (s - 0.5), o - k * (s - 0.5))),
+]  # fmt: skip
+
+
+def _pair(got: Any, what: str = "(new_rating, new_opponent_rating)") -> Any:
+    """Two numbers as the cells below use them (they only unpack the pair): a tuple, a list or a numpy array."""
+    if isinstance(got, (tuple, list, np.ndarray)) and len(got) == 2 and all(_real(x) for x in got):
         return tuple(float(x) for x in got)
-    raise Mismatch(got, "(new_rating, new_opponent_rating)", "return both new ratings as a pair.")
+    raise Mismatch(got, what, f"return the pair {what} (a tuple of two numbers).")
+
+
+def _real(value: Any) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 # ---- exercise 3: the Elo fit ---------------------------------------------------------------------------------------
@@ -149,16 +199,99 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
 
             def run(f: Any, points=points, games=games, prior=prior) -> np.ndarray:
                 p, g = points.copy(), games.copy()
-                got = np.asarray(f(p, g, prior_games=prior), dtype=float)
+                got = f(p, g, prior_games=prior)
                 if not (np.array_equal(p, points) and np.array_equal(g, games)):
                     raise Mismatch("changed tables", "tables unchanged", "do not add the prior into the arrays given.")
                 return got
 
             call = f"fit_elo({points.tolist()}, {games.astype(int).tolist()}, prior_games={prior})"
-            out.append(Case(call, run, expected, hint, same=lambda g, e: same(g, e, tol=1e-2)))
+            out.append(Case(call, run, expected, hint, same=lambda got, e, g=games: _same_ratings(got, e, g, shifted)))
         return out
 
-    return check("fit_elo", learner, fit_elo, cases)
+    shifted: list[str] = []
+
+    def remark() -> str:
+        if not shifted:
+            return ""
+        return (
+            f"on {len(shifted)} table{'s' if len(shifted) > 1 else ''} whose players are not all connected by games "
+            "your ratings differ from the MM steps' by shifting a group that never met the others: the games cannot "
+            "tell those apart, so both count"
+        )
+
+    return check("fit_elo", learner, fit_elo, cases, FIT_MISTAKES, remark=remark)
+
+
+def _components(games: np.ndarray) -> list[np.ndarray]:
+    """The groups of players connected by games (a player without games is a group of one)."""
+    played = np.asarray(games) > 0
+    left, groups = set(range(len(played))), []
+    while left:
+        stack, group = [min(left)], set()
+        while stack:
+            i = stack.pop()
+            if i in group:
+                continue
+            group.add(i)
+            stack += [int(j) for j in np.flatnonzero(played[i] | played[:, i]) if j not in group]
+        left -= group
+        groups.append(np.array(sorted(group)))
+    return groups
+
+
+def _same_ratings(got: Any, expected: np.ndarray, games: np.ndarray, shifted: list, tol: float = 1e-2) -> bool:
+    """The ratings the games determine: mean 0, and within each connected group the same differences.
+
+    Where the players are not all connected, only differences inside a group are known from the games: the MM
+    steps give each group some offset, another maximum-likelihood method another one; both are right (and noted
+    in ``shifted``)."""
+    if not isinstance(got, np.ndarray) or got.shape != expected.shape or got.dtype.kind not in "iuf":
+        return False
+    if not np.all(np.isfinite(got)) or abs(float(got.mean())) > tol:
+        return False
+    if np.allclose(got, expected, atol=tol, rtol=0):
+        return True
+    groups = _components(games)
+    if len(groups) == 1:
+        return False
+    for group in groups:
+        mine, theirs = got[group], expected[group]
+        if not np.allclose(mine - mine.mean(), theirs - theirs.mean(), atol=tol, rtol=0):
+            return False
+    shifted.append("shifted")
+    return True
+
+
+def _fit_with(kind: str) -> Callable[..., np.ndarray]:
+    def fit(points: Any, games: Any, prior_games: float = 1.0, iterations: int = 10_000, tol: float = 1e-10) -> Any:
+        points, games = np.asarray(points, dtype=float), np.asarray(games, dtype=float)
+        if kind == "no prior":
+            return fit_elo(points, games, prior_games=0.0)
+        if kind == "prior everywhere":
+            off = ~np.eye(len(points), dtype=bool)
+            return fit_elo(points + 0.5 * prior_games * off, games + prior_games * off, prior_games=0.0)
+        if kind == "conceded":
+            return fit_elo(points.T, games, prior_games=prior_games)
+        ratings = fit_elo(points, games, prior_games=prior_games)
+        if kind == "natural log":
+            return ratings * math.log(10)
+        if kind == "no mean":
+            return ratings - ratings[0]
+        return ratings
+
+    return fit
+
+
+FIT_MISTAKES = [
+    Mistake("add the prior_games virtual draws first (prior_games / 2 points and prior_games games to every pair that "
+            "played): without them a perfect record has no finite rating", _fit_with("no prior")),
+    Mistake("prior draws only for pairs that played (games > 0): a pair that never met stays unconnected",
+            _fit_with("prior everywhere")),
+    Mistake("W_i = sum_j points[i, j] is what player i SCORED (the row), not what it conceded (the column)",
+            _fit_with("conceded")),
+    Mistake("ratings are 400 * log10(g), not 400 * ln(g)", _fit_with("natural log")),
+    Mistake("subtract the MEAN rating at the end, so the ratings have mean 0", _fit_with("no mean")),
+]  # fmt: skip
 
 
 # ---- exercise 4: Wilson interval ---------------------------------------------------------------------------------
@@ -186,11 +319,35 @@ def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
         out = []
         for score, n, z, hint in trials:
             zt = "" if z == Z_95 else f", z={z}"
-            out.append(Case(f"wilson_interval({score:.4g}, {n}{zt})", lambda f, s=score, n=n, z=z: _pair(f(s, n, z=z)),
+            out.append(Case(f"wilson_interval({score:.4g}, {n}{zt})",
+                            lambda f, s=score, n=n, z=z: _pair(f(s, n, z=z), "(low, high)"),
                             wilson_interval(score, n, z=z), hint))  # fmt: skip
         return out
 
-    return check("wilson_interval", learner, wilson_interval, cases)
+    return check("wilson_interval", learner, wilson_interval, cases, WILSON_MISTAKES)
+
+
+def _wilson_with(kind: str) -> Callable[..., tuple[float, float]]:
+    def interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
+        z = Z_95 if kind == "fixed z" else z
+        if n <= 0:
+            return 0.0, 1.0
+        if kind == "normal":
+            half = z * math.sqrt(score * (1 - score) / n)
+            return max(0.0, score - half), min(1.0, score + half)
+        denominator = 1 + z * z / n
+        centre = (score + z * z / (2 * n)) / denominator
+        half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denominator
+        return (0.0 if score <= 0 else max(0.0, centre - half)), (1.0 if score >= 1 else min(1.0, centre + half))
+
+    return interval
+
+
+WILSON_MISTAKES = [
+    Mistake("that is the normal approximation (score +- z * sqrt(p(1-p)/n)); Wilson's interval has the centre "
+            "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width", _wilson_with("normal")),
+    Mistake("z is a parameter: use the z you are given (Z_95 is only its default)", _wilson_with("fixed z")),
+]  # fmt: skip
 
 
 # ---- exercise 5: gating ------------------------------------------------------------------------------------------
@@ -222,7 +379,25 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
                         "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
         return out
 
-    return check("gate", learner, reference_gate, cases)
+    return check("gate", learner, reference_gate, cases, GATE_MISTAKES)
+
+
+def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
+    def gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
+        if kind != "no check" and not 0.0 <= threshold <= 1.0:
+            raise ValueError("threshold")
+        games = wins + draws + losses
+        score = ((wins if kind == "no draws" else wins + 0.5 * draws) / games) if games else 0.5
+        return (score > threshold if kind == "strict" else score >= threshold), score
+
+    return gate
+
+
+GATE_MISTAKES = [
+    Mistake("exactly at the threshold is accepted: score >= threshold, not >", _gate_with("strict")),
+    Mistake("a draw counts half a point: score = (wins + draws / 2) / games", _gate_with("no draws")),
+    Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _gate_with("no check")),
+]  # fmt: skip
 
 
 def _gate_case(w: int, d: int, lo: int, threshold: float, hint: str) -> Case:
@@ -232,7 +407,7 @@ def _gate_case(w: int, d: int, lo: int, threshold: float, hint: str) -> Case:
         got = f(w, d, lo, threshold=threshold)
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
             raise Mismatch(got, expected, "return the pair (accepted, score).")
-        return (bool(got[0]) if isinstance(got[0], (bool, np.bool_)) else got[0], got[1])
+        return (got[0], got[1])
 
     return Case(f"gate({w}, {d}, {lo}, threshold={threshold})", run, expected, hint)
 
