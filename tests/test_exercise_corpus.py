@@ -39,6 +39,19 @@ SKIP: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Smaller runs of the learner's code in the cells after the exercises (the same cells, the same code paths):
+SHRINK: dict[str, tuple[tuple[str, str], ...]] = {
+    "02_vanilla_mcts": (("budgets = [50, 200, 800, 1600]", "budgets = [50, 200]"), ("num_games=20", "num_games=2")),
+    "04_alphazero_search": (("num_games=20", "num_games=2"),),
+    "05_self_play_training": (
+        ("NUM_ITERATIONS, NUM_GAMES = 4, 30", "NUM_ITERATIONS, NUM_GAMES = 2, 4"),
+        ("SearchConfig(num_searches=40, dirichlet_epsilon", "SearchConfig(num_searches=10, dirichlet_epsilon"),
+        ("for _ in range(10):", "for _ in range(2):"),
+    ),
+    "07_parallel_self_play": (("random_positions(c4, 64,", "random_positions(c4, 8,"),),
+    "08_kaggle_playoffs": (("SearchConfig(num_searches=100, seed=0)", "SearchConfig(num_searches=20, seed=0)"),),
+}
+
 ENTRIES = [(notebook, entry) for notebook, entries in CORPUS.items() for entry in entries]
 
 
@@ -62,7 +75,7 @@ def notebook_run(runs: dict[str, NotebookRun], notebook: str, tmp_path_factory) 
             if entry.downstream:
                 assert entry.check not in answers, f"two downstream answers for {entry.check}"
                 answers[entry.check] = entry.source(probe.exercises[entry.check].solution)
-        runs[notebook] = NotebookRun(path, answers, skip=SKIP.get(notebook, ()))
+        runs[notebook] = NotebookRun(path, answers, skip=SKIP.get(notebook, ()), shrink=SHRINK.get(notebook, ()))
         runs[notebook].run(tmp_path_factory.mktemp(notebook))
     return runs[notebook]
 

@@ -536,7 +536,7 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
         SearchConfig(num_searches=10, C=2.0, seed=0),
         SearchConfig(num_searches=50, C=1.0, seed=0),
         SearchConfig(num_searches=50, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=1),
-        SearchConfig(num_searches=100, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
+        SearchConfig(num_searches=30, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
     ]
 
     weak = _weak_network(game)
