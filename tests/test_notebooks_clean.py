@@ -60,3 +60,36 @@ def test_nbval_markers_stand_alone(path: Path):
         for line in "".join(cell["source"]).splitlines():
             if "NBVAL_" in line:
                 assert line.strip().lstrip("#").strip().startswith("NBVAL_") and " " not in line.strip("# \n"), line
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_the_setup_cell_is_collapsed_in_colab(path: Path):
+    """A Colab form title on the setup cell's first line, and ``cellView: form``: Colab shows the title, not the code."""
+    setup = next(c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
+    assert "".join(setup["source"]).startswith('#@title Setup: run this cell first { display-mode: "form" }\n')
+    assert setup["metadata"].get("cellView") == "form"
+
+
+# A cell that makes a figure must store it as an image. plot_training_curves returns a Figure made without pyplot,
+# which plt.show() does not display: such a cell shows it with display(fig).
+FIGURE_CALLS = ("plt.show()", "plot_training_curves(", "display(fig)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_every_figure_a_cell_makes_is_stored_as_an_image(path: Path):
+    cells = json.loads(path.read_text())["cells"]
+    for index, cell in enumerate(cells):
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code" or not any(call in source for call in FIGURE_CALLS):
+            continue
+        images = [o for o in cell["outputs"] if "image/png" in o.get("data", {})]
+        assert images, f"{path.name} cell {index} makes a figure, but its stored outputs hold no image"
+
+
+def test_the_shipped_runs_loss_curves_are_shown():
+    """Notebooks 5 and 6 read the shipped runs' loss curves: the cells that draw them hold an image."""
+    for name in ("05_self_play_training.ipynb", "06_connect_four.ipynb"):
+        cells = json.loads((NOTEBOOKS[0].parent / name).read_text())["cells"]
+        curves = [c for c in cells if c["cell_type"] == "code" and "plot_training_curves(" in "".join(c["source"])]
+        assert len(curves) == 1, f"{name}: one cell draws the shipped run's curves"
+        assert any("image/png" in o.get("data", {}) for o in curves[0]["outputs"]), f"{name}: the curves are not shown"

@@ -22,11 +22,30 @@ KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3
 
 
 def clean(nb: nbformat.NotebookNode) -> None:
-    """Normalise metadata: kernelspec python3, no widgets/Colab, no timings."""
+    """Normalise metadata: kernelspec python3, no widgets/Colab, no timings; one output per run of printed text."""
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
     for cell in nb.cells:
         for key in ("execution", "collapsed", "scrolled", "colab", "id", "outputId"):
             cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Consecutive stdout (or stderr) outputs as one: a busy kernel may send a line's end in a message of its own."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 def run(path: Path, timeout: int = 600) -> float:

@@ -31,7 +31,10 @@ REPOSITORY_LINE_JSON = re.compile(r'(REPOSITORY = \\")([^"\\]*)(\\")')
 REPOSITORY_LINE = re.compile(r'^REPOSITORY = "([^"]*)"', re.MULTILINE)
 
 #: The first code cell of every notebook, with the address as ``{repository}``; tests compare against it.
+#: Its first line is a Colab form title, and the cell's metadata ``cellView: form`` (SETUP_CELL_METADATA): Colab shows
+#: the title and hides the code until it is clicked.
 SETUP_CELL = """\
+#@title Setup: run this cell first {{ display-mode: "form" }}
 # Setup: use this checkout's library when the notebook runs from the repository; in Colab, install it from GitHub.
 import importlib.util
 import subprocess
@@ -55,6 +58,7 @@ else:
         "Install it by running this line in a cell, then run this cell again:\\n"
         f'%pip install "alphazero_lib[kaggle] @ git+https://github.com/{{REPOSITORY}}"'
     )"""
+SETUP_CELL_METADATA = {"cellView": "form"}
 
 
 def notebooks(root: Path = ROOT) -> list[Path]:
