@@ -1669,6 +1669,9 @@ NB09 = [
           "against 1/2", "not with 1/2"),
     wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change"),
           "one rating", "return the pair"),
+    wrong("check_elo_update", swap("return rating + change, opponent_rating - change",
+                                   "return round(rating + change), round(opponent_rating - change)"), "rounded",
+          "returned (1229, 1571), expected (1229.09, 1570.91)", "unrounded"),
     # fit_elo
     right("check_fit_elo", '''def fit_elo(points, games, prior_games=1.0, iterations=10_000, tol=1e-10):
     played = games > 0

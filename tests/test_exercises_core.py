@@ -45,7 +45,9 @@ def test_right_code_is_returned(capsys):
 def test_wrong_code_names_the_first_failing_case(capsys):
     assert check("square", lambda x: 2 * x, library_square, square_cases) is library_square
     line = verdict(capsys)
-    assert line.startswith("❌ square: case 2 of 3, square(1): returned 2, expected 1. Hint: multiply x by itself")
+    assert line.startswith(
+        "❌ square: case 2 of 3, square(1): returned 2, expected 1 (yours is 1 higher). Hint: multiply x by itself"
+    )
 
 
 @pytest.mark.parametrize("error", [ValueError("bad"), SystemExit(3), ZeroDivisionError(), RecursionError()])
@@ -154,7 +156,7 @@ def test_same_wants_the_types_the_cells_below_use():
 
 def test_numbers_are_shown_with_the_digits_that_tell_them_apart(capsys):
     check("rating", lambda: 1229.31, None, [Case("rating()", lambda f: f(), 1229.3)])
-    assert "returned 1229.31, expected 1229.3." in verdict(capsys)
+    assert "returned 1229.31, expected 1229.3 (yours is 0.01 higher)." in verdict(capsys)
 
 
 def test_the_difference_is_named(capsys):

@@ -193,6 +193,8 @@ def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
         g, e = float(got), float(expected)
         if e != 0 and math.isclose(g, -e, rel_tol=tol, abs_tol=tol):
             return "the opposite sign"
+        if math.isfinite(g) and math.isfinite(e) and not math.isclose(g, e, rel_tol=tol, abs_tol=tol):
+            return f"yours is {abs(g - e):.3g} {'lower' if g < e else 'higher'}"
         return ""
     if isinstance(expected, (tuple, list)):
         if isinstance(got, np.ndarray) or _is_tensor(got):

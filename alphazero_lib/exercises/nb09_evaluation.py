@@ -141,6 +141,8 @@ UPDATE_MISTAKES = [
             lambda r, o, s, k=32: (r + k * (s - reference_expected_score(r, o)), o)),
     Mistake("compare the score with the EXPECTED score (expected_score(rating, opponent_rating)), not with 1/2",
             lambda r, o, s, k=32: (r + k * (s - 0.5), o - k * (s - 0.5))),
+    Mistake("keep the ratings unrounded (round them only to print): the next update starts from the exact ones",
+            lambda r, o, s, k=32: tuple(round(x) for x in reference_elo_update(r, o, s, k))),
 ]  # fmt: skip
 
 
