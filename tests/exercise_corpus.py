@@ -1785,5 +1785,7 @@ def wilson_interval(score, n, z=Z_95):
           "no games divides", "raised ZeroDivisionError", "no games"),
     wrong("check_gate", swap("return score >= threshold, score", "return score >= threshold"), "only the decision",
           "the pair (accepted, score)"),
+    wrong("check_gate", swap("if not 0.0 <= threshold <= 1.0:", "if not 0.0 < threshold < 1.0:"), "0 and 1 refused",
+          "0 and 1 are valid thresholds"),
 ]
 CORPUS["09_evaluation"] = NB09

@@ -359,7 +359,8 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
     outside [0, 1] raises ``ValueError``.
 
     Cases: exactly at the threshold (11 of 20, and 10 wins 2 draws 8 losses), just below, all wins, all losses,
-    no games, thresholds 0.5 and 0.6, an invalid threshold, and 150 seeded random matches.
+    no games, thresholds 0.5 and 0.6, the ends 0 and 1 (valid), thresholds above 1 and below 0, and 150 seeded
+    random matches.
     """
 
     def cases() -> list[Case]:
@@ -371,13 +372,18 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
                   (0, 0, 0, 0.55, "no games: score 1/2 (as MatchResult.score), not a division by zero."),
                   (0, 0, 0, 0.5, "no games: score 1/2 reaches a threshold of 1/2."),
                   (5, 10, 5, 0.5, "only draws and even results score 1/2."),
-                  (12, 0, 8, 0.6, "use the threshold you are given.")]  # fmt: skip
+                  (12, 0, 8, 0.6, "use the threshold you are given."),
+                  (0, 0, 5, 0.0, "a threshold of 0 is valid (the ends of [0, 1] belong to it): everyone is accepted."),
+                  (5, 0, 0, 1.0, "a threshold of 1 is valid: only a perfect score is accepted."),
+                  (4, 1, 0, 1.0, "a threshold of 1 is valid: 4.5 of 5 is below it.")]  # fmt: skip
         rng = np.random.default_rng(94)
         for _ in range(150):
             w, d, lo = (int(x) for x in rng.integers(0, 15, 3))
             trials.append((w, d, lo, float(rng.choice([0.5, 0.55, 0.6])), "score = (wins + draws / 2) / games."))
         out = [_gate_case(*t) for t in trials]
         out.append(Case("gate(5, 0, 5, threshold=1.5)", lambda f: _raises(f, 5, 0, 5, 1.5), "ValueError",
+                        "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
+        out.append(Case("gate(5, 0, 5, threshold=-0.1)", lambda f: _raises(f, 5, 0, 5, -0.1), "ValueError",
                         "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
         return out
 
@@ -387,6 +393,8 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
 def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
     def gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
         if kind != "no check" and not 0.0 <= threshold <= 1.0:
+            raise ValueError("threshold")
+        if kind == "open interval" and not 0.0 < threshold < 1.0:
             raise ValueError("threshold")
         games = wins + draws + losses
         score = ((wins if kind == "no draws" else wins + 0.5 * draws) / games) if games else 0.5
@@ -399,6 +407,8 @@ GATE_MISTAKES = [
     Mistake("exactly at the threshold is accepted: score >= threshold, not >", _gate_with("strict")),
     Mistake("a draw counts half a point: score = (wins + draws / 2) / games", _gate_with("no draws")),
     Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _gate_with("no check")),
+    Mistake("0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
+            _gate_with("open interval")),
 ]  # fmt: skip
 
 
