@@ -39,6 +39,7 @@ visits again needs at most ``N`` slots. ``_expand`` raises ``RuntimeError`` rath
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
@@ -159,6 +160,20 @@ class BatchedSearchStats:
         return {**asdict(self), "evaluations_per_position": self.evaluations_per_position}
 
 
+def tree_bytes(batch_size: int, num_nodes: int, game: Game) -> int:
+    """The bytes of ``Tree.zeros(batch_size, num_nodes, ...)`` for ``game``: 50 + R*C + 24*A per node."""
+    per_node = 6 * 8 + 2 + game.row_count * game.column_count + 3 * 8 * game.action_size
+    return batch_size * num_nodes * per_node
+
+
+def physical_memory() -> int:
+    """This machine's memory in bytes (16 GB when the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 16 * 10**9
+
+
 class BatchedMCTS:
     """AlphaZero's search for a batch of games at once: array trees, one batched network call per simulation.
 
@@ -201,8 +216,18 @@ class BatchedMCTS:
 
     # ---- the arrays ---------------------------------------------------------------------------------
     def _allocate(self, batch_size: int) -> None:
-        """Preallocate the trees of ``batch_size`` games and the per-game bookkeeping."""
+        """Preallocate the trees of ``batch_size`` games and the per-game bookkeeping.
+
+        Raises ``ValueError`` (before allocating) when the trees would take more than half of the machine's memory.
+        """
         B, N = batch_size, self.num_nodes_max
+        need, memory = tree_bytes(B, N, self.game), physical_memory()
+        if need > memory // 2:
+            raise ValueError(
+                f"the search trees of {B:,} games with {N:,} node slots each (num_searches + 2) would take "
+                f"{need / 1e9:,.1f} GB, more than half of this machine's {memory / 1e9:,.1f} GB; search fewer games "
+                f"at once or with fewer searches"
+            )
         self.batch_size = B
         board_shape = (self.game.row_count, self.game.column_count)
         self.tree = Tree.zeros(B, N, self.game.action_size, board_shape)

@@ -96,10 +96,16 @@ def check_structure(checkpoint: dict[str, Any], path: Any = "checkpoint") -> Non
     arch = checkpoint.get("arch")
     if not isinstance(arch, dict) or sorted(arch) != sorted(ARCH_KEYS):
         raise CheckpointError(f"{path} is malformed: 'arch' must be a dict with the keys {ARCH_KEYS}, got {arch!r}")
+    from alphazero_lib.config import check_limit
+
     for key in ARCH_KEYS:
         value = arch[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise CheckpointError(f"{path} is malformed: arch[{key!r}] must be a positive integer, got {value!r}")
+        try:  # checked before a network of that size is built
+            check_limit(f"arch[{key!r}]", key, value)
+        except ValueError as err:
+            raise CheckpointError(f"{path} records an impossible network: {err}") from None
     for key in ("model", "best_model"):
         if key in checkpoint or key == "model":
             weights = checkpoint.get(key)
@@ -161,7 +167,10 @@ def load_model(
             raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
     check_game(checkpoint, game, path)
     if model is None:
-        model = ResNet(game, **checkpoint["arch"], device="cpu")
+        try:
+            model = ResNet(game, **checkpoint["arch"], device="cpu")
+        except ValueError as err:  # a network too large for this machine: said before anything is allocated
+            raise CheckpointError(f"{path} records a network that cannot be built here: {err}") from None
     load_state(model, checkpoint["best_model"] if "best_model" in checkpoint else checkpoint["model"], path)
     model.to(resolve_device(device) if isinstance(device, str) else device)
     model.game = game

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from alphazero_lib.config import LIMITS, MAX_SEED, MAX_THREADS
 from alphazero_lib.games import GAMES, make_game
 
 #: Every command that takes --game plays Connect Four unless told otherwise (train alone asks for it).
@@ -47,7 +49,47 @@ def _non_negative_int(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    return _integer(text, 0, "a non-negative integer (a seed)")
+    value = _integer(text, 0, "a non-negative integer (a seed)")
+    if value > MAX_SEED - 1:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_SEED - 1:,} (seeds are 64-bit integers for torch, and a second player gets "
+            f"seed + 1), got a {len(str(value))}-digit number"
+        )
+    return value
+
+
+def _limited(name: str, least: int = 1) -> Callable[[str], int]:
+    """An argparse type: an integer from ``least`` up to ``config.LIMITS[name]``, whose error gives the reason."""
+    limit, why = LIMITS[name]
+    return _bounded(limit, why, least)
+
+
+def _bounded(limit: int, why: str, least: int = 1) -> Callable[[str], int]:
+    """An argparse type: an integer from ``least`` up to ``limit`` (``why`` says why)."""
+
+    def parse(text: str) -> int:
+        value = _integer(text, least, "a positive integer" if least == 1 else "a non-negative integer")
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit:,} ({why}), got {value:,}")
+        return value
+
+    return parse
+
+
+def _cores() -> int:
+    """The CPU cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _threads(text: str) -> int:
+    """An argparse type for torch threads: 1 to 4 per core of this machine."""
+    value, most = _integer(text, 1, "a positive integer"), min(MAX_THREADS, 4 * _cores())
+    if value > most:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {most} (4 x the {_cores()} cores of this machine: more threads only wait on each "
+            f"other), got {value:,}"
+        )
+    return value
 
 
 def _number(text: str, positive: bool) -> float:
@@ -65,6 +107,13 @@ def _number(text: str, positive: bool) -> float:
 
 def _positive_float(text: str) -> float:
     return _number(text, positive=True)
+
+
+def _learning_rate(text: str) -> float:
+    value = _number(text, positive=True)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be at most 1 (Adam diverges far below that), got {text}")
+    return value
 
 
 def _non_negative_float(text: str) -> float:
@@ -123,6 +172,13 @@ def _arena(args: argparse.Namespace) -> int:
     if args.exhaustive:
         from alphazero_lib.players import PerfectPlayer
 
+        ignored = [flag for flag, value in (("--player2", args.player2), ("--openings", args.openings)) if value]
+        if ignored:
+            raise ValueError(
+                f"--exhaustive plays player 1 against every reply (and every perfect one) from the empty board, so "
+                f"{' and '.join(ignored)} would be ignored; drop {'them' if len(ignored) > 1 else 'it'}"
+            )
+
         perfect = PerfectPlayer(game)  # raises a clear error for games other than Tic-Tac-Toe
         results = [exhaustive_check(game, player1, seat, replies) for replies in (None, perfect) for seat in (1, -1)]
         if args.json:
@@ -138,11 +194,12 @@ def _arena(args: argparse.Namespace) -> int:
     interrupted = False
     try:
         progress = not args.no_progress
-        result = play_match(game, player1, player2, args.games, progress, opening_moves=args.openings, seed=args.seed)
+        openings = args.openings or 0
+        result = play_match(game, player1, player2, args.games, progress, opening_moves=openings, seed=args.seed)
     except Interrupted as stop:  # Ctrl-C: the games finished so far
         result, interrupted = stop.partial, True
     if args.json:
-        settings = {"game": args.game, "seed": args.seed, "opening_moves": args.openings}
+        settings = {"game": args.game, "seed": args.seed, "opening_moves": args.openings or 0}
         print(json.dumps({**settings, **result.to_dict(), "games_asked": args.games, "interrupted": interrupted}))
     else:
         print(f"{game}: {result}" + (f" (interrupted: {result.games} of {args.games} games)" if interrupted else ""))
@@ -277,6 +334,11 @@ def _train(args: argparse.Namespace) -> int:
         if args.self_play is None and any(getattr(args, flag) is not None for flag in _BATCHED_FLAGS):
             overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
         config = TrainConfig.from_dict({**settings, **overrides})
+    if args.workers is not None and config.executor != "ray" and args.workers > 4 * _cores():
+        raise ValueError(
+            f"--workers {args.workers} would start {args.workers} processes on the {_cores()} cores of this machine; "
+            f"at most {4 * _cores()} (4 per core: more only wait on each other), or run them on Ray (--ray)"
+        )
     if args.ray_cpus is not None and config.executor != "ray":
         raise ValueError(
             "--ray-cpus sets the CPUs of each Ray actor, but this run's self-play does not run on Ray; "
@@ -656,16 +718,23 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
     )
-    train.add_argument("--iterations", type=_positive_int, default=None, help="total learn iterations")
-    train.add_argument("--games-per-iteration", type=_positive_int, default=None, help="self-play games per iteration")
-    train.add_argument("--searches", type=_positive_int, default=None, help="search simulations per self-play move")
-    train.add_argument("--epochs", type=_positive_int, default=None, help="training epochs per iteration")
-    train.add_argument("--batch-size", type=_positive_int, default=None, help="minibatch size")
+    train.add_argument("--iterations", type=_limited("num_iterations"), default=None, help="total learn iterations")
+    train.add_argument(
+        "--games-per-iteration",
+        type=_limited("num_self_play_iterations"),
+        default=None,
+        help="self-play games per iteration",
+    )
+    train.add_argument(
+        "--searches", type=_limited("num_searches"), default=None, help="search simulations per self-play move"
+    )
+    train.add_argument("--epochs", type=_limited("num_epochs"), default=None, help="training epochs per iteration")
+    train.add_argument("--batch-size", type=_limited("batch_size"), default=None, help="minibatch size")
     train.add_argument("--device", default=None, choices=["auto", "cpu", "cuda"], help="where the network runs")
     train.add_argument("--seed", type=_seed, default=None, help="random seed of the run")
-    train.add_argument("--threads", type=_positive_int, default=None, help="torch CPU threads for training steps")
+    train.add_argument("--threads", type=_threads, default=None, help="torch CPU threads for training steps")
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
-    train.add_argument("--lr", type=_positive_float, default=None, help="Adam learning rate (on a resume too)")
+    train.add_argument("--lr", type=_learning_rate, default=None, help="Adam learning rate (on a resume too)")
     train.add_argument(
         "--time-budget",
         type=_positive_float,
@@ -675,7 +744,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     targets = train.add_argument_group("search policy, targets and schedule (TrainConfig fields; see its docstrings)")
     targets.add_argument("--search-policy", default=None, choices=["puct", "gumbel"], help="the self-play search")
-    targets.add_argument("--gumbel-considered", type=_positive_int, default=None, help="Gumbel: root candidates m")
+    targets.add_argument(
+        "--gumbel-considered", type=_limited("gumbel_considered"), default=None, help="Gumbel: root candidates m"
+    )
     targets.add_argument(
         "--value-target-q-weight",
         type=_non_negative_float,
@@ -690,9 +761,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="playout cap randomisation: share of moves fully searched and recorded (1: all)",
     )
-    targets.add_argument("--cheap-searches", type=_positive_int, default=None, help="simulations of a cheap move")
     targets.add_argument(
-        "--opening-moves", type=_non_negative_int, default=None, metavar="K", help="random openings of 0..K moves"
+        "--cheap-searches", type=_limited("cheap_searches"), default=None, help="simulations of a cheap move"
+    )
+    targets.add_argument(
+        "--opening-moves",
+        type=_limited("opening_moves", least=0),
+        default=None,
+        metavar="K",
+        help="random openings of 0..K moves",
     )
     targets.add_argument(
         "--move-selection",
@@ -709,14 +786,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument(
         "--parallel-games",
-        type=_positive_int,
+        type=_limited("num_parallel_games"),
         default=None,
         metavar="N",
         help="batched self-play with N games in flight",
     )
     train.add_argument(
         "--workers",
-        type=_positive_int,
+        type=_limited("num_workers"),
         default=None,
         metavar="W",
         help="batched self-play in W processes (CPU)",
@@ -731,7 +808,11 @@ def build_parser() -> argparse.ArgumentParser:
         '(e.g. auto, HOST:6379); needs pip install -e ".[distributed]"',
     )
     train.add_argument(
-        "--ray-cpus", type=_positive_int, default=None, metavar="N", help="with --ray: CPUs (threads) per actor"
+        "--ray-cpus",
+        type=_limited("ray_cpus_per_actor"),
+        default=None,
+        metavar="N",
+        help="with --ray: CPUs (threads) per actor",
     )
     train.add_argument(
         "--inference-mode",
@@ -746,12 +827,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(arena)
     arena.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
     arena.add_argument("--player2", metavar="SPEC", help="the other player's spec")
-    arena.add_argument("--games", type=_positive_int, default=10, help="games to play (default 10)")
+    arena.add_argument(
+        "--games",
+        type=_bounded(1_000_000, "a million games take days even for random players"),
+        default=10,
+        help="games to play (default 10)",
+    )
     arena.add_argument("--seed", type=_seed, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
     arena.add_argument(
         "--openings",
-        type=_non_negative_int,
-        default=0,
+        type=_limited("opening_moves", least=0),
+        default=None,
         metavar="K",
         help="start each pair of games from a random K-move opening",
     )
@@ -761,7 +847,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Tic-Tac-Toe: player 1 on both seats against every reply, and against every perfect reply",
     )
     arena.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
-    arena.add_argument("--threads", type=_positive_int, default=None, help=_THREADS_HELP)
+    arena.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
     arena.add_argument("--no-progress", action="store_true", help="no progress bar")
     arena.set_defaults(func=_arena)
 
@@ -769,7 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(play)
     play.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
     play.add_argument("--first", action="store_true", help="you move first (X)")
-    play.add_argument("--threads", type=_positive_int, default=None, help=_THREADS_HELP)
+    play.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
     play.add_argument("--seed", type=_seed, default=None, help="the opponent's seed (default: fresh)")
     play.set_defaults(func=_play)
     bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")
@@ -777,10 +863,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(bench)
     bench.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
     bench.add_argument(
-        "--searches", type=_positive_int, default=None, help="search simulations per move (default: preset)"
+        "--searches", type=_limited("num_searches"), default=None, help="search simulations per move (default: preset)"
     )
     bench.add_argument(
-        "--games", type=_positive_int, default=64, help="games in flight in batched self-play (default 64)"
+        "--games",
+        type=_limited("num_parallel_games"),
+        default=64,
+        help="games in flight in batched self-play (default 64)",
     )
     bench.add_argument(
         "--seconds",
@@ -791,7 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--mode", default="auto", help="inference mode of batched self-play (default auto)")
     bench.add_argument(
         "--threads",
-        type=_positive_int,
+        type=_threads,
         default=1,
         help="torch threads (default 1, as the players: a second thread spin-waits when the machine is busy)",
     )
@@ -803,7 +892,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
     export.add_argument("--out", default="submission.py", help="the file to write (default submission.py)")
     export.add_argument(
-        "--searches", type=_positive_int, default=200, help="search simulations per move at most (default 200)"
+        "--searches",
+        type=_limited("num_searches"),
+        default=200,
+        help="search simulations per move at most (default 200)",
     )
     export.add_argument("--C", type=_non_negative_float, default=2.0, help="PUCT exploration constant (default 2.0)")
     export.set_defaults(func=_export_kaggle)
@@ -830,7 +922,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_argument(kaggle_eval, games=KAGGLE_GAMES)
     kaggle_eval.add_argument("--player", required=True, help="a player spec, or a submission .py file")
     kaggle_eval.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
-    kaggle_eval.add_argument("--episodes", type=_positive_int, default=100, help="episodes on each seat (default 100)")
+    kaggle_eval.add_argument(
+        "--episodes",
+        type=_bounded(100_000, "an episode takes a second or more"),
+        default=100,
+        help="episodes on each seat (default 100)",
+    )
     kaggle_eval.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
     kaggle_eval.add_argument("--json", action="store_true", help="print one JSON list")
     kaggle_eval.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -855,9 +952,12 @@ def build_parser() -> argparse.ArgumentParser:
     strength.add_argument("--limit", type=_positive_int, default=None, help="the first N positions of each set only")
     strength.add_argument("--seed", type=_seed, default=0, help="the players' seed (default 0)")
     strength.add_argument(
-        "--batch-size", type=_positive_int, default=100, help="positions searched at once by network players (100)"
+        "--batch-size",
+        type=_bounded(4_096, "positions searched at once share memory"),
+        default=100,
+        help="positions searched at once by network players (100)",
     )
-    strength.add_argument("--threads", type=_positive_int, default=None, help="torch threads (default: torch's)")
+    strength.add_argument("--threads", type=_threads, default=None, help="torch threads (default: torch's)")
     strength.add_argument("--json", action="store_true", help="print one JSON object")
     strength.add_argument("--no-progress", action="store_true", help="no progress bar")
     strength.set_defaults(func=_strength)

@@ -118,6 +118,50 @@ class MCTSConfig:
         return asdict(self)
 
 
+#: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
+MAX_ITERATIONS = 100_000
+
+#: Caps on the numbers of a config (and the command line's flags), each with the reason a person reads when a
+#: value is refused. Past these a run does not finish, or does not fit the memory of the machines this runs on.
+MAX_SEARCHES = 100_000
+MAX_SEED = 2**63 - 1
+MAX_THREADS = 256
+MAX_WORKERS = 256
+MAX_PARALLEL_GAMES = 16_384
+MAX_RES_BLOCKS = 100
+MAX_HIDDEN = 2048
+LIMITS: dict[str, tuple[int, str]] = {
+    "num_searches": (
+        MAX_SEARCHES,
+        "a move of that many simulations takes minutes on a CPU, and the batched search "
+        "keeps num_searches + 2 tree nodes per game in memory",
+    ),
+    "cheap_searches": (MAX_SEARCHES, "as num_searches"),
+    "seed": (MAX_SEED, "seeds are 64-bit integers for torch"),
+    "num_iterations": (MAX_ITERATIONS, "each iteration writes a checkpoint file; long published runs take thousands"),
+    "num_self_play_iterations": (1_000_000, "a million self-play games already make one iteration days long"),
+    "num_epochs": (1_000, "each epoch passes over the whole replay memory"),
+    "batch_size": (65_536, "a minibatch's activations must fit in memory"),
+    "replay_window": (10_000, "the replay memory keeps every game of that many iterations in memory"),
+    "num_res_blocks": (MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
+    "num_hidden": (MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines"),
+    "gating_games": (100_000, "gating plays that many games every iteration"),
+    "num_threads": (MAX_THREADS, "more threads than cores only wait on each other"),
+    "num_parallel_games": (MAX_PARALLEL_GAMES, "every game in flight holds a search tree in memory"),
+    "num_workers": (MAX_WORKERS, "each worker is a process with its own copy of the network"),
+    "ray_cpus_per_actor": (MAX_THREADS, "more threads than cores only wait on each other"),
+    "opening_moves": (1_000, "no game here lasts that long"),
+    "gumbel_considered": (1_000, "no game here has that many moves"),
+}
+
+
+def check_limit(where: str, name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``where`` when ``value`` passes ``LIMITS[name]``, with the cap and its reason."""
+    if name in LIMITS and isinstance(value, int) and value > LIMITS[name][0]:
+        limit, why = LIMITS[name]
+        raise ValueError(f"{where} must be at most {limit:,} ({why}), got {value:,}")
+
+
 def check_fields(obj: Any) -> None:
     """Check every field's type against its annotation, with a message that names the field.
 
@@ -149,6 +193,8 @@ def check_fields(obj: Any) -> None:
             raise ValueError(f"{where} must be a string, got {value!r} ({type(value).__name__})")
     if "seed" in {f.name for f in fields(obj)} and obj.seed is not None and obj.seed < 0:
         raise ValueError(f"{type(obj).__name__}.seed must be a non-negative integer, got {obj.seed}")
+    for f in fields(obj):
+        check_limit(f"{type(obj).__name__}.{f.name}", f.name, getattr(obj, f.name))
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -158,9 +204,6 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown {cls.__name__} settings {unknown}; known: {sorted(names)}")
     return dict(data)
 
-
-#: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
-MAX_ITERATIONS = 100_000
 
 #: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
 #: checkpoints were flat, and the command line's flags are).
@@ -329,8 +372,10 @@ class TrainConfig:
             raise ValueError(
                 f"TrainConfig.temperature_moves must be None or a non-negative integer, got {self.temperature_moves!r}"
             )
-        if self.lr <= 0:
-            raise ValueError(f"TrainConfig.lr must be positive, got {self.lr}")
+        if not 0 < self.lr <= 1:
+            raise ValueError(
+                f"TrainConfig.lr must be positive and at most 1 (Adam diverges far below that), got {self.lr}"
+            )
         if self.weight_decay < 0:
             raise ValueError(f"TrainConfig.weight_decay must be non-negative, got {self.weight_decay}")
         if self.num_threads is not None and self.num_threads < 1:

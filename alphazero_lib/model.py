@@ -13,6 +13,19 @@ from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, model_device
 from alphazero_lib.utils import resolve_device
 
+#: The most trainable parameters a ``ResNet`` may have (800 MB of float32 weights; the shipped ones have < 3 million).
+MAX_PARAMETERS = 200_000_000
+
+
+def resnet_parameters(game: Game, num_res_blocks: int, num_hidden: int) -> int:
+    """The trainable parameters of ``ResNet(game, num_res_blocks, num_hidden)``, counted without building it."""
+    h, cells, actions = num_hidden, game.row_count * game.column_count, game.action_size
+    start = 27 * h + h + 2 * h  # 3x3 convolution from 3 planes, its bias, BatchNorm
+    blocks = num_res_blocks * 2 * (9 * h * h + h + 2 * h)
+    policy = 9 * h * 32 + 32 + 64 + 32 * cells * actions + actions
+    value = 9 * h * 3 + 3 + 6 + 3 * cells + 1
+    return start + blocks + policy + value
+
 
 class ResBlock(nn.Module):
     """conv3x3-BN-ReLU-conv3x3-BN, plus the block's input (the skip), then ReLU: ``[B, H, R, C] -> same``."""
@@ -39,9 +52,19 @@ class ResNet(nn.Module):
 
     def __init__(self, game: Game, num_res_blocks: int = 4, num_hidden: int = 64, device: Any = "cpu") -> None:
         super().__init__()
+        from alphazero_lib.config import check_limit
+
         for name, value in (("num_res_blocks", num_res_blocks), ("num_hidden", num_hidden)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_limit(f"ResNet's {name}", name, int(value))
+        size = resnet_parameters(game, int(num_res_blocks), int(num_hidden))
+        if size > MAX_PARAMETERS:  # said before a byte is allocated
+            raise ValueError(
+                f"a ResNet of {num_res_blocks} blocks x {num_hidden} channels for {game!r} would have {size:,} "
+                f"parameters ({4 * size / 1e9:.1f} GB of float32 weights, three times that to train with Adam); "
+                f"at most {MAX_PARAMETERS:,}: use fewer blocks or channels"
+            )
         self.game = game
         self.arch = {"num_res_blocks": int(num_res_blocks), "num_hidden": int(num_hidden)}
         cells = game.row_count * game.column_count

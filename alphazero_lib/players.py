@@ -218,6 +218,11 @@ class MonteCarloPlayer(NetworkPlayer):
         super().__init__(game, model, seed)
         if top_k < 1 or num_rollouts < 1 or depth < 0:
             raise ValueError(f"need top_k >= 1, num_rollouts >= 1, depth >= 0; got {top_k}, {num_rollouts}, {depth}")
+        if num_rollouts > 100_000 or depth > 1_000:
+            raise ValueError(
+                f"need num_rollouts <= 100,000 and depth <= 1,000 (every rollout is a game played out move by move); "
+                f"got {num_rollouts:,} and {depth:,}"
+            )
         self.top_k, self.num_rollouts, self.depth = top_k, num_rollouts, depth
 
     def rollout_value(self, canonical: np.ndarray, action: int) -> float:

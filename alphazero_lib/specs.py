@@ -61,9 +61,20 @@ def resolve_weights(game: Game | None, text: str) -> Any:
     return load_model(path, game)
 
 
+#: The most rollouts a move of ``mc:WEIGHTS:ROLLOUTS`` may take (each is a whole random game).
+MAX_ROLLOUTS = 100_000
+
+
 def _positive_int(kind: str, text: str, spec: str) -> int:
+    from alphazero_lib.config import LIMITS
+
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"player spec {spec!r}: {kind} must be a positive integer, got {text!r}")
+    limit, why = {"SEARCHES": LIMITS["num_searches"], "ROLLOUTS": (MAX_ROLLOUTS, "each is a whole random game")}.get(
+        kind, (None, "")
+    )
+    if limit is not None and int(text) > limit:
+        raise ValueError(f"player spec {spec!r}: {kind} must be at most {limit:,} ({why}), got {int(text):,}")
     return int(text)
 
 

@@ -36,7 +36,20 @@ def resolve_device(device: str = "auto") -> Any:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if str(device).startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for, but torch sees no CUDA GPU; use 'cpu' or 'auto'")
-    return torch.device(device)
+    if str(device).startswith("mps") and not (torch.backends.mps.is_available() and torch.backends.mps.is_built()):
+        raise ValueError(f"device {device!r} was asked for, but torch sees no Apple GPU (MPS); use 'cpu' or 'auto'")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(
+            f"device {device!r} is not a device torch knows ({err}); use 'auto', 'cpu' or 'cuda'"
+        ) from None
+    if resolved.type == "cuda" and resolved.index is not None and resolved.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {device!r} was asked for, but torch sees {torch.cuda.device_count()} CUDA GPU(s); "
+            f"use 'cuda' or 'cuda:0'"
+        )
+    return resolved
 
 
 @contextlib.contextmanager
