@@ -27,7 +27,9 @@ def intro_words(path: Path) -> int:
     for cell in cells(path):
         if cell["cell_type"] == "code":
             break
-        lines = [line for line in cell["source"].splitlines() if not line.startswith("# ") and "colab-badge" not in line]
+        lines = [
+            line for line in cell["source"].splitlines() if not line.startswith("# ") and "colab-badge" not in line
+        ]
         text = re.sub(r"\]\([^)]*\)", "]", re.sub(r"<[^>]+>", " ", "\n".join(lines)))
         words += len(re.findall(r"[A-Za-z0-9][\w'.:,/-]*", text))
     return words
@@ -37,7 +39,9 @@ def intro_words(path: Path) -> int:
 def test_the_intro_is_short_and_says_the_time_and_the_video(path: Path):
     intro = cells(path)[0]["source"]
     assert intro_words(path) <= MAX_INTRO_WORDS, f"{path.name}: {intro_words(path)} words before the first code"
-    assert re.search(r"\*\*Time:\*\*\s+about\s+(an\s+hour|\d+\s+minutes)", intro), f"{path.name}: the intro gives the time"
+    assert re.search(r"\*\*Time:\*\*\s+about\s+(an\s+hour|\d+\s+minutes)", intro), (
+        f"{path.name}: the intro gives the time"
+    )
     assert "**Video:**" in intro and "Where we depart from the video, and why" not in intro
 
 

@@ -156,10 +156,13 @@ def test_the_quick_start_is_the_steps_ci_runs_in_order():
 def test_ci_installs_nothing_the_quick_start_does_not_say():
     installs = [c for c in ci_commands() if "pip install" in c or "conda install" in c]
     said = {same_step(step) for step in fenced(quick_start(), "bash")[0]}
-    # the one extra: Ray for train --ray, which the README's Ray section installs the same way
-    extra = 'pip install -e ".[distributed]"'
-    assert extra in (ROOT / "README.md").read_text()
-    assert [c for c in installs if same_step(c) not in said | {extra}] == []
+    # the extras, each named in the README as CI runs it: Ray for train --ray (the README's Ray section), and a
+    # pinned Playwright for the browser test of the play board (beside the README's note on Chromium)
+    extras = {'pip install -e ".[distributed]"', *(same_step(c) for c in installs if "playwright" in c)}
+    readme = (ROOT / "README.md").read_text()
+    assert all(extra in readme for extra in extras), extras
+    assert all(re.fullmatch(r"pip install playwright==[\d.]+", e) for e in extras if "playwright" in e), extras
+    assert [c for c in installs if same_step(c) not in said | extras] == []
 
 
 def test_the_readme_says_how_ci_installs_torch_and_why():

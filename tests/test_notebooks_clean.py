@@ -64,7 +64,7 @@ def test_nbval_markers_stand_alone(path: Path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_the_setup_cell_is_collapsed_in_colab(path: Path):
-    """A Colab form title on the setup cell's first line, and ``cellView: form``: Colab shows the title, not the code."""
+    """A Colab form title on the setup cell's first line and ``cellView: form``: Colab shows the title, not the code."""
     setup = next(c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
     assert "".join(setup["source"]).startswith('#@title Setup: run this cell first { display-mode: "form" }\n')
     assert setup["metadata"].get("cellView") == "form"
