@@ -63,8 +63,11 @@ def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.nd
 
 # ---- exercise 1: the encoding -------------------------------------------------------------------------------
 def library_encode(state: np.ndarray) -> np.ndarray:
-    """The library's encoding (``Game.get_encoded_state``; the same for every game)."""
-    return TicTacToe().get_encoded_state(state)
+    """The library's encoding (``Game.get_encoded_state``, the same rule for every game) of a Tic-Tac-Toe or Connect
+    Four state ``(R, C)`` or batch ``(B, R, C)``: each game's own method, chosen by the board's shape."""
+    state = np.asarray(state)
+    game = ConnectFour() if state.shape[-2:] == (6, 7) else TicTacToe()
+    return game.get_encoded_state(state)
 
 
 def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:

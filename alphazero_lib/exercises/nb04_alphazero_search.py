@@ -263,7 +263,9 @@ def _positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
     from alphazero_lib.exercises.nb03_model import random_states
 
     states = [game.get_initial_state(), *random_states(game, count, np.random.default_rng(seed))]
-    return [s for s in states if game.get_valid_moves(s).any() and not _finished(game, s)]
+    states = [s for s in states if game.get_valid_moves(s).any() and not _finished(game, s)]
+    # canonical: the player to move is 1 (after an odd number of moves O moves, so the board is flipped)
+    return [s if np.count_nonzero(s == 1) == np.count_nonzero(s == -1) else (-s).astype(s.dtype) for s in states]
 
 
 def _finished(game: Any, state: np.ndarray) -> bool:
