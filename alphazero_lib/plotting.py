@@ -150,3 +150,103 @@ def plot_policy(game: Game, state: np.ndarray, probs: np.ndarray, ax: Any = None
     if probs.shape != (game.action_size,):
         raise ValueError(f"probs must have one entry per action ({game.action_size}), got shape {probs.shape}")
     return draw_board(game, state, ax=ax, heatmap=probs, title=title)
+
+
+def tree_node_label(node: Any, parent: Any) -> str:
+    """A search-tree node's box: the move into it, its prior (AlphaZero nodes), visits N and mean value Q.
+
+    Q is the node's mean value from its **parent's** view, in [-1, 1] (what the parent's selection compares:
+    ``-value_sum / visit_count``); an unvisited node shows no Q.
+    """
+    if parent is None:
+        return f"root\nN={node.visit_count}"
+    lines = [f"move {node.action_taken}"]
+    if hasattr(node, "prior"):
+        lines.append(f"P={node.prior:.2f}")
+    lines.append(f"N={node.visit_count}")
+    if node.visit_count:
+        lines.append(f"Q={-node.value_sum / node.visit_count:+.2f}")
+    return "\n".join(lines)
+
+
+def draw_search_tree(
+    root: Any, max_depth: int = 2, max_children: int = 4, ax: Any = None, title: str | None = None
+) -> Any:
+    """Draw the top of a search tree (vanilla MCTS or AlphaZero ``Node``s): one box per node, ``tree_node_label``.
+
+    Shows the ``max_children`` children of each node with the most visits (then the largest prior, then the lowest
+    move), down to ``max_depth`` levels below the root; a box is green when Q is good for the parent's player, red
+    when bad, grey when unvisited. Reads only ``children``, ``visit_count``, ``value_sum``, ``action_taken`` and
+    ``prior`` where present, so a learner's own nodes draw too. Returns the axes.
+    """
+    import matplotlib.pyplot as plt
+
+    def shown(node: Any) -> list[Any]:
+        key = lambda c: (-c.visit_count, -getattr(c, "prior", 0.0), c.action_taken)  # noqa: E731
+        return sorted(node.children, key=key)[:max_children]
+
+    positions: dict[int, tuple[float, int]] = {}
+    next_leaf = [0.0]
+
+    def place(node: Any, depth: int) -> float:
+        kids = shown(node) if depth < max_depth else []
+        if kids:
+            xs = [place(child, depth + 1) for child in kids]
+            x = (xs[0] + xs[-1]) / 2
+        else:
+            x, next_leaf[0] = next_leaf[0], next_leaf[0] + 1
+        positions[id(node)] = (x, depth)
+        return x
+
+    place(root, 0)
+    ax = _axes(ax, (max(4.0, 1.25 * next_leaf[0]), 1.9 * (max_depth + 1)))
+    colours = plt.get_cmap("RdYlGn")
+
+    def draw(node: Any, parent: Any, depth: int) -> None:
+        x, y = positions[id(node)]
+        if parent is not None:
+            px, py = positions[id(parent)]
+            ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
+        q = -node.value_sum / node.visit_count if parent is not None and node.visit_count else None
+        face = "#eeeeee" if q is None else colours(0.15 + 0.35 * (q + 1))  # light ends: the text stays legible
+        ax.text(x, -y, tree_node_label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
+                bbox={"boxstyle": "round,pad=0.3", "facecolor": face, "edgecolor": "0.4"})  # fmt: skip
+        if depth < max_depth:
+            for child in shown(node):
+                draw(child, node, depth + 1)
+
+    draw(root, None, 0)
+    ax.set_xlim(-0.7, max(next_leaf[0], 1.0) - 0.3)
+    ax.set_ylim(-max_depth - 0.6, 0.6)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+#: The boxes of the self-play cycle, in order, with what each hands to the next.
+TRAINING_CYCLE = (
+    ("self-play", "the search plays itself,\nguided by the network", "games"),
+    ("memory", "(state, search policy,\nfinal outcome) per position", "minibatches"),
+    ("training", "policy: cross-entropy\nvalue: mean squared error", "new weights"),
+    ("network", "policy (priors) and value\nfor any position", "guides the search"),
+)
+
+
+def draw_training_cycle(ax: Any = None) -> Any:
+    """AlphaZero's loop as a diagram: self-play, memory, training, network, and back (``TRAINING_CYCLE``)."""
+    ax = _axes(ax, (7.5, 4.6))
+    spots = [(0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0)]  # top, right, bottom, left: clockwise
+    for (name, what, _), (x, y) in zip(TRAINING_CYCLE, spots, strict=True):
+        ax.text(x, y, f"{name}\n{what}", ha="center", va="center", fontsize=8.5,
+                bbox={"boxstyle": "round,pad=0.5", "facecolor": "#e3f2fd", "edgecolor": "#1565c0"})  # fmt: skip
+    for i, (_, _, handed) in enumerate(TRAINING_CYCLE):
+        (x0, y0), (x1, y1) = spots[i], spots[(i + 1) % len(spots)]
+        start, end = (x0 + 0.3 * (x1 - x0), y0 + 0.3 * (y1 - y0)), (x0 + 0.7 * (x1 - x0), y0 + 0.7 * (y1 - y0))
+        ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "-|>", "color": "0.3", "lw": 1.5})
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        ax.text(mx * 1.25, my * 1.25, handed, ha="center", va="center", fontsize=8, style="italic", color="0.25")
+    ax.set_xlim(-1.7, 1.7)
+    ax.set_ylim(-1.45, 1.45)
+    ax.axis("off")
+    return ax
