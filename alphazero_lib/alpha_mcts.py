@@ -47,7 +47,7 @@ import numpy as np
 
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import Game
-from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
 from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, puct_selection, search_output
 
 
@@ -154,6 +154,7 @@ class AlphaMCTS:
         root_selection: Callable[..., np.ndarray] | None = None,
         interior_selection: Callable[..., np.ndarray] | None = None,
     ) -> None:
+        check_network_game(game, model)  # a network for another game is refused by name
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()

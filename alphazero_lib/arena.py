@@ -6,6 +6,7 @@ Scores count a win as 1, a draw as 1/2 and a loss as 0, everywhere (matches, Elo
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -84,7 +85,17 @@ def random_opening(game: Game, num_moves: int, rng: np.random.Generator) -> list
 
 
 def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``score`` over ``n`` trials (95% by default)."""
+    """Wilson score interval for a proportion ``score`` over ``n`` trials (95% by default).
+
+    Raises ``ValueError`` for a score outside [0, 1] (NaN included), a count that is not a whole number, or a ``z``
+    that is not a positive finite number; no trials give the whole range, ``(0, 1)``.
+    """
+    if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0.0 <= score <= 1.0:
+        raise ValueError(f"score must be a number from 0 to 1 (a share of points), got {score!r}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a whole number of trials (0 or more), got {n!r}")
+    if isinstance(z, bool) or not isinstance(z, numbers.Real) or not 0.0 < z < math.inf:
+        raise ValueError(f"z must be a positive finite number (1.96 for 95%), got {z!r}")
     if n <= 0:
         return 0.0, 1.0
     denom = 1 + z * z / n

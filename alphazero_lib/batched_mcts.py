@@ -50,7 +50,7 @@ import numpy as np
 from alphazero_lib.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import STATE_DTYPE, Game
-from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
 from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
 
 NULL, ROOT = 0, 1
@@ -198,6 +198,7 @@ class BatchedMCTS:
         root_selection: Callable[..., np.ndarray] | None = None,
         interior_selection: Callable[..., np.ndarray] | None = None,
     ) -> None:
+        check_network_game(game, model)  # a network for another game is refused by name
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()
@@ -300,11 +301,12 @@ class BatchedMCTS:
         """
         start_time = time.perf_counter()
         game, config = self.game, self.config
-        states = np.asarray(states, dtype=STATE_DTYPE)
+        states = np.asarray(states)
         if states.ndim != 3 or states.shape[1:] != (game.row_count, game.column_count):
             raise ValueError(f"states must be [B, {game.row_count}, {game.column_count}], got {states.shape}")
         B = len(states)
         active = np.ones(B, dtype=bool) if active is None else np.asarray(active, dtype=bool).reshape(B)
+        states = self._checked_states(states, active)
         if B != self.batch_size:
             self._allocate(B)
         tree = self.tree
@@ -369,6 +371,32 @@ class BatchedMCTS:
         self.last_output = SearchOutput(policy, action, shares, improved, root_value)
         self.stats.search_seconds += time.perf_counter() - start_time
         return self.last_output
+
+    def _checked_states(self, states: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """``states [B, R, C]`` as int8, after the checks ``AlphaMCTS`` makes of its one state, for every active game:
+        values -1, 0 and 1 (no 2, no 0.5), a reachable position (``game.check_state``) and a game not already won.
+        Raises ``ValueError`` naming the first game that fails (a few microseconds a game, once a search)."""
+        game = self.game
+        if states.dtype != STATE_DTYPE:
+            if states.dtype.kind not in "iufb":
+                raise ValueError(f"states must hold numbers -1, 0 and 1, got dtype {states.dtype}")
+            bad = ((states != 0) & (states != 1) & (states != -1)).any(axis=(1, 2)) & active
+            if bad.any():
+                b = int(np.flatnonzero(bad)[0])
+                values = sorted({v for v in np.unique(states[b]).tolist() if v not in (-1, 0, 1)})
+                raise ValueError(f"game {b}: state values must be -1, 0 or 1 (empty, the players); got {values[:5]}")
+            states = states.astype(STATE_DTYPE)
+        for b in np.flatnonzero(active):
+            try:
+                game.check_state(states[b])
+            except ValueError as err:
+                raise ValueError(f"game {b}: {err}") from None
+            if game._has_line(states[b]):
+                raise ValueError(
+                    f"game {b} is already won (a player has {game._line_length} in a row); the search needs a live "
+                    f"game:\n{states[b]}"
+                )
+        return states
 
     def _simulate(self, searching: np.ndarray) -> None:
         """One simulation in every game where ``searching [B]``: select a leaf, expand and evaluate it, back up."""

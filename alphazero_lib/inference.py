@@ -35,6 +35,20 @@ def model_device(model: torch.nn.Module) -> torch.device:
     return torch.device("cpu")
 
 
+def check_network_game(game: Any, model: Any) -> None:
+    """Raise ``ValueError`` when ``model`` (a ``ResNet``, or a ``FastEvaluator`` around one) was built for another
+    game than ``game``: its outputs would not fit the game's moves. Models that do not say their game pass."""
+    from alphazero_lib.games.base import Game
+
+    trained_for = getattr(model, "game", None)
+    if trained_for is None:
+        trained_for = getattr(getattr(model, "source", None), "game", None)
+    if isinstance(trained_for, Game) and trained_for != game:
+        raise ValueError(
+            f"this network plays {trained_for!r}, but the search plays {game!r}; give the search a network for {game!r}"
+        )
+
+
 def evaluate(model: Any, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Policy logits ``[B, A]`` and values ``[B]`` (float32 numpy) for encoded states ``[B, 3, R, C]``.
 

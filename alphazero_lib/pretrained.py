@@ -37,7 +37,27 @@ def registry(path: Path | None = None) -> dict[str, Any]:
     path = REGISTRY_PATH if path is None else path
     if not path.is_file():
         return {}
-    return json.loads(path.read_text())
+    fix = "reinstall the package (pip install --force-reinstall ...) or restore the file"
+    try:
+        entries = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"the weights registry {path} is not valid JSON ({err}); {fix}") from None
+    if not isinstance(entries, dict):
+        raise ValueError(
+            f"the weights registry {path} must hold a JSON object (name -> entry), not a {type(entries).__name__}; "
+            f"{fix}"
+        )
+    for name, entry in entries.items():
+        files = entry.get("files") if isinstance(entry, dict) else None
+        if not isinstance(files, dict) or not all(
+            isinstance(record, dict) and "file" in record and "sha256" in record for record in files.values()
+        ):
+            raise ValueError(
+                f"the weights registry {path} has a malformed entry {name!r} (no 'files' of file and sha256); {fix}"
+            )
+        if not all(str(key).isdigit() for key in files) or "final" not in entry:
+            raise ValueError(f"the weights registry {path} has a malformed entry {name!r} (iterations, 'final'); {fix}")
+    return entries
 
 
 def available() -> dict[str, list[int]]:

@@ -69,7 +69,7 @@ def test_tictactoe_every_line_wins(rows, action):
 def test_tictactoe_non_wins_and_draw():
     game = TicTacToe()
     assert not game.check_win(board(["XX.", "OO.", "..."]), 0)
-    assert not game.check_win(board(["X.X", "...", "..."]), 2)  # a gap is not a line
+    assert not game.check_win(board(["X.X", "O..", "..."]), 2)  # a gap is not a line
     assert game.get_value_and_terminated(board(["XX.", "OO.", "..."]), 0) == (0.0, False)
     draw = board(["XOX", "XOO", "OXX"])
     assert game.get_value_and_terminated(draw, 8) == (0.0, True)

@@ -53,8 +53,9 @@ def test_is_over_sees_a_win_anywhere_and_a_full_board():
     assert not TTT.is_over(TTT.get_initial_state())
     c4 = C4.get_initial_state()
     c4[2:, 6] = -1  # four in a column, far from any recent move
+    c4[5, [0, 1, 3, 4]] = 1  # (and as many stones of the other player: a reachable position)
     assert C4.is_over(c4)
-    c4[2, 6] = 1
+    c4[2, 6] = 0
     assert not C4.is_over(c4)
 
 
@@ -62,6 +63,7 @@ def test_a_player_refuses_a_finished_game_and_a_bad_player_with_one_message():
     won = np.array([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], dtype=np.int8)
     full_c4 = C4.get_initial_state()
     full_c4[2:, 0] = 1
+    full_c4[5, [2, 3, 5, 6]] = -1
     model = ResNet(TTT, 1, 8)
     for game, state, spec in [
         (TTT, won, "random"),

@@ -172,3 +172,209 @@ def test_arena_exhaustive_refuses_flags_it_would_ignore(capsys):
     assert "--exhaustive plays player 1 against every reply" in err and "--player2 would be ignored; drop it" in err
     argv = ["arena", "--game", "tictactoe", "--player1", "perfect", "--exhaustive", "--openings", "2"]
     assert "--openings would be ignored" in one_line_error(capsys, argv)
+
+
+# ---- item 3: the library validates at its public edges ------------------------------------------------------
+def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
+    """Positions of random games (absolute and canonical), none of them over."""
+    rng, out = np.random.default_rng(seed), []
+    while len(out) < count:
+        state, player = game.get_initial_state(), 1
+        while not game.is_over(state):
+            out += [state, game.change_perspective(state, player)]
+            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state, player))))
+            state, player = game.get_next_state(state, action, player), -player
+    return out[:count]
+
+
+@pytest.mark.parametrize("game", [TTT, C4, OTHELLO], ids=repr)
+@pytest.mark.parametrize("action", [2.0, 2.5, "2", True, -1, 99, [2]])
+def test_check_win_and_get_value_and_terminated_refuse_bad_actions(game, action):
+    state = game.get_initial_state()
+    if not isinstance(action, int) or isinstance(action, bool):
+        message = rf"action must be None or an integer in \[0, {game.action_size}\), got"
+    else:
+        message = rf"action {action} is out of range; actions are 0..{game.action_size - 1}"
+    for call in (game.check_win, game.get_value_and_terminated):
+        with pytest.raises(ValueError, match=message):
+            call(state, action)
+    assert game.check_win(state, np.int64(1)) is False and game.get_value_and_terminated(state, None) == (0.0, False)
+
+
+@pytest.mark.parametrize("game", [TTT, C4, OTHELLO], ids=repr)
+@pytest.mark.parametrize("player", [7, 0, 2, True, 1.0 + 1e-9, "1"])
+def test_get_valid_moves_refuses_a_player_other_than_one_or_minus_one(game, player):
+    with pytest.raises(ValueError, match=r"player must be 1 or -1, got"):
+        game.get_valid_moves(game.get_initial_state(), player)
+
+
+def test_a_floating_connect_four_stone_is_refused_everywhere():
+    state = C4.get_initial_state()
+    state[3, 2] = 1  # row 3 of 6: two empty cells below it
+    state[5, 0] = -1
+    message = r"cannot arise in Connect Four: the stone at row 3, column 2 floats above an empty cell"
+    for call in (
+        lambda: C4.get_next_state(state, 0, 1),
+        lambda: C4.get_valid_moves(state),
+        lambda: C4.check_win(state, 2),
+        lambda: C4.get_value_and_terminated(state, 2),
+        lambda: C4.change_perspective(state, -1),
+        lambda: C4.is_over(state),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("game", [TTT, C4], ids=repr)
+def test_stone_counts_no_game_reaches_are_refused(game):
+    state = game.get_initial_state()
+    state[-1, :2] = 1  # two stones of player 1, none of player -1 (bottom row: gravity holds)
+    with pytest.raises(ValueError, match="player 1 has 2 stones and player -1 has 0, but the players take turns"):
+        game.get_next_state(state, 2, -1)
+    with pytest.raises(ValueError, match="player 1 has 0 stones and player -1 has 2"):
+        game.check_win(-state, 0)
+
+
+@pytest.mark.parametrize("game", [TTT, C4, OTHELLO], ids=repr)
+def test_every_position_of_real_games_passes_the_checks_from_both_views(game):
+    for state in random_positions(game, 300, seed=28):
+        game.check_state(state)
+        game.check_state(-state)
+
+
+@pytest.mark.parametrize("game", [TTT, C4], ids=repr)
+def test_get_encoded_state_refuses_wrong_shapes_and_values(game):
+    rows, cols = game.row_count, game.column_count
+    for shape in [(rows, cols + 1), (rows * cols,), (2, 2, rows, cols), (3, rows, cols + 1)]:
+        with pytest.raises(ValueError, match=rf"encodes a state \({rows}, {cols}\) or a batch .*got shape"):
+            game.get_encoded_state(np.zeros(shape, dtype=np.int8))
+    bad = np.zeros((4, rows, cols), dtype=np.int8)
+    bad[2, 0, 0] = 3
+    with pytest.raises(ValueError, match=r"state values must be -1, 0 or 1 .*got \[3\]"):
+        game.get_encoded_state(bad)
+    with pytest.raises(ValueError, match=r"got \[0.5\]"):
+        game.get_encoded_state(np.full((rows, cols), 0.5))
+    assert game.get_encoded_state(bad[:2]).shape == (2, 3, rows, cols)
+
+
+@pytest.mark.parametrize("game", [TTT, C4, OTHELLO], ids=repr)
+def test_apply_symmetry_refuses_an_index_out_of_range_and_a_policy_of_another_length(game):
+    state, policy = game.get_initial_state(), np.arange(game.action_size, dtype=float)
+    for k in (game.num_symmetries, 9, -1, 1.0, True):
+        for call in (game.apply_symmetry, game.invert_symmetry):
+            with pytest.raises(ValueError, match=rf"symmetry k must be an integer from 0 to {game.num_symmetries - 1}"):
+                call(k, state, policy)
+    with pytest.raises(ValueError, match=rf"policy must have one entry per action, shape \({game.action_size},\)"):
+        game.apply_symmetry(0, state, policy[:-1])
+    for k in range(game.num_symmetries):
+        back = game.invert_symmetry(k, *game.apply_symmetry(k, state, policy))
+        np.testing.assert_array_equal(back[1], policy)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((float("nan"), 10), r"score must be a number from 0 to 1 \(a share of points\), got nan"),
+        ((1.5, 10), "score must be a number from 0 to 1"),
+        ((-0.1, 10), "score must be a number from 0 to 1"),
+        ((0.5, 2.5), r"n must be a whole number of trials \(0 or more\), got 2.5"),
+        ((0.5, -1), "n must be a whole number of trials"),
+        ((0.5, 10, 0.0), "z must be a positive finite number"),
+        ((0.5, 10, float("inf")), "z must be a positive finite number"),
+    ],
+)
+def test_wilson_interval_refuses_nonsense(args, message):
+    from alphazero_lib.arena import wilson_interval
+
+    with pytest.raises(ValueError, match=message):
+        wilson_interval(*args)
+    assert wilson_interval(np.float64(0.5), np.int64(0)) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("search", ["AlphaMCTS", "BatchedMCTS"])
+def test_a_search_refuses_a_network_for_another_game(search):
+    from alphazero_lib.alpha_mcts import AlphaMCTS
+    from alphazero_lib.batched_mcts import BatchedMCTS
+    from alphazero_lib.inference import FastEvaluator
+
+    cls = {"AlphaMCTS": AlphaMCTS, "BatchedMCTS": BatchedMCTS}[search]
+    network = ResNet(C4, 1, 8).eval()
+    message = r"this network plays ConnectFour\(rows=6, columns=7, in_a_row=4\), but the search plays TicTacToe"
+    with pytest.raises(ValueError, match=message):
+        cls(TTT, network, SearchConfig(num_searches=4))
+    with pytest.raises(ValueError, match=message):
+        cls(TTT, FastEvaluator(network, "fp32", cache_dir=None), SearchConfig(num_searches=4))
+    cls(C4, network, SearchConfig(num_searches=4))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s.__setitem__((1, 0, 0), 2), r"game 1: state values must be -1, 0 or 1 .*got \[2\]"),
+        (lambda s: s.__setitem__((2, 5, 0), 1), "game 2: this position cannot arise: player 1 has 2 stones"),
+        (
+            lambda s: s.__setitem__((0, 0, 6), -1),
+            "game 0: this position cannot arise in Connect Four: the stone at row 0",
+        ),
+        ("won", "game 3 is already won \\(a player has 4 in a row\\); the search needs a live game"),
+        ("float", r"game 1: state values must be -1, 0 or 1 .*got \[0.5\]"),
+    ],
+)
+def test_batched_search_inputs_are_held_to_the_serial_searchs_rules(change, message):
+    from fakes import FakeNet
+
+    from alphazero_lib.alpha_mcts import AlphaMCTS
+    from alphazero_lib.batched_mcts import BatchedMCTS
+
+    states = np.zeros((4, 6, 7), dtype=np.int8)
+    states[:, 5, 3] = 1  # one stone each: legal canonical positions (the mover is player -1)
+    if change == "won":
+        states[3, 2:, 0] = 1
+        states[3, 5, 1:5] = -1
+        states[3, 5, 3] = 1
+        states[3, 4, 3] = -1
+    elif change == "float":
+        states = states.astype(float)
+        states[1, 0, 0] = 0.5
+    else:
+        change(states)
+    mcts = BatchedMCTS(C4, FakeNet(C4), SearchConfig(num_searches=4))
+    with pytest.raises(ValueError, match=message):
+        mcts.search(states)
+    bad = int(message.split()[1].rstrip(":")) if message.startswith("game") else 0
+    with pytest.raises(ValueError):  # the serial search refuses the same state
+        AlphaMCTS(C4, FakeNet(C4), SearchConfig(num_searches=4)).search(np.asarray(states[bad]))
+    active = np.ones(4, dtype=bool)
+    active[bad] = False  # an inactive game's row is not searched, so not checked
+    mcts.run(states, active)
+
+
+def test_batched_search_takes_float_states_of_minus_one_zero_and_one_as_before():
+    from fakes import FakeNet
+
+    from alphazero_lib.batched_mcts import BatchedMCTS
+
+    states = np.stack(random_positions(C4, 8, seed=5)[1::2])  # canonical views
+    config = SearchConfig(num_searches=12, seed=3)
+    exact = BatchedMCTS(C4, FakeNet(C4), config).search(states)
+    np.testing.assert_array_equal(BatchedMCTS(C4, FakeNet(C4), config).search(states.astype(np.float32)), exact)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[1, 2]", "must hold a JSON object \\(name -> entry\\), not a list"),
+        ("{oops", "is not valid JSON"),
+        ('{"tictactoe": {"files": 3}}', "has a malformed entry 'tictactoe'"),
+    ],
+)
+def test_a_damaged_weights_registry_is_named_with_the_fix(tmp_path, monkeypatch, capsys, text, message):
+    import alphazero_lib.pretrained as pretrained
+
+    registry = tmp_path / "registry.json"
+    registry.write_text(text)
+    monkeypatch.setattr(pretrained, "REGISTRY_PATH", registry)
+    with pytest.raises(ValueError, match=message):
+        pretrained.available()
+    err = one_line_error(capsys, ["demo", "--game", "tictactoe", "--player1", "alphazero:tictactoe:4"])
+    assert f"the weights registry {registry}" in err and "reinstall the package" in err

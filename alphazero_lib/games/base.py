@@ -92,8 +92,13 @@ class Game(ABC):
         """Whether the player who just played ``action`` (already on ``state``) has won."""
 
     def get_value_and_terminated(self, state: np.ndarray, action: int | None) -> tuple[float, bool]:
-        """``(value, terminated)`` after ``action``; value is 1 if its player won, -1 lost, 0 otherwise."""
+        """``(value, terminated)`` after ``action``; value is 1 if its player won, -1 lost, 0 otherwise.
+
+        Raises ``ValueError`` for a state that ``check_state`` refuses, and an action that is not ``None`` or an
+        integer in ``[0, action_size)``.
+        """
         state = self.check_state(state)
+        action = self._check_action_index(action)
         if action is None:
             return 0.0, False
         if self._win(state, action):
@@ -120,8 +125,17 @@ class Game(ABC):
 
     # ---- network input --------------------------------------------------------------------------
     def get_encoded_state(self, state: np.ndarray) -> np.ndarray:
-        """Three float32 planes (opponent, empty, own): ``(R, C) -> (3, R, C)``, ``(B, R, C) -> (B, 3, R, C)``."""
+        """Three float32 planes (opponent, empty, own): ``(R, C) -> (3, R, C)``, ``(B, R, C) -> (B, 3, R, C)``.
+
+        Raises ``ValueError`` for another shape or values other than -1, 0 and 1 (a cheap check).
+        """
         state = np.asarray(state)
+        if state.shape[-2:] != (self.row_count, self.column_count) or state.ndim not in (2, 3):
+            raise ValueError(
+                f"{self!r} encodes a state ({self.row_count}, {self.column_count}) or a batch (B, {self.row_count}, "
+                f"{self.column_count}), got shape {state.shape}"
+            )
+        _check_values(state)
         planes = np.stack((state == -1, state == 0, state == 1), axis=-3)
         return planes.astype(np.float32)
 
@@ -172,22 +186,36 @@ class Game(ABC):
 
     def check_state(self, state: Any) -> np.ndarray:
         """``state`` as an array, after checking it is one board: shape ``(row_count, column_count)``, values
-        -1, 0 and 1 only. Raises ``ValueError`` saying what is wrong (cheap: a shape compare and a byte scan)."""
+        -1, 0 and 1 only, and a position the game can reach (Tic-Tac-Toe and Connect Four: the players' stone
+        counts differ by at most one; Connect Four: no stone above an empty cell). Raises ``ValueError`` saying
+        what is wrong (cheap: a shape compare and a few byte scans, about a microsecond)."""
         array = np.asarray(state)
         if array.shape != (self.row_count, self.column_count):
             raise ValueError(
                 f"{self!r} needs a state of shape ({self.row_count}, {self.column_count}), got shape {array.shape}"
             )
         if array.dtype == STATE_DTYPE:
-            bad = array.tobytes().translate(None, _STATE_BYTES)  # what is left is not -1, 0 or 1
-        elif array.dtype.kind in "iufb":
-            bad = bool(((array != 0) & (array != 1) & (array != -1)).any())
+            data = array.tobytes()
+            if data.translate(None, _STATE_BYTES):  # what is left is not -1, 0 or 1
+                _check_values(array)
         else:
-            raise ValueError(f"{self!r} needs a numeric state of -1, 0 and 1, got dtype {array.dtype}")
-        if bad:
-            values = sorted({v for v in np.unique(array).tolist() if v not in (-1, 0, 1)})
-            raise ValueError(f"state values must be -1, 0 or 1 (empty, the players); got {values[:5]}")
+            _check_values(array)
+            data = array.astype(STATE_DTYPE).tobytes()
+        self._check_position(data)
         return array
+
+    def _check_symmetry(self, k: Any, policy: Any) -> tuple[int, np.ndarray]:
+        """``k`` as an int in ``[0, num_symmetries)`` and ``policy`` as an array of ``action_size`` entries."""
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < self.num_symmetries:
+            raise ValueError(f"symmetry k must be an integer from 0 to {self.num_symmetries - 1}, got {k!r}")
+        policy = np.asarray(policy)
+        if policy.shape != (self.action_size,):
+            raise ValueError(f"policy must have one entry per action, shape ({self.action_size},); got {policy.shape}")
+        return int(k), policy
+
+    def _check_position(self, data: bytes) -> None:  # noqa: B027 (a hook: most games check nothing more)
+        """Raise ``ValueError`` for a board that no game reaches (subclasses: stone counts, gravity); ``data`` is
+        the board's bytes as int8 (values already checked: 0, 1 and 255 for -1)."""
 
     def is_over(self, state: np.ndarray) -> bool:
         """Whether the game has ended in ``state``: a player has a winning line, or nobody can move."""
@@ -220,6 +248,19 @@ class Game(ABC):
         """Why a well-formed but illegal action is illegal (subclasses add detail)."""
         return "it is not legal here"
 
+    def _check_action_index(self, action: Any) -> int | None:
+        """``action`` as an int in ``[0, action_size)``, or ``None``; anything else raises ``ValueError``."""
+        if action is None or (type(action) is int and 0 <= action < self.action_size):  # the common case, fast
+            return action
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise ValueError(
+                f"action must be None or an integer in [0, {self.action_size}), got {action!r} "
+                f"({type(action).__name__})"
+            )
+        if not 0 <= action < self.action_size:
+            raise ValueError(f"action {action} is out of range; actions are 0..{self.action_size - 1}")
+        return int(action)
+
     def _check_action(self, state: np.ndarray, action: Any, player: int) -> int:
         if isinstance(action, bool) or not isinstance(action, numbers.Integral):
             raise ValueError(
@@ -240,6 +281,31 @@ class Game(ABC):
 
 
 _STATE_BYTES = bytes([0, 1, 255])  # -1, 0 and 1 as int8 bytes
+
+
+def _check_values(array: np.ndarray) -> None:
+    """Raise ``ValueError`` unless ``array`` (any shape) holds -1, 0 and 1 only."""
+    if array.dtype == STATE_DTYPE:
+        bad = array.tobytes().translate(None, _STATE_BYTES)  # what is left is not -1, 0 or 1
+    elif array.dtype.kind in "iufb":
+        bad = bool(((array != 0) & (array != 1) & (array != -1)).any())
+    else:
+        raise ValueError(f"a state holds numbers -1, 0 and 1, got dtype {array.dtype}")
+    if bad:
+        values = sorted({v for v in np.unique(array).tolist() if v not in (-1, 0, 1)})
+        raise ValueError(f"state values must be -1, 0 or 1 (empty, the players); got {values[:5]}")
+
+
+def check_stone_counts(data: bytes) -> None:
+    """Raise ``ValueError`` unless the players' stone counts differ by at most one (they alternate, nothing is
+    ever removed): true of every position of Tic-Tac-Toe and Connect Four, from either player's view. ``data``:
+    the board's int8 bytes."""
+    first, second = data.count(1), data.count(255)
+    if not -1 <= first - second <= 1:
+        raise ValueError(
+            f"this position cannot arise: player 1 has {first} stones and player -1 has {second}, but the players "
+            f"take turns, so the counts differ by at most one"
+        )
 
 
 class LineDetector:

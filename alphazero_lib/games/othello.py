@@ -143,6 +143,7 @@ class Othello(Game):
         return f"a disc on {self.action_to_string(action)} flips nothing"
 
     def get_value_and_terminated(self, state: np.ndarray, action: int | None) -> tuple[float, bool]:
+        action = self._check_action_index(action)
         if not self.is_over(state):
             return 0.0, False
         if action is None or action == self.pass_action:
@@ -154,6 +155,7 @@ class Othello(Game):
         return float(np.sign(diff)), True
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
+        action = self._check_action_index(action)
         if action is None or action == self.pass_action or not self.is_over(state):
             return False
         return self.get_value_and_terminated(state, action)[0] == 1.0
@@ -168,7 +170,7 @@ class Othello(Game):
         return 8
 
     def _transform(self, fn: Any, k: int, state: np.ndarray, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        policy = np.asarray(policy)
+        k, policy = self._check_symmetry(k, policy)
         n = self.size
         board_part = fn(k, policy[: n * n].reshape(n, n)).reshape(-1)
         return fn(k, state).copy(), np.concatenate([board_part, policy[n * n :]])

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.games.base import Game, inverse_square_symmetry, square_symmetry
+from alphazero_lib.games.base import Game, check_stone_counts, inverse_square_symmetry, square_symmetry
 from alphazero_lib.games.style import BoardStyle
 
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -58,7 +58,7 @@ class TicTacToe(Game):
         return self.action_size
 
     def get_valid_moves(self, state: np.ndarray, player: int = 1) -> np.ndarray:
-        return self._valid_moves(self.check_state(state), player)
+        return self._valid_moves(self.check_state(state), self._check_player(player))
 
     def _valid_moves(self, state: np.ndarray, player: int) -> np.ndarray:
         return (state.reshape(-1) == 0).astype(np.uint8)
@@ -70,7 +70,10 @@ class TicTacToe(Game):
         return f"cell {action} is occupied"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
-        return self._win(self.check_state(state), action)
+        return self._win(self.check_state(state), self._check_action_index(action))
+
+    def _check_position(self, data: bytes) -> None:
+        check_stone_counts(data)
 
     def _win(self, state: np.ndarray, action: int | None) -> bool:
         if action is None:
@@ -82,12 +85,12 @@ class TicTacToe(Game):
         return 8
 
     def apply_symmetry(self, k: int, state: np.ndarray, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        policy = np.asarray(policy)
+        k, policy = self._check_symmetry(k, policy)
         new_policy = square_symmetry(k, policy.reshape(3, 3)).reshape(-1)
         return square_symmetry(k, state).copy(), new_policy.copy()
 
     def invert_symmetry(self, k: int, state: np.ndarray, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        policy = np.asarray(policy)
+        k, policy = self._check_symmetry(k, policy)
         new_policy = inverse_square_symmetry(k, policy.reshape(3, 3)).reshape(-1)
         return inverse_square_symmetry(k, state).copy(), new_policy.copy()
 
