@@ -622,7 +622,7 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
     def fresh_agent() -> object:
         """The submission file's agent, or the player the spec names: a new one, seeded alike, per opponent."""
         if args.player.endswith(".py"):
-            return load_submission(args.player)
+            return load_submission(args.player, game)  # a submission for another game is refused
         return make_player(game, args.player, seed=args.seed)
 
     results = []

@@ -208,7 +208,9 @@ def test_get_valid_moves_refuses_a_player_other_than_one_or_minus_one(game, play
         game.get_valid_moves(game.get_initial_state(), player)
 
 
-def test_a_floating_connect_four_stone_is_refused_everywhere():
+def test_a_floating_connect_four_stone_is_refused_everywhere_a_move_is_made_or_searched():
+    """Everywhere a game goes on from the board; check_win and get_value_and_terminated only look for a line and
+    take hand-made boards (the course draws them), as ``test_line_checks_take_hand_made_boards`` says."""
     state = C4.get_initial_state()
     state[3, 2] = 1  # row 3 of 6: two empty cells below it
     state[5, 0] = -1
@@ -216,8 +218,6 @@ def test_a_floating_connect_four_stone_is_refused_everywhere():
     for call in (
         lambda: C4.get_next_state(state, 0, 1),
         lambda: C4.get_valid_moves(state),
-        lambda: C4.check_win(state, 2),
-        lambda: C4.get_value_and_terminated(state, 2),
         lambda: C4.change_perspective(state, -1),
         lambda: C4.is_over(state),
     ):
@@ -232,7 +232,7 @@ def test_stone_counts_no_game_reaches_are_refused(game):
     with pytest.raises(ValueError, match="player 1 has 2 stones and player -1 has 0, but the players take turns"):
         game.get_next_state(state, 2, -1)
     with pytest.raises(ValueError, match="player 1 has 0 stones and player -1 has 2"):
-        game.check_win(-state, 0)
+        game.get_valid_moves(-state)
 
 
 @pytest.mark.parametrize("game", [TTT, C4, OTHELLO], ids=repr)
@@ -378,3 +378,103 @@ def test_a_damaged_weights_registry_is_named_with_the_fix(tmp_path, monkeypatch,
         pretrained.available()
     err = one_line_error(capsys, ["demo", "--game", "tictactoe", "--player1", "alphazero:tictactoe:4"])
     assert f"the weights registry {registry}" in err and "reinstall the package" in err
+
+
+# ---- item 6: the ConnectX adapters always play a legal column; kaggle-eval refuses another game's submission -----
+CONFIGURATIONS = [
+    None,
+    {},
+    {"rows": 6, "columns": 7},  # no inarow
+    {"rows": 6, "columns": 7, "inarow": None, "actTimeout": None},
+    {"rows": "x", "columns": "seven", "inarow": "4"},
+    {"rows": 6, "columns": 1000, "inarow": 4},
+    {"rows": 14, "columns": 3, "inarow": 4},
+    {"columns": 0, "rows": -6},
+    {"columns": True, "rows": True, "inarow": True},
+    {"columns": 2.5},
+    [6, 7, 4],
+    "connectx",
+]
+
+
+def crowded_board() -> np.ndarray:
+    """Columns 0 (the naive fallback) and 3 (the centre) full, the rest open; 7 stones each."""
+    board = np.zeros((6, 7), dtype=int)
+    board[:, 0] = [1, 2, 1, 2, 1, 2]
+    board[:, 3] = [2, 1, 2, 1, 2, 1]
+    board[5, 5], board[5, 6] = 1, 2
+    return board
+
+
+@pytest.fixture(scope="module")
+def standalone_agent():
+    from alphazero_lib.kaggle import numpy_params
+    from alphazero_lib.kaggle.agent import Agent, NumpyResNet
+
+    model = ResNet(C4, 1, 8).eval()
+    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=8, c_puct=2.0)
+
+
+@pytest.mark.parametrize("configuration", CONFIGURATIONS, ids=repr)
+@pytest.mark.parametrize("mark", [1, 2, None])
+def test_the_standalone_agent_and_its_fallback_play_a_legal_column_whatever_the_configuration(
+    standalone_agent, configuration, mark
+):
+    from alphazero_lib.kaggle.agent import fallback_move
+
+    board = crowded_board()
+    observation = {"board": board.reshape(-1).tolist(), "mark": mark}
+    open_columns = set(np.flatnonzero(board[0] == 0).tolist())
+    assert standalone_agent(observation, configuration) in open_columns
+    assert fallback_move(observation, configuration) in open_columns
+    assert fallback_move({"board": "garbage"}, configuration) in range(7)
+
+
+@pytest.mark.parametrize("configuration", [None, {}, {"rows": 6, "columns": 7}], ids=repr)
+def test_a_configuration_without_inarow_still_takes_the_win(standalone_agent, configuration):
+    board = np.zeros((6, 7), dtype=int)
+    board[3:, 6] = 1  # three of mark 1 in column 6
+    board[5, 0:3] = 2
+    assert standalone_agent({"board": board.reshape(-1).tolist(), "mark": 1}, configuration) == 6
+
+
+def test_our_players_as_kaggle_agents_take_a_missing_configuration_as_their_game():
+    from alphazero_lib.kaggle import as_kaggle_agent
+    from alphazero_lib.players import RandomPlayer
+
+    board = crowded_board().reshape(-1).tolist()
+    agent = as_kaggle_agent(C4, RandomPlayer(C4, seed=0))
+    for configuration in (None, {}, {"rows": 6, "columns": 7}, {"actTimeout": None}):
+        assert agent({"board": board, "mark": 1}, configuration) in (1, 2, 4, 5, 6)
+    with pytest.raises(ValueError, match=r"this agent plays ConnectFour\(rows=6, columns=7, in_a_row=4\), not rows"):
+        agent({"board": board, "mark": 1}, {"rows": 5, "columns": 7, "inarow": 4})
+    ttt = as_kaggle_agent(TTT, RandomPlayer(TTT, seed=0))
+    assert ttt({"board": [1, 0, 0, 0, 2, 0, 0, 0, 0], "mark": 1}, None) in (1, 2, 3, 5, 6, 7, 8)
+
+
+def test_kaggle_eval_refuses_a_submission_for_another_game(tmp_path, capsys):
+    from alphazero_lib.kaggle import export_submission, load_submission
+
+    exported = export_submission(ResNet(C4, 1, 8).eval(), tmp_path / "submission.py", num_searches=4)
+    argv = ["kaggle-eval", "--game", "tictactoe", "--player", str(exported), "--episodes", "1", "--no-progress"]
+    err = one_line_error(capsys, argv)
+    assert f"{exported} was exported for ConnectFour(rows=6, columns=7, in_a_row=4) (its header says so)" in err
+    assert "not TicTacToe" in err
+    with pytest.raises(
+        ValueError, match=r"exported for ConnectFour\(rows=6, columns=7, in_a_row=4\) .*not ConnectFour"
+    ):
+        load_submission(str(exported), make_game("connect_four", rows=5, columns=6))
+    assert callable(load_submission(str(exported), C4))
+    handwritten = tmp_path / "mine.py"
+    handwritten.write_text("def agent(observation, configuration):\n    return configuration.inarow % 3\n")
+    err = one_line_error(capsys, [*argv[:4], str(handwritten), *argv[5:]])
+    assert "reads ConnectX's 'inarow': a Connect Four submission, not one for TicTacToe" in err
+
+
+def test_line_checks_take_hand_made_boards():
+    """The notebooks ask "four in a row here?" of boards no game reaches: the line checks answer, the rest refuse."""
+    state = C4.get_initial_state()
+    state[5, 0:4] = 1  # four of player 1, none of player -1: unreachable, but a clear line
+    assert C4.check_win(state, 3) is True and C4.get_value_and_terminated(state, 3) == (1.0, True)
+    with pytest.raises(ValueError, match="cannot arise"):
+        C4.get_valid_moves(state)

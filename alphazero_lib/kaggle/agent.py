@@ -219,9 +219,8 @@ class Agent:
             return fallback_move(observation, configuration)
 
     def _play(self, observation: dict, configuration: dict, start: float) -> int:
-        rows, columns = int(configuration["rows"]), int(configuration["columns"])
-        in_a_row = int(configuration["inarow"])
         board = np.asarray(observation["board"])
+        rows, columns, in_a_row = board_shape(board.size, configuration)
         mark = observation.get("mark")
         if board.size != rows * columns or mark not in (1, 2) or not np.isin(board, (0, 1, 2)).all():
             return fallback_move(observation, configuration)
@@ -249,20 +248,42 @@ def centre_or_win(state: np.ndarray, in_a_row: int) -> int:
     return int(legal[np.argmin(np.abs(legal - (state.shape[1] - 1) / 2))])
 
 
-def fallback_move(observation: dict, configuration: dict) -> int:
-    """A legal column for any observation: the board is read as far as it makes sense, a win taken if seen."""
+def setting(configuration: dict, name: str, default: int) -> int:
+    """A positive whole number from the configuration (a dict, a kaggle Struct, None, ...), else ``default``."""
     try:
-        columns = int(configuration["columns"])
-        rows = int(configuration["rows"])
+        value = configuration[name]
+        return int(value) if not isinstance(value, bool) and int(value) == value and value > 0 else default
+    except Exception:
+        return default
+
+
+def board_shape(cells: int, configuration: dict) -> tuple[int, int, int]:
+    """``(rows, columns, in_a_row)`` of a board of ``cells`` cells: the configuration's where they fit it, else
+    ConnectX's 7 columns (or the configuration's, when 7 cannot be) and the rows read off the board."""
+    rows, columns = setting(configuration, "rows", 0), setting(configuration, "columns", 7)
+    if rows * columns != cells:
+        columns = 7 if cells % 7 == 0 or cells % columns else columns
+        rows = cells // columns or 6
+    return rows, columns, setting(configuration, "inarow", 4)
+
+
+def fallback_move(observation: dict, configuration: dict) -> int:
+    """A legal column for any observation and configuration: the board read as far as it makes sense, a win
+    taken if seen, else the centre-most open column (never a full one while one is open)."""
+    try:
         board = np.asarray(observation["board"], dtype=float).reshape(-1)
-        top = board[:columns] if board.size >= columns else np.zeros(columns)
-        legal = [c for c in range(columns) if top[c] == 0] or list(range(columns))
+    except Exception:
+        board = np.zeros(0)
+    rows, columns, in_a_row = board_shape(board.size, configuration)
+    top = np.concatenate([board[:columns], np.zeros(max(columns - board.size, 0))])
+    legal = [c for c in range(columns) if top[c] == 0] or list(range(columns))
+    try:
         mark = observation.get("mark")
         if mark not in (1, 2):  # the side to move has no more stones than the other: infer it
             mark = 1 if (board == 1).sum() == (board == 2).sum() else 2
         if board.size == rows * columns and np.isin(board, (0, 1, 2)).all():
             state = np.where(board == mark, 1, np.where(board == 0, 0, -1)).astype(np.int8).reshape(rows, columns)
-            return centre_or_win(state, int(configuration["inarow"]))
-        return int(min(legal, key=lambda c: abs(c - (columns - 1) / 2)))
+            return centre_or_win(state, in_a_row)
     except Exception:
-        return 0
+        pass
+    return int(min(legal, key=lambda c: abs(c - (columns - 1) / 2)))
