@@ -500,3 +500,119 @@ def test_ray_flags_are_never_ignored(tmp_path, capsys, start_run):
         err = capsys.readouterr().err
         assert '-m pip install "ray==' in err and "or train without --ray" in err
         assert not new.exists()  # nothing written before the error
+
+
+# ---- item 7: read-only, permission and full-disk failures say which path and what to do ----------------------
+def test_a_full_disk_while_saving_names_the_file_and_keeps_the_last_checkpoint(
+    tmp_path, capsys, monkeypatch, start_run
+):
+    import errno
+
+    out = start_run(tmp_path, iterations=1)
+    before = (out / "latest.pt").read_bytes()
+    real_fsync = os.fsync
+
+    def fsync(fd):  # the disk fills up while latest.pt's temporary file is flushed
+        if ".latest.pt." in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write {out / 'latest.pt'}: the disk is full (No space left on device); ")
+    assert f"free some space or write somewhere else, then run this again; {out / 'latest.pt'} was left as it" in err
+    assert (out / "latest.pt").read_bytes() == before
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")] and not (out / "train.lock").exists()
+
+
+@pytest.mark.parametrize(
+    "code, advice",
+    [
+        ("EROFS", "the file system is read-only; write somewhere else (another --out) or mount it writable"),
+        ("EACCES", "permission denied: you may not write in {dir}; pick a directory you own, or make it writable"),
+        ("EDQUOT", "the disk is full"),
+    ],
+)
+def test_write_failures_name_the_path_and_what_to_do(tmp_path, monkeypatch, capsys, code, advice):
+    import errno
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    target = tmp_path / "submission.py"
+    assert main(["export-kaggle", "--weights", "connect_four", "--out", str(target), "--searches", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write {target}: ") and advice.format(dir=tmp_path) in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_file_where_a_directory_is_expected_and_the_reverse(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoints").write_text("not a directory")
+    args = ["train", "--game", "tictactoe", "--out", str(run), "--config", str(tiny_config(tmp_path)), "--overwrite"]
+    assert main([*args, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'checkpoints'} is a file where a directory is expected; move it away or pick another path" in err
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    assert main(["export-kaggle", "--weights", "connect_four", "--out", str(blocker / "sub.py")]) == 2
+    assert f"{blocker} is a file where a directory is expected" in capsys.readouterr().err
+    assert main(["train", "--game", "tictactoe", "--out", str(tmp_path / "r"), "--config", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a directory, not a JSON file of settings" in capsys.readouterr().err
+
+
+# As a user who may not write there (root may write anywhere): three commands, one error line each.
+AS_ANOTHER_USER = textwrap.dedent(
+    """
+    import contextlib, io, sys
+    from alphazero_lib.cli import main
+
+    locked, run, config = sys.argv[1:4]
+    for argv in (
+        ["train", "--game", "tictactoe", "--out", locked + "/new", "--config", config, "--no-progress"],
+        ["export-kaggle", "--weights", "connect_four", "--out", locked + "/submission.py", "--searches", "2"],
+        ["train", "--out", run, "--resume", "--iterations", "2", "--no-progress"],
+    ):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(argv)
+        print(code, err.getvalue().strip())
+    """
+)
+
+
+def test_permission_denied_in_a_real_process_names_the_directory(tmp_path, start_run):
+    import shutil
+    import tempfile
+
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("root writes anywhere, and setpriv is missing to run as another user")
+    base = Path(tempfile.mkdtemp(prefix="alphazero-perm-"))  # outside pytest's private tmp, so the user can enter
+    try:
+        base.chmod(0o755)
+        run = start_run(base, iterations=1)  # a run the other user may read but not write
+        locked = base / "locked"
+        locked.mkdir(mode=0o555)
+        command = [sys.executable, "-c", AS_ANOTHER_USER, str(locked), str(run), str(base / "tiny.json")]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        for path in [run, *run.rglob("*"), base / "tiny.json"]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        locked.chmod(0o555)
+        done = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=base)
+        lines = done.stdout.strip().splitlines()
+        assert len(lines) == 3, done.stderr
+        assert lines[0].startswith(f"2 error: cannot create the run directory {locked / 'new'}: permission denied: ")
+        assert f"you may not write in {locked}; pick a directory you own, or make it writable (chmod u+w" in lines[0]
+        assert lines[1].startswith(f"2 error: cannot write {locked / 'submission.py'}: permission denied: you may")
+        assert lines[2].startswith(f"2 error: cannot create the run's lock file {run / 'train.lock'}: permission")
+    finally:
+        for path in [base, *base.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
