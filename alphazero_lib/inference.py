@@ -37,13 +37,21 @@ def model_device(model: torch.nn.Module) -> torch.device:
 
 def check_network_game(game: Any, model: Any) -> None:
     """Raise ``ValueError`` when ``model`` (a ``ResNet``, or a ``FastEvaluator`` around one) was built for another
-    game than ``game``: its outputs would not fit the game's moves. Models that do not say their game pass."""
+    game than ``game``: its outputs would not fit the game's moves. Models that do not say their game pass, and a
+    game class of the learner's own (not a library ``Game``) passes when its board and moves have the sizes."""
     from alphazero_lib.games.base import Game
 
     trained_for = getattr(model, "game", None)
     if trained_for is None:
         trained_for = getattr(getattr(model, "source", None), "game", None)
-    if isinstance(trained_for, Game) and trained_for != game:
+    if not isinstance(trained_for, Game):
+        return
+    if isinstance(game, Game):
+        differs = trained_for != game
+    else:  # a course learner's own game class: it fits when the board and the moves have the network's sizes
+        sizes = ("row_count", "column_count", "action_size")
+        differs = any(getattr(trained_for, name) != getattr(game, name, None) for name in sizes)
+    if differs:
         raise ValueError(
             f"this network plays {trained_for!r}, but the search plays {game!r}; give the search a network for {game!r}"
         )

@@ -307,6 +307,19 @@ def test_a_search_refuses_a_network_for_another_game(search):
     cls(C4, network, SearchConfig(num_searches=4))
 
 
+def test_a_learners_own_game_class_takes_a_network_of_its_sizes():
+    """Notebook 6 searches the learner's own ConnectFour class (not a library Game) with the shipped network."""
+    from alphazero_lib.inference import check_network_game
+
+    class LearnersConnectFour:  # what a notebook's class looks like to the check: sizes, no library base
+        row_count, column_count, action_size = 6, 7, 7
+
+    check_network_game(LearnersConnectFour(), ResNet(C4, 1, 8))
+    LearnersConnectFour.column_count = LearnersConnectFour.action_size = 8
+    with pytest.raises(ValueError, match="but the search plays"):
+        check_network_game(LearnersConnectFour(), ResNet(C4, 1, 8))
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

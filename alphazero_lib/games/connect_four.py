@@ -74,7 +74,7 @@ class ConnectFour(Game):
         return f"column {action} is full"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
-        return self._win(self.check_state(state), self._check_action_index(action))
+        return self._win(self.check_state(state, reachable=False), self._check_action_index(action))
 
     def _win(self, state: np.ndarray, action: int | None) -> bool:
         if action is None:

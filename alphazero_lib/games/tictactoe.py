@@ -70,7 +70,7 @@ class TicTacToe(Game):
         return f"cell {action} is occupied"
 
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
-        return self._win(self.check_state(state), self._check_action_index(action))
+        return self._win(self.check_state(state, reachable=False), self._check_action_index(action))
 
     def _check_position(self, data: bytes) -> None:
         check_stone_counts(data)
