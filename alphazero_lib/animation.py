@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from alphazero_lib.games.style import BoardStyle, style_of
+from alphazero_lib.utils import explain_os_error
 
 if TYPE_CHECKING:
     from alphazero_lib.games.base import Game
@@ -221,7 +223,11 @@ def playoff_html(
 def save_gif(
     game: Game, states: Sequence[np.ndarray], path: str | Path, captions: Sequence[str] | None = None, fps: float = 2.0
 ) -> Path:
-    """Write an animated GIF of ``states`` with matplotlib (Pillow writer); returns the path."""
+    """Write an animated GIF of ``states`` with matplotlib (Pillow writer); returns the path.
+
+    Written atomically (a temporary file beside it, then renamed): a failure leaves an existing GIF whole and raises
+    ``utils.FileWriteError`` naming the path and what to do.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation, PillowWriter
 
@@ -238,6 +244,14 @@ def save_gif(
     order = list(range(len(states))) + [len(states) - 1] * int(2 * fps)
     animation = FuncAnimation(fig, frame, frames=order, blit=False)
     path = Path(path)
-    animation.save(path, writer=PillowWriter(fps=fps))
-    plt.close(fig)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.gif")  # the writer picks the format by the suffix
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        animation.save(tmp, writer=PillowWriter(fps=fps))
+        os.replace(tmp, path)
+    except OSError as err:
+        raise explain_os_error(err, path) from None
+    finally:
+        tmp.unlink(missing_ok=True)
+        plt.close(fig)
     return path

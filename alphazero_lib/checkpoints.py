@@ -22,7 +22,7 @@ import torch
 
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
-from alphazero_lib.utils import atomic_write_bytes, resolve_device
+from alphazero_lib.utils import atomic_write_bytes, explain_os_error, resolve_device
 
 FORMAT_VERSION = 1
 KIND = "alphazero_lib checkpoint"
@@ -64,6 +64,8 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> 
         raise FileNotFoundError(f"no checkpoint at {path}")
     try:
         checkpoint = torch.load(path, map_location=map_location, weights_only=True)
+    except PermissionError as err:  # not ours to read: not a damaged file
+        raise explain_os_error(err, path, "read") from None
     except pickle.UnpicklingError as err:
         raise CheckpointError(
             f"{path} holds objects other than tensors, dicts, lists, strings and numbers, or is damaged; "

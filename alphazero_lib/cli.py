@@ -515,6 +515,10 @@ def _read_json_object(path: Path) -> dict:
         data = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is not valid JSON: {err}") from None
+    except OSError as err:
+        from alphazero_lib.utils import explain_os_error
+
+        raise explain_os_error(err, path, "read") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path} must hold a JSON object of settings at the top level, not a {type(data).__name__}")
     return data
@@ -557,13 +561,12 @@ def _export_kaggle(args: argparse.Namespace) -> int:
 # ---- playoff --------------------------------------------------------------------------------------
 def _playoff(args: argparse.Namespace) -> int:
     """One game in kaggle-environments, written as a self-contained HTML animation (and optionally a GIF)."""
-    import os
     from pathlib import Path
 
     from alphazero_lib.animation import playoff_html, save_gif
     from alphazero_lib.kaggle import episode_states, kaggle_agents, run_episode
     from alphazero_lib.specs import make_player
-    from alphazero_lib.utils import atomic_write_bytes, explain_os_error
+    from alphazero_lib.utils import atomic_write_bytes
 
     game = make_game(args.game)
 
@@ -594,17 +597,7 @@ def _playoff(args: argparse.Namespace) -> int:
     atomic_write_bytes(out, page.encode())  # a failed write (full disk) leaves the old page whole
     print(f"{title}: {result} in {len(states) - 1} moves; wrote {out}")
     if args.gif:
-        gif = Path(args.gif)
-        tmp = gif.with_name(f".{gif.name}.{os.getpid()}.tmp.gif")  # the writer picks the format by the suffix
-        try:
-            gif.parent.mkdir(parents=True, exist_ok=True)
-            save_gif(game, states, tmp, captions)
-            os.replace(tmp, gif)
-        except OSError as err:
-            raise explain_os_error(err, gif) from None
-        finally:
-            tmp.unlink(missing_ok=True)
-        print(f"wrote {gif}")
+        print(f"wrote {save_gif(game, states, args.gif, captions)}")  # atomic too
     return 0
 
 

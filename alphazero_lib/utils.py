@@ -97,7 +97,7 @@ def explain_os_error(err: OSError, path: str | os.PathLike[str], doing: str = "w
 
     Full disks and quotas, read-only file systems, permissions, a file where a directory is expected and the
     reverse get their own advice; anything else keeps the system's words. ``doing`` is what failed (``"write"``,
-    ``"create the directory"``, ...).
+    ``"read"``, ``"create the directory"``, ...).
     """
     import errno as codes
 
@@ -107,7 +107,11 @@ def explain_os_error(err: OSError, path: str | os.PathLike[str], doing: str = "w
     reason = err.strerror or str(err)
     where = path.parent if path.parent != path else path
     unchanged = f"; {path} was left as it was" if doing == "write" and path.is_file() else ""
-    if err.errno in (codes.ENOSPC, codes.EDQUOT):
+    if doing == "read" and err.errno in (codes.EACCES, codes.EPERM):
+        advice = f"permission denied: you may not read {path}; ask its owner, or copy it somewhere you can read"
+    elif doing == "read" and err.errno == codes.ENOENT:
+        advice = "there is no such file"
+    elif err.errno in (codes.ENOSPC, codes.EDQUOT):
         advice = f"the disk is full ({reason}); free some space or write somewhere else, then run this again"
     elif err.errno == codes.EROFS:
         advice = "the file system is read-only; write somewhere else (another --out) or mount it writable"

@@ -572,11 +572,13 @@ AS_ANOTHER_USER = textwrap.dedent(
     import contextlib, io, sys
     from alphazero_lib.cli import main
 
-    locked, run, config = sys.argv[1:4]
+    locked, run, config, secret = sys.argv[1:5]
     for argv in (
         ["train", "--game", "tictactoe", "--out", locked + "/new", "--config", config, "--no-progress"],
         ["export-kaggle", "--weights", "connect_four", "--out", locked + "/submission.py", "--searches", "2"],
         ["train", "--out", run, "--resume", "--iterations", "2", "--no-progress"],
+        ["train", "--game", "tictactoe", "--out", run + "2", "--config", secret + ".json", "--no-progress"],
+        ["arena", "--game", "tictactoe", "--player1", "policy:" + secret + ".pt", "--player2", "random"],
     ):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
@@ -598,21 +600,54 @@ def test_permission_denied_in_a_real_process_names_the_directory(tmp_path, start
         run = start_run(base, iterations=1)  # a run the other user may read but not write
         locked = base / "locked"
         locked.mkdir(mode=0o555)
-        command = [sys.executable, "-c", AS_ANOTHER_USER, str(locked), str(run), str(base / "tiny.json")]
+        secret = base / "secret"  # files only their owner may read
+        secret.with_suffix(".json").write_text("{}")
+        secret.with_suffix(".pt").write_bytes((run / "latest.pt").read_bytes())
+        command = [sys.executable, "-c", AS_ANOTHER_USER, str(locked), str(run), str(base / "tiny.json"), str(secret)]
         if os.geteuid() == 0:
             command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
         for path in [run, *run.rglob("*"), base / "tiny.json"]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         locked.chmod(0o555)
+        for path in (secret.with_suffix(".json"), secret.with_suffix(".pt")):
+            path.chmod(0o600)
         done = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=base)
         lines = done.stdout.strip().splitlines()
-        assert len(lines) == 3, done.stderr
+        assert len(lines) == 5, done.stderr
         assert lines[0].startswith(f"2 error: cannot create the run directory {locked / 'new'}: permission denied: ")
         assert f"you may not write in {locked}; pick a directory you own, or make it writable (chmod u+w" in lines[0]
         assert lines[1].startswith(f"2 error: cannot write {locked / 'submission.py'}: permission denied: you may")
         assert lines[2].startswith(f"2 error: cannot create the run's lock file {run / 'train.lock'}: permission")
+        for line, path in zip(lines[3:], (secret.with_suffix(".json"), secret.with_suffix(".pt")), strict=True):
+            assert line == f"2 error: cannot read {path}: permission denied: you may not read {path}; ask its " + (
+                "owner, or copy it somewhere you can read"
+            )
     finally:
         for path in [base, *base.rglob("*")]:
             if path.is_dir():
                 path.chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")
+def test_save_gif_is_atomic_and_names_a_path_it_cannot_write(tmp_path, monkeypatch):
+    from matplotlib.animation import Animation
+
+    from alphazero_lib import make_game
+    from alphazero_lib.animation import save_gif
+    from alphazero_lib.utils import FileWriteError
+
+    game = make_game("tictactoe")
+    states = [game.get_initial_state(), game.get_next_state(game.get_initial_state(), 4, 1)]
+    gif = save_gif(game, states, tmp_path / "game.gif")
+    before = gif.read_bytes()
+    assert before[:6] == b"GIF89a" and [p.name for p in tmp_path.iterdir()] == ["game.gif"]
+
+    def dies_half_way(self, filename, *args, **kwargs):
+        Path(filename).write_bytes(b"GIF89a half a picture")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Animation, "save", dies_half_way)
+    with pytest.raises(FileWriteError, match=f"cannot write {gif}: the disk is full .*{gif} was left as it was"):
+        save_gif(game, states, gif)
+    assert gif.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["game.gif"]

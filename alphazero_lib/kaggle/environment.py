@@ -218,7 +218,12 @@ def load_submission(path: str, game: Game | None = None) -> Any:
         raise IsADirectoryError(f"{path} is a directory, not a submission file")
     if not source.is_file():
         raise FileNotFoundError(f"no submission file at {path}")
-    text = source.read_text(errors="replace")
+    try:
+        text = source.read_text(errors="replace")
+    except OSError as err:
+        from alphazero_lib.utils import explain_os_error
+
+        raise explain_os_error(err, source, "read") from None
     exported = _EXPORTED_FOR.search(text)
     if game is not None and exported is not None and exported.group(1) != repr(game):
         raise ValueError(
