@@ -78,6 +78,25 @@ def checkpoint_at(run_dir: Path, minute: float) -> tuple[int, float, Path] | Non
     return found
 
 
+SHIPPED = "connect_four (shipped run's record)"
+
+
+def shipped_at(minute: float) -> tuple[int, float, Path] | None:
+    """The shipped ``connect_four`` run as a third curve: the last published iteration by ``minute`` of the
+    training time its own history recorded (model card: the machine shared with development work)."""
+    import torch
+
+    from alphazero_lib.pretrained import available, pretrained_path
+
+    history = torch.load(pretrained_path("connect_four"), weights_only=True)["history"]
+    total, found, published = 0.0, None, set(available()["connect_four"])
+    for record in history:
+        total += float(record["wall_seconds"])
+        if total / 60.0 <= minute + 1e-9 and record["iteration"] in published:
+            found = (record["iteration"], total / 60.0, pretrained_path("connect_four", record["iteration"]))
+    return found
+
+
 def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -> dict[str, Any]:
     """Error rates (network alone and with search) and the score against kaggle's negamax of one checkpoint."""
     import torch
@@ -116,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games against negamax at each point")
     parser.add_argument("--final-games", type=int, default=100, help="games against negamax at the last point")
     parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
+    parser.add_argument("--shipped", action="store_true", help="also measure the shipped run's iterations by minute")
     parser.add_argument("--plot", default=None, help="write the curves as a PNG here")
     parser.add_argument("--json", action="store_true", help="print the curves as one JSON object")
     args = parser.parse_args(argv)
@@ -129,10 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
     curves: dict[str, list[dict[str, Any]]] = {}
     last = max(args.points)
-    for recipe in args.recipes:
+    for recipe in [*args.recipes, *([SHIPPED] if args.shipped else [])]:
         curves[recipe] = []
         for minute in sorted(args.points):
-            found = checkpoint_at(out / recipe, minute)
+            found = shipped_at(minute) if recipe == SHIPPED else checkpoint_at(out / recipe, minute)
             if found is None:
                 continue
             iteration, at, path = found
@@ -181,7 +201,7 @@ def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str, searches
                 f"{100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
                 f"{score:6.3f} [{slow:.3f}, {shigh:.3f}] of {games}"
             )
-    names = list(curves)
+    names = list(curves)[:2]
     if len(names) == 2 and curves[names[0]] and curves[names[1]]:
         a, b = curves[names[0]][-1], curves[names[1]][-1]
         err_a, err_b = a["errors"][f"search/{set_name}"][0], b["errors"][f"search/{set_name}"][0]
