@@ -491,3 +491,14 @@ def test_line_checks_take_hand_made_boards():
     assert C4.check_win(state, 3) is True and C4.get_value_and_terminated(state, 3) == (1.0, True)
     with pytest.raises(ValueError, match="cannot arise"):
         C4.get_valid_moves(state)
+
+
+def test_a_checkpoint_with_negative_batchnorm_variances_is_refused(tmp_path):
+    from alphazero_lib.checkpoints import save_checkpoint
+
+    model = ResNet(TTT, 1, 8)
+    with torch.no_grad():
+        model.back_bone[0].bn1.running_var[3] = -0.5
+    path = save_checkpoint(tmp_path / "negative.pt", make_checkpoint(model, TTT))
+    with pytest.raises(CheckpointError, match=r"'back_bone.0.bn1.running_var' holds negative variances, which no"):
+        load_model(path)
