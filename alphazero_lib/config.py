@@ -250,7 +250,7 @@ class TrainConfig:
     """Passes over the replay memory per iteration."""
 
     batch_size: int = 64
-    """Samples per gradient step (a last batch of one is merged into the one before: BatchNorm needs two)."""
+    """Samples per gradient step (a last batch of one is merged into the one before: a one-sample step is noisy)."""
 
     temperature: float = 1.25
     """Move-selection temperature in self-play: visit probabilities ``** (1 / temperature)``; 0 plays the best."""
@@ -364,7 +364,7 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig.{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.batch_size < 2:
             raise ValueError(
-                f"TrainConfig.batch_size must be an integer of at least 2 (BatchNorm), got {self.batch_size!r}"
+                f"TrainConfig.batch_size must be an integer of at least 2 (no one-sample steps), got {self.batch_size!r}"
             )
         if self.temperature < 0:
             raise ValueError(f"TrainConfig.temperature must be non-negative, got {self.temperature}")

@@ -68,7 +68,7 @@ def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Shuffled index batches covering every sample once; a last batch of one joins the batch before it."""
     if num_samples < 2:
-        raise ValueError(f"training needs at least 2 samples (BatchNorm), got {num_samples}")
+        raise ValueError(f"training needs at least 2 samples (no one-sample steps), got {num_samples}")
     order = rng.permutation(num_samples)
     batches = [order[i : i + batch_size] for i in range(0, num_samples, batch_size)]
     if len(batches) > 1 and len(batches[-1]) == 1:

@@ -1107,7 +1107,7 @@ NB05 = [
     wrong("check_minibatches", swap("order[start : start + batch_size]", "order[start : min(num_samples - 1, start + batch_size)]"),
           "the video's slice", "drops the last sample"),
     wrong("check_minibatches", swap("    if len(batches) > 1 and len(batches[-1]) == 1:\n        batches[-2] = np.concatenate([batches[-2], batches[-1]])\n        batches.pop()\n", ""),
-          "a batch of one kept", "BatchNorm cannot train on one sample"),
+          "a batch of one kept", "a one-sample step is a noisy one"),
     wrong("check_minibatches", swap("order = rng.permutation(num_samples)", "order = np.arange(num_samples)"),
           "no shuffle", "rng.permutation"),
     wrong("check_minibatches", swap("    if len(batches) > 1 and len(batches[-1]) == 1:\n        batches[-2] = np.concatenate([batches[-2], batches[-1]])\n        batches.pop()\n",

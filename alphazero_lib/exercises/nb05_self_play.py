@@ -410,7 +410,7 @@ def _compare_batches(got: Any, expected: list, num: int) -> Any:
         raise Mismatch(
             f"batch sizes {sizes}",
             f"batch sizes {[len(b) for b in expected]}",
-            "a last batch of one must join the batch before it (BatchNorm cannot train on one sample).",
+            "a last batch of one must join the batch before it (a one-sample step is a noisy one).",
         )
     if not same(sizes, [len(b) for b in expected]) or not all(
         np.array_equal(a, b) for a, b in zip(batches, expected, strict=True)
