@@ -364,7 +364,8 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig.{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.batch_size < 2:
             raise ValueError(
-                f"TrainConfig.batch_size must be an integer of at least 2 (no one-sample steps), got {self.batch_size!r}"
+                f"TrainConfig.batch_size must be an integer of at least 2 (no one-sample steps), "
+                f"got {self.batch_size!r}"
             )
         if self.temperature < 0:
             raise ValueError(f"TrainConfig.temperature must be non-negative, got {self.temperature}")
