@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -81,16 +82,23 @@ def checkpoint_at(run_dir: Path, minute: float) -> tuple[int, float, Path] | Non
 SHIPPED = "connect_four (shipped run's record)"
 
 
+@lru_cache(maxsize=1)
+def _shipped_history() -> tuple[dict[str, Any], ...]:
+    """The shipped ``connect_four`` run's history, read once (every curve point asks for it)."""
+    import torch
+
+    from alphazero_lib.pretrained import pretrained_path
+
+    return tuple(torch.load(pretrained_path("connect_four"), weights_only=True)["history"])
+
+
 def shipped_at(minute: float) -> tuple[int, float, Path] | None:
     """The shipped ``connect_four`` run as a third curve: the last published iteration by ``minute`` of the
     training time its own history recorded (model card: the machine shared with development work)."""
-    import torch
-
     from alphazero_lib.pretrained import available, pretrained_path
 
-    history = torch.load(pretrained_path("connect_four"), weights_only=True)["history"]
     total, found, published = 0.0, None, set(available()["connect_four"])
-    for record in history:
+    for record in _shipped_history():
         total += float(record["wall_seconds"])
         if total / 60.0 <= minute + 1e-9 and record["iteration"] in published:
             found = (record["iteration"], total / 60.0, pretrained_path("connect_four", record["iteration"]))
@@ -117,7 +125,7 @@ def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -
     negamax = make_player(game, "kaggle:negamax", seed=seed + 1)
     start = time.perf_counter()
     match = play_match(game, player, negamax, games, progress=False, seed=seed)
-    low, high = match.interval if hasattr(match, "interval") else (None, None)
+    low, high = match.interval
     result["negamax"] = {**match.to_dict(), "seconds": round(time.perf_counter() - start, 1)}
     result["negamax_score"] = [match.score, low, high]
     return result
