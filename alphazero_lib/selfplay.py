@@ -270,6 +270,8 @@ class BatchedSelfPlay:
 
     ``total`` games are played in all (None: a finished game is always replaced, for benchmarks). The search
     evaluates through ``evaluator`` (a ``FastEvaluator``); ``reuse_tree`` keeps the subtree of the move played.
+    Other hands can take three parts (the course's capstone, ``alphazero_lib.exercises.capstone``): ``mcts``, a
+    ready search with ``run``; ``make_samples``, ``game_samples``'s signature; ``choose``, ``select_action``'s.
     """
 
     def __init__(
@@ -281,13 +283,20 @@ class BatchedSelfPlay:
         seed_parts: tuple[int, ...],
         total: int | None = None,
         reuse_tree: bool = False,
+        mcts: Any = None,
+        make_samples: Callable[..., list] | None = None,
+        choose: Callable[[np.ndarray, float, np.random.Generator], int] | None = None,
     ) -> None:
         from alphazero_lib.batched_mcts import BatchedMCTS
 
         self.game, self.config, self.slots, self.total = game, config, slots, total
-        self.mcts = BatchedMCTS(
-            game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)), reuse_tree=reuse_tree
-        )
+        if mcts is None:
+            mcts = BatchedMCTS(
+                game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)), reuse_tree=reuse_tree
+            )
+        self.mcts = mcts
+        self.make_samples = make_samples if make_samples is not None else game_samples
+        self.choose = choose if choose is not None else select_action
         self.rng = np.random.default_rng(derived_seed(*seed_parts, 2))
         self.schedule = Schedule(config, seed_parts)
         self.states = np.stack([game.get_initial_state()] * slots)  # [P, R, C] absolute states
@@ -328,7 +337,7 @@ class BatchedSelfPlay:
                 history.append((canonical[i], probs[i], player, output.root_value[i]))
             temperature = temperature_at(config.temperature, config.temperature_moves, int(self.moves[i]))
             self.moves[i] += 1
-            action = select_action(self.schedule.move_probs(output, probs, i), temperature, self.rng)
+            action = self.choose(self.schedule.move_probs(output, probs, i), temperature, self.rng)
             self.states[i] = game.get_next_state(self.states[i], action, player)
             value, is_terminal = game.get_value_and_terminated(self.states[i], action)
             if not is_terminal:
@@ -337,7 +346,7 @@ class BatchedSelfPlay:
                 continue
             self.games.add(winner_of(value, player), int(self.moves[i] - self.opening[i]))
             q_weight = config.value_target_q_weight
-            self.samples += game_samples(game, history, value, player, config.augment_symmetries, q_weight)
+            self.samples += self.make_samples(game, history, value, player, config.augment_symmetries, q_weight)
             if on_game_over is not None:
                 on_game_over()
             if self.total is None or self.started < self.total:  # a new game takes the slot; the others go on

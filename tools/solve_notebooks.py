@@ -2,6 +2,7 @@
 
     python tools/solve_notebooks.py                         # every notebook; exit 1 if any check fails
     python tools/solve_notebooks.py notebooks/02_vanilla_mcts.ipynb --out solved/   # keep the solved copies
+    python tools/solve_notebooks.py --home runs/solved_home     # keep the learner's package (my_alphazero/) there
 
 The course's cell conventions, which this tool and ``tests/test_course.py`` rely on:
 
@@ -11,7 +12,9 @@ The course's cell conventions, which this tool and ``tests/test_course.py`` rely
   its first fenced ``python`` block replaces the exercise cell's whole source in the solved copy.
 
 Each solved copy runs top to bottom in a fresh kernel (``ALPHAZERO_HEADLESS=1``, so play cells stay quiet);
-every check cell must then print a verdict that starts with ✅.
+every check cell must then print a verdict that starts with ✅. The checks keep the solutions in
+``my_alphazero/`` under ``$MY_ALPHAZERO_HOME`` (``--home``; default a fresh temporary folder), and the notebooks
+run later in the same call read them from there, as a learner's would.
 """
 
 from __future__ import annotations
@@ -128,7 +131,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: every course notebook)")
     parser.add_argument("--out", type=Path, help="folder to keep the executed solved copies in")
+    parser.add_argument("--home", type=Path, help="where the checks keep my_alphazero/ (default: a temporary folder)")
     args = parser.parse_args(argv)
+    import tempfile
+
+    home = args.home.resolve() if args.home else Path(tempfile.mkdtemp(prefix="solved_home_"))
+    os.environ["MY_ALPHAZERO_HOME"] = str(home)  # the kernels inherit it
+    print(f"the learner's package: {home / 'my_alphazero'}")
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     failed = 0
     for path in paths:

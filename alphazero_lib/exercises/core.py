@@ -31,6 +31,7 @@ import inspect
 import math
 import numbers
 import sys
+import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -276,6 +277,7 @@ def check(
     adapt: Callable[[Any], Any] | None = None,
     verify: bool = True,
     remark: Callable[[], str] | None = None,
+    keep_as: tuple[str, Any] | None = None,
 ) -> Any:
     """Run ``cases`` on the learner's code, print one verdict line, return the learner's code or the library's.
 
@@ -286,6 +288,8 @@ def check(
     functions, its stub first (a ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named).
     Never raises (except ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the
     failing case. ``remark()``, when given and not empty, is added to a passing line (a deviation the check allows).
+    A passing function or class is kept in ``my_alphazero/`` (``alphazero_lib.exercises.mine``) when it was written
+    in a notebook cell; ``keep_as=(name, code)`` keeps something else (a method) under another name.
     """
     if is_stub(learner):
         return _verdict(f"{NOT_WRITTEN} {name}: not written yet; {FALLBACK}", library)
@@ -328,6 +332,12 @@ def check(
             )
     note = remark() if remark is not None else ""
     note = f" ({note})" if note else ""
+    if keep_as is None and isinstance(learner, type | types.FunctionType):
+        keep_as = (learner.__name__, learner)
+    if keep_as is not None and keep_as[1] is not None:
+        from alphazero_lib.exercises.mine import kept_by_check
+
+        kept_by_check(keep_as[0], keep_as[1], name)
     return _verdict(
         f"{PASSED} {name}: agrees with the library on {len(cases)} cases{note}; the cells below use yours", learner
     )
@@ -555,6 +565,7 @@ def check_method(
             mistakes,
             own=[method],
             adapt=lambda code: with_methods(cls, code if isinstance(code, dict) else {method: code}),
+            keep_as=(f"{cls.__name__}.{method}", own) if cls.__module__ == "__main__" else ("", None),
         )
     if result is None:  # not written or wrong: the library's method stands in
         stand_in = _stand_in(method, library_function)

@@ -1,0 +1,306 @@
+"""The capstone (notebook 10): the learner's own pieces, kept in ``my_alphazero/``, assembled into one AlphaZero.
+
+What runs on whose code (``load_pieces`` prints it; the library's version stands in where a check has not passed):
+
+- the rules: ``ConnectFour`` of notebook 6 (your ``get_next_state``, ``get_valid_moves``, ``check_win``), inside
+  the search too (``BatchedRules`` calls the game's own methods);
+- the network: ``ResBlock`` and ``ResNet`` of notebook 3;
+- the batched search of notebook 7: your ``select_actions`` picks every PUCT step and your ``backup`` backs every
+  simulation up, inside the library's array tree (``BatchedMCTS``), which holds the arrays and calls the network;
+- self-play and training of notebook 5: your ``apply_temperature`` draws the moves, your ``game_memory`` turns a
+  finished game into samples, your ``train`` (with your ``minibatches`` and ``train_step``) trains, and your
+  ``learn`` runs each iteration; the library's ``BatchedSelfPlay`` keeps many games in flight so one network
+  call serves them all (your serial ``self_play`` is measured by ``serial_game_seconds``: too slow for the budget);
+- the agent: your ``AlphaMCTS`` of notebook 4 (with your ``Node``) searches, your ``make_agent`` of notebook 8 turns
+  it into a Kaggle agent, and your ``evaluate_both_seats`` plays ``negamax`` and ``random``.
+
+``fast=True`` (the default) trains with the library's ``connect_four_fast`` recipe: Gumbel AlphaZero's search at the
+root (32 simulations, 4 candidates), the improved policy as the target and the move distribution, value targets
+half outcome and half search value, and random 0-2 move openings. ``fast=False`` is notebook 5's AlphaZero: PUCT
+with your ``select_actions`` at every node, visit counts as targets, the outcome as the value target.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
+from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.batched_rules import BatchedRules
+from alphazero_lib.config import SearchConfig, TrainConfig
+from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
+from alphazero_lib.exercises.mine import Piece, Yours, load_yours
+from alphazero_lib.games import ConnectFour as LibraryConnectFour
+from alphazero_lib.model import ResBlock as LibraryResBlock
+from alphazero_lib.model import ResNet as LibraryResNet
+from alphazero_lib.selfplay import BatchedSelfPlay
+from alphazero_lib.training import minibatches as library_minibatches
+
+
+def _library_kaggle() -> dict[str, Any]:
+    from alphazero_lib.exercises import nb08_kaggle as nb08
+
+    return {
+        "observation_to_state": nb08.reference_observation_to_state,
+        "best_legal_action": nb08.reference_best_legal_action,
+        "make_agent": nb08.reference_make_agent,
+        "outcome": nb08.reference_outcome,
+        "evaluate_both_seats": nb08.reference_evaluate_both_seats,
+    }
+
+
+def pieces() -> list[Piece]:
+    """The pieces the capstone uses, where they are kept, and the library's version of each."""
+    kaggle = _library_kaggle()
+    nb04 = nb04_alphazero_search
+    return [
+        Piece(
+            "nb06_connect_four",
+            "ConnectFour",
+            LibraryConnectFour,
+            methods={
+                "get_next_state": nb06_connect_four._library_get_next_state,
+                "get_valid_moves": nb06_connect_four._library_get_valid_moves,
+                "check_win": nb06_connect_four._library_check_win,
+            },
+        ),
+        Piece("nb03_model", "ResBlock", LibraryResBlock),
+        Piece("nb03_model", "ResNet", LibraryResNet, methods={"forward": LibraryResNet.forward}),
+        Piece("nb04_alphazero_search", "AlphaMCTS", LibraryAlphaMCTS, methods={"search": nb04.library_search}),
+        Piece("nb05_self_play", "apply_temperature", nb05_self_play.library_apply_temperature),
+        Piece("nb05_self_play", "game_memory", nb05_self_play._library_game_memory),
+        Piece("nb05_self_play", "self_play", nb05_self_play._library_self_play),
+        Piece("nb05_self_play", "minibatches", library_minibatches),
+        Piece("nb05_self_play", "train_step", nb05_self_play.library_train_step),
+        Piece("nb05_self_play", "train", nb05_self_play.library_train),
+        Piece("nb05_self_play", "learn", nb05_self_play._library_learn),
+        Piece("nb07_parallel", "select_actions", nb07_parallel.select_actions),
+        Piece("nb07_parallel", "backup", nb07_parallel.backup),
+        *(Piece("nb08_kaggle", name, function) for name, function in kaggle.items()),
+    ]
+
+
+def load_pieces(quiet: bool = False) -> Yours:
+    """Your pieces from ``my_alphazero/`` where their checks passed, the library's otherwise (one line says which)."""
+    return load_yours(pieces(), quiet=quiet)
+
+
+@dataclass
+class CapstoneSettings:
+    """The capstone's training run. ``fast``: the ``connect_four_fast`` recipe (Gumbel), else PUCT as notebook 5."""
+
+    minutes: float = 20.0
+    fast: bool = True
+    games_per_iteration: int = 128
+    searches: int | None = None  # default: 32 (fast) or 64 (PUCT)
+    num_res_blocks: int = 4
+    num_hidden: int = 64
+    replay_window: int = 6  # iterations of games trained on
+    batch_size: int = 256
+    epochs: int = 1
+    lr: float = 0.001
+    weight_decay: float = 0.0001
+    seed: int = 0
+    threads: int | None = None  # torch threads while training (default: all cores)
+
+    def train_config(self) -> TrainConfig:
+        """The library's settings this run mirrors (the search's and the self-play schedule's)."""
+        if self.fast:
+            config = TrainConfig.from_preset("connect_four_fast")
+        else:
+            config = TrainConfig.from_dict(dict(
+                search=dict(num_searches=64, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, C=2.0),
+                temperature=1.0, temperature_moves=12, augment_symmetries=True,
+            ))  # fmt: skip
+        search = dict(config.search.__dict__)
+        if self.searches is not None:
+            search["num_searches"] = int(self.searches)
+        search["seed"] = self.seed
+        return TrainConfig.from_dict({
+            **config.to_dict(), "search": search, "seed": self.seed, "num_res_blocks": self.num_res_blocks,
+            "num_hidden": self.num_hidden, "num_self_play_iterations": self.games_per_iteration,
+            "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
+            "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1,
+        })  # fmt: skip
+
+
+class _Rules(BatchedRules):
+    """The search's rules through the learner's game: Connect Four's legal moves do not depend on the player."""
+
+
+def with_player_argument(game_class: type) -> type:
+    """The learner's game class, accepting (and ignoring) the ``player`` the library's self-play passes along."""
+
+    class Game(game_class):  # type: ignore[misc, valid-type]
+        def get_valid_moves(self, state: np.ndarray, player: int | None = None) -> np.ndarray:
+            return super().get_valid_moves(state)
+
+    Game.__name__ = Game.__qualname__ = game_class.__name__
+    return Game
+
+
+@dataclass
+class Capstone:
+    """One AlphaZero assembled from ``yours`` (``load_pieces()``), trained by your ``learn`` under a time budget."""
+
+    yours: Yours
+    settings: CapstoneSettings = field(default_factory=CapstoneSettings)
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        s, y = self.settings, self.yours
+        self.config = s.train_config()
+        torch.manual_seed(s.seed)
+        self.game = with_player_argument(y["ConnectFour"])()
+        self.model = y["ResNet"](self.game, s.num_res_blocks, s.num_hidden)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
+        self.rng = np.random.default_rng(s.seed)
+        search = self.config.search_config(seed=s.seed)
+        select = y["select_actions"]
+
+        def your_selection(children: Any, config: SearchConfig, root: Any = None) -> np.ndarray:
+            return select(
+                children.value_sum, children.visit_count, children.prior, children.legal, children.parent_visits,
+                C=config.C,
+            )  # fmt: skip
+
+        puct = search.policy == "puct"
+        self.mcts = BatchedMCTS(
+            self.game, self.model, search, rules=_Rules(self.game),
+            root_selection=your_selection if puct else None, interior_selection=your_selection if puct else None,
+            backup=y["backup"],
+        )  # fmt: skip
+        self.finished: deque[list] = deque()
+        self.self_play = BatchedSelfPlay(
+            self.game, self.model, self.config, slots=s.games_per_iteration, seed_parts=(s.seed, 1), total=None,
+            mcts=self.mcts, make_samples=self._samples, choose=self._choose,
+        )  # fmt: skip
+        counter = y.counter  # the library's share of the work, counted beside yours
+        self.mcts.run = counter.wrap("BatchedMCTS.run", self.mcts.run, "library")  # type: ignore[method-assign]
+        self.mcts._evaluate = counter.wrap("BatchedMCTS network call", self.mcts._evaluate, "library")  # type: ignore[method-assign]
+        self.self_play.step = counter.wrap("BatchedSelfPlay.step", self.self_play.step, "library")  # type: ignore[method-assign]
+        self.window: deque[list] = deque(maxlen=max(1, s.replay_window))
+        self.seconds = 0.0
+
+    # ---- the pieces the library's self-play calls back ------------------------------------------------------
+    def _choose(self, probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+        return int(rng.choice(len(probs), p=self.yours["apply_temperature"](probs, temperature)))
+
+    def _samples(self, game: Any, history: list, value: float, last_player: int, augment: bool, q_weight: float):
+        """Your ``game_memory`` for the game and its mirror image, value targets mixed with the search's values."""
+        game_memory = self.yours["game_memory"]
+        views = [[(s, p, player) for s, p, player, *_ in history]]
+        if augment:
+            mirrored = [game.get_symmetries(s, p)[1] for s, p, _ in views[0]]
+            views.append([(s, p, player) for (s, p), (_, _, player) in zip(mirrored, views[0], strict=True)])
+        samples = []
+        for view in views:
+            memory = game_memory(game, view, value, last_player)
+            if q_weight:
+                memory = [
+                    (state, probs, (1 - q_weight) * float(outcome) + q_weight * float(move[3]))
+                    for (state, probs, outcome), move in zip(memory, history, strict=True)
+                ]
+            samples += memory
+        self.finished.append(samples)
+        return samples
+
+    def play_game(self) -> list:
+        """One finished game's samples: the batched self-play steps until a game ends (many end together)."""
+        while not self.finished:
+            self.self_play.step()
+        return self.finished.popleft()
+
+    def train_epoch(self, memory: list) -> dict[str, float]:
+        """Your ``train`` for one epoch on this iteration's games and the ones kept before them."""
+        replay = [sample for games in self.window for sample in games] + memory
+        return self.yours["train"](self.model, self.optimizer, replay, self.settings.batch_size, self.rng)
+
+    # ---- the run ----------------------------------------------------------------------------------------
+    def iteration(self) -> dict[str, Any]:
+        """One iteration of your ``learn``: ``games_per_iteration`` games, then the epochs."""
+        start = time.perf_counter()
+        memory: list = []
+
+        def play_game() -> list:
+            samples = self.play_game()
+            memory.extend(samples)
+            return samples
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # the search's batches are small: one thread, and no spinning beside numpy
+        try:
+            record = self.yours["learn"](
+                play_game, self._train_with_threads, 1, self.settings.games_per_iteration, self.settings.epochs
+            )[-1]
+        finally:
+            torch.set_num_threads(threads)
+        self.window.append(memory)
+        self.seconds += time.perf_counter() - start
+        record = {**record, "iteration": len(self.history) + 1, "minutes": self.seconds / 60}
+        self.history.append(record)
+        return record
+
+    def _train_with_threads(self, memory: list) -> dict[str, float]:
+        torch.set_num_threads(self.settings.threads or os.cpu_count() or 1)
+        try:
+            return self.train_epoch(memory)
+        finally:
+            torch.set_num_threads(1)
+
+    def run(self, minutes: float | None = None, on_iteration: Callable[[dict], None] | None = None) -> list[dict]:
+        """Iterations until ``minutes`` (default: the settings') of wall time have passed: at least one, and the
+        last one is finished, not cut. Call it again to go on from where it stopped."""
+        budget = 60 * (self.settings.minutes if minutes is None else minutes)
+        start = self.seconds
+        while True:
+            record = self.iteration()
+            if on_iteration is not None:
+                on_iteration(record)
+            if self.seconds - start >= budget:
+                return self.history
+
+    # ---- the agent --------------------------------------------------------------------------------------
+    def search(self, searches: int = 100) -> Callable[[np.ndarray], np.ndarray]:
+        """Your ``AlphaMCTS`` (notebook 4) on the trained network: ``search(canonical state) -> probabilities``."""
+        self.model.eval()
+        mcts = self.yours["AlphaMCTS"](
+            self.game, self.model, SearchConfig(num_searches=searches, seed=self.settings.seed)
+        )
+        return mcts.search
+
+    def agent(self, searches: int = 100) -> Callable[[Any, Any], int]:
+        """Your ``make_agent`` (notebook 8) around your search: a Kaggle ConnectX agent."""
+        return self.yours["make_agent"](self.game, self.search(searches))
+
+    def library_network(self) -> torch.nn.Module:
+        """Your trained weights in the library's ``ResNet`` (same layer names; a strict load proves it)."""
+        network = LibraryResNet(LibraryConnectFour(), self.settings.num_res_blocks, self.settings.num_hidden)
+        network.load_state_dict(self.model.state_dict(), strict=True)
+        return network.eval()
+
+    def export(self, path: Any, searches: int = 200) -> Any:
+        """Your network as a one-file Kaggle submission (the library's standalone numpy agent: Kaggle runs one file,
+        without your package)."""
+        from alphazero_lib.kaggle.submission import export_submission
+
+        return export_submission(self.library_network(), path, num_searches=searches)
+
+
+def serial_game_seconds(yours: Yours, searches: int = 32, seed: int = 0) -> float:
+    """Seconds your serial ``self_play`` (notebook 5) takes for one Connect Four game with your ``AlphaMCTS``."""
+    game = with_player_argument(yours["ConnectFour"])()
+    torch.manual_seed(seed)
+    model = yours["ResNet"](game, 4, 64)
+    mcts = yours["AlphaMCTS"](game, model, SearchConfig(num_searches=searches, seed=seed))
+    start = time.perf_counter()
+    yours["self_play"](game, mcts.search, np.random.default_rng(seed), 1.0)
+    return time.perf_counter() - start

@@ -1,0 +1,169 @@
+"""The capstone: the learner's pieces drive the library's batched search and self-play, counted, under a budget."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.batched_rules import BatchedRules
+from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises import capstone, mine, nb07_parallel
+from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
+from alphazero_lib.games import ConnectFour
+from alphazero_lib.model import ResNet
+from tests.test_mine import cell, notebook
+
+
+@pytest.fixture
+def empty_home(tmp_path, monkeypatch):
+    monkeypatch.setenv(mine.HOME_VARIABLE, str(tmp_path))
+    monkeypatch.delenv(mine.KEEP_VARIABLE, raising=False)
+    yield tmp_path
+    for name in [m for m in sys.modules if m == mine.PACKAGE or m.startswith(mine.PACKAGE + ".")]:
+        del sys.modules[name]
+
+
+def positions(count: int, seed: int) -> np.ndarray:
+    game, rng = ConnectFour(), np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        state = game.get_initial_state()
+        for _ in range(int(rng.integers(0, 8))):
+            moves = np.flatnonzero(game.get_valid_moves(state))
+            state = game.get_next_state(state, int(rng.choice(moves)), 1)
+            if game.check_win(state, None) or game.get_value_and_terminated(state, None)[1]:
+                break
+            state = game.change_perspective(state, -1)
+        states.append(state)
+    return np.stack(states)
+
+
+@pytest.mark.parametrize("policy", ["puct", "gumbel"])
+def test_the_exercise_backup_and_selection_give_the_library_search_exactly(policy):
+    """Notebook 7's reference select_actions and backup, plugged into BatchedMCTS, change no visit and no bit."""
+    game = ConnectFour()
+    torch.manual_seed(0)
+    model = ResNet(game, 1, 8).eval()
+    config = SearchConfig(num_searches=24, seed=3, policy=policy, dirichlet_epsilon=0.0)
+    states = positions(12, 0)
+    plain = BatchedMCTS(game, model, config).run(states)
+
+    def selection(children, config, root=None):
+        return nb07_parallel.select_actions(
+            children.value_sum, children.visit_count, children.prior, children.legal, children.parent_visits, C=config.C
+        )
+
+    puct = policy == "puct"
+    hooked = BatchedMCTS(
+        game, model, config, rules=BatchedRules(game), backup=nb07_parallel.backup,
+        root_selection=selection if puct else None, interior_selection=selection if puct else None,
+    ).run(states)  # fmt: skip
+    assert np.array_equal(plain.policy, hooked.policy)
+    assert np.array_equal(plain.root_value, hooked.root_value)
+
+
+def test_a_wrong_backup_changes_the_search():
+    """The hook is really used: a backup that forgets to flip the sign gives other visits."""
+    game = ConnectFour()
+    torch.manual_seed(0)
+    model = ResNet(game, 1, 8).eval()
+    config = SearchConfig(num_searches=24, seed=3)
+    states = positions(12, 1)
+
+    def no_flip(visit_count, value_sum, path, depth, leaf_value):
+        for b in range(len(depth)):
+            for level in range(depth[b] + 1):
+                visit_count[b, path[level, b]] += 1
+                value_sum[b, path[level, b]] += leaf_value[b]
+
+    plain = BatchedMCTS(game, model, config).run(states).policy
+    wrong = BatchedMCTS(game, model, config, backup=no_flip).run(states).policy
+    assert not np.array_equal(plain, wrong)
+
+
+def small(fast: bool) -> CapstoneSettings:
+    return CapstoneSettings(fast=fast, games_per_iteration=4, searches=4, num_res_blocks=1, num_hidden=8,
+                            batch_size=32, minutes=0.0)  # fmt: skip
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(empty_home, fast, capsys):
+    yours = load_pieces()
+    assert yours.mine == [] and "ConnectFour.check_win" in yours.library
+    assert "its checks have not passed here" in capsys.readouterr().out
+    run = Capstone(yours, small(fast))
+    history = run.run(minutes=0.0)  # one iteration: the budget is checked after each
+    assert len(history) == 1 and history[0]["games"] == 4 and history[0]["samples"] > 0
+    calls = yours.counter.per_piece
+    assert calls["learn"] == 1 and calls["game_memory"] >= 4 * 2  # each game and its mirror image
+    assert calls["train"] == 1 and calls["backup"] > 0 and calls["ConnectFour.get_next_state"] > 0
+    assert (calls["select_actions"] > 0) == (not fast)  # Gumbel's search selects by its own rule
+    assert yours.counter.totals()["yours"] == 0
+
+
+TRAIN = """
+def train(model, optimizer, memory, batch_size, rng):
+    model.train()
+    states = torch.tensor(np.stack([state for state, _, _ in memory]), dtype=torch.float32)
+    policies = torch.tensor(np.stack([policy for _, policy, _ in memory]), dtype=torch.float32)
+    values = torch.tensor(np.array([value for _, _, value in memory]), dtype=torch.float32).unsqueeze(1)
+    policy_total = value_total = 0.0
+    for batch in minibatches(len(memory), batch_size, rng):
+        policy_loss, value_loss = train_step(model, optimizer, states[batch], policies[batch], values[batch])
+        policy_total += policy_loss * len(batch)
+        value_total += value_loss * len(batch)
+    return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}
+"""
+
+
+def test_the_learners_kept_pieces_train(empty_home):
+    """Kept minibatches and train are the ones the capstone's training calls, counted as yours; train_step,
+    which did not pass here, is the library's (imported into the learner's module)."""
+    from alphazero_lib.exercises import nb05_self_play
+    from tests.test_mine import MINIBATCHES
+
+    ns = notebook()
+    cell(ns, "import torch\nfrom alphazero_lib.exercises.nb05_self_play import library_train_step as train_step\n")
+    cell(ns, MINIBATCHES)
+    cell(ns, TRAIN)
+    nb05_self_play.check_minibatches(ns["minibatches"])
+    nb05_self_play.check_train(ns["train"])
+    yours = load_pieces(quiet=True)
+    assert yours.mine == ["minibatches", "train"]
+    Capstone(yours, small(True)).run(minutes=0.0)
+    calls, whose = yours.counter.per_piece, yours.counter.whose
+    assert calls["train"] == 1 and whose["train"] == "yours"
+    assert calls["minibatches"] == 1 and whose["minibatches"] == "yours"  # called by your train, in your module
+    assert whose["train_step"] == "library"
+
+
+def test_the_trained_network_exports_and_plays(empty_home, tmp_path):
+    run = Capstone(load_pieces(quiet=True), small(True))
+    run.run(minutes=0.0)
+    path = run.export(tmp_path / "submission.py", searches=8)
+    from alphazero_lib.kaggle import load_submission
+
+    agent = load_submission(str(path))
+    board = [0] * 42
+    action = agent({"board": board, "mark": 1}, {"rows": 6, "columns": 7, "inarow": 4})
+    assert 0 <= action < 7
+    probs = run.search(8)(np.zeros((6, 7), dtype=np.int8))
+    assert probs.shape == (7,) and abs(probs.sum() - 1) < 1e-9
+
+
+def test_settings_follow_the_fast_recipe():
+    fast = CapstoneSettings().train_config()
+    assert (
+        fast.search.policy == "gumbel" and fast.search.num_searches == 32 and fast.move_selection == "improved_policy"
+    )
+    assert fast.value_target_q_weight == 0.5 and fast.opening_moves == 2
+    slow = CapstoneSettings(fast=False).train_config()
+    assert slow.search.policy == "puct" and slow.search.num_searches == 64 and slow.value_target_q_weight == 0
+
+
+def test_serial_game_seconds_runs(empty_home):
+    assert capstone.serial_game_seconds(load_pieces(quiet=True), searches=2) > 0
