@@ -85,6 +85,7 @@ def main(argv: list[str]) -> int:
     play_seconds = time.perf_counter() - start
 
     args.out.mkdir(parents=True, exist_ok=True)
+    torch.save(capstone.model.state_dict(), args.out / "network.pt")  # for Pons' sets and later matches
     path = capstone.export(args.out / "submission.py")
     submission = load_submission(str(path))
     sub_negamax = evaluate(submission, "negamax", args.random_games)

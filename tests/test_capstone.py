@@ -167,3 +167,29 @@ def test_settings_follow_the_fast_recipe():
 
 def test_serial_game_seconds_runs(empty_home):
     assert capstone.serial_game_seconds(load_pieces(quiet=True), searches=2) > 0
+
+
+@pytest.mark.slow
+def test_a_solved_notebook_in_a_kernel_keeps_its_code_and_the_next_uses_it(empty_home):
+    """The real path: notebook 3 solved in a Jupyter kernel keeps ResBlock and ResNet; the capstone's loader gives
+    them back and a forward pass goes through the learner's code (counted, not assumed)."""
+    sys.path.insert(0, str(capstone_root() / "tools"))
+    import solve_notebooks
+
+    problems, _ = solve_notebooks.run_solved(capstone_root() / "notebooks" / "03_model.ipynb", home=empty_home)
+    assert problems == []
+    text = (empty_home / "my_alphazero" / "nb03_model.py").read_text()
+    assert "class ResNet(nn.Module):" in text and "@add_to_class(ResNet)" in text
+    yours = load_pieces(["ResBlock", "ResNet"], quiet=True)
+    assert yours.mine == ["ResBlock", "ResNet", "ResNet.forward"]
+    network = yours["ResNet"](ConnectFour(), 1, 8)
+    logits, value = network(torch.zeros(2, 3, 6, 7))
+    assert logits.shape == (2, 7) and value.shape == (2, 1)
+    assert yours.counter.per_piece["ResNet.forward"] == 1 and yours.counter.whose["ResNet.forward"] == "yours"
+    assert type(network).__mro__[1].__module__ == "my_alphazero.nb03_model"
+
+
+def capstone_root():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[1]

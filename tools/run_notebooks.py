@@ -52,6 +52,11 @@ def run(path: Path, timeout: int = 600) -> float:
     """Execute one notebook in place; return its wall time in seconds."""
     nb = nbformat.read(path, as_version=4)
     os.environ["ALPHAZERO_HEADLESS"] = "1"  # play cells print one line instead of showing a board
+    os.environ["ALPHAZERO_CAPSTONE_QUICK"] = "1"  # the capstone's stored outputs come from its quick run
+    import tempfile
+
+    # stored outputs as a learner without solutions sees them: no my_alphazero/ kept yet
+    os.environ["MY_ALPHAZERO_HOME"] = tempfile.mkdtemp(prefix="my_alphazero_home_")
     start = time.perf_counter()
     NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

@@ -110,11 +110,24 @@ def execute(nb: nbformat.NotebookNode, path: Path, timeout: int = 600) -> nbform
     return nb
 
 
-def run_solved(path: Path, out_dir: Path | None = None) -> tuple[list[str], float]:
-    """Execute the solved copy of one notebook; return the problems found (empty when all is well) and the time."""
+def run_solved(path: Path, out_dir: Path | None = None, home: Path | None = None) -> tuple[list[str], float]:
+    """Execute the solved copy of one notebook; return the problems found (empty when all is well) and the time.
+
+    The checks keep the solutions in ``home/my_alphazero`` (default: a fresh temporary folder, so a test's solved
+    run never changes what another notebook's run reads)."""
+    import tempfile
+
     nb = solved(nbformat.read(path, as_version=4))
+    before = os.environ.get("MY_ALPHAZERO_HOME")
+    os.environ["MY_ALPHAZERO_HOME"] = str(home if home is not None else tempfile.mkdtemp(prefix="solved_home_"))
     start = time.perf_counter()
-    execute(nb, path)
+    try:
+        execute(nb, path)
+    finally:
+        if before is None:
+            os.environ.pop("MY_ALPHAZERO_HOME", None)
+        else:
+            os.environ["MY_ALPHAZERO_HOME"] = before
     elapsed = time.perf_counter() - start
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -136,12 +149,11 @@ def main(argv: list[str]) -> int:
     import tempfile
 
     home = args.home.resolve() if args.home else Path(tempfile.mkdtemp(prefix="solved_home_"))
-    os.environ["MY_ALPHAZERO_HOME"] = str(home)  # the kernels inherit it
     print(f"the learner's package: {home / 'my_alphazero'}")
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     failed = 0
     for path in paths:
-        problems, elapsed = run_solved(path, args.out)
+        problems, elapsed = run_solved(path, args.out, home)
         count = len(exercises(nbformat.read(path, as_version=4)))
         print(f"{path.name}: {count} exercises, {'all checks pass' if not problems else 'FAILED'} ({elapsed:.1f} s)")
         for problem in problems:

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
+from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
 from alphazero_lib.batched_rules import BatchedRules
 from alphazero_lib.config import SearchConfig, TrainConfig
@@ -85,12 +86,19 @@ def pieces() -> list[Piece]:
         Piece("nb07_parallel", "select_actions", nb07_parallel.select_actions),
         Piece("nb07_parallel", "backup", nb07_parallel.backup),
         *(Piece("nb08_kaggle", name, function) for name, function in kaggle.items()),
+        Piece("nb09_evaluation", "wilson_interval", library_wilson_interval),
     ]
 
 
-def load_pieces(quiet: bool = False) -> Yours:
-    """Your pieces from ``my_alphazero/`` where their checks passed, the library's otherwise (one line says which)."""
-    return load_yours(pieces(), quiet=quiet)
+def load_pieces(names: list[str] | None = None, quiet: bool = False) -> Yours:
+    """Your pieces from ``my_alphazero/`` where their checks passed, the library's otherwise (one line says which).
+
+    ``names`` picks some of them (e.g. ``["ResNet", "AlphaMCTS"]`` for notebook 5's live run); default all."""
+    chosen = [p for p in pieces() if names is None or p.name in names]
+    unknown = sorted(set(names or []) - {p.name for p in chosen})
+    if unknown:
+        raise ValueError(f"no piece called {', '.join(unknown)}; the pieces: {', '.join(p.name for p in pieces())}")
+    return load_yours(chosen, quiet=quiet)
 
 
 @dataclass
@@ -304,3 +312,69 @@ def serial_game_seconds(yours: Yours, searches: int = 32, seed: int = 0) -> floa
     start = time.perf_counter()
     yours["self_play"](game, mcts.search, np.random.default_rng(seed), 1.0)
     return time.perf_counter() - start
+
+
+def quick_score(network: torch.nn.Module, games: int = 20, depth: int = 2, seed: int = 0) -> float:
+    """``network`` alone (its most likely legal move, no search) against the library's negamax at ``depth``:
+    ``games`` games from random 2-move openings, half on each seat. The fixed opponent of the live curve."""
+    from alphazero_lib.arena import play_match
+    from alphazero_lib.players import NegamaxPlayer, PolicyPlayer
+
+    game = LibraryConnectFour()
+    network_player = PolicyPlayer(game, network)
+    negamax = NegamaxPlayer(game, depth=depth, seed=seed)
+    return play_match(game, network_player, negamax, games, progress=False, opening_moves=2, seed=seed).score
+
+
+class LiveCurves:
+    """Called after each iteration: redraws the losses and the network's score against negamax (``quick_score``)
+    in one figure that updates in place in Jupyter and Colab (printed lines elsewhere)."""
+
+    def __init__(self, capstone: Capstone, games: int = 20, depth: int = 2) -> None:
+        self.capstone, self.games, self.depth = capstone, games, depth
+        self.scores: list[float] = []
+        self.handle: Any = None
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        score = quick_score(self.capstone.library_network(), self.games, self.depth, seed=record["iteration"])
+        record["score_vs_negamax"] = score
+        self.scores.append(score)
+        print(
+            f"iteration {record['iteration']}: {record['games']} games, {record['samples']} samples, policy loss "
+            f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}, network alone vs negamax:"
+            f"{self.depth} {score:.2f}, {record['minutes']:.1f} min",
+            flush=True,
+        )
+        self.show()
+
+    def figure(self) -> Any:
+        from matplotlib.figure import Figure
+
+        history = self.capstone.history
+        minutes = [r["minutes"] for r in history]
+        fig = Figure(figsize=(9, 3.2))
+        losses, score = fig.subplots(1, 2)
+        losses.plot(minutes, [r["policy_loss"] for r in history], "o-", label="policy loss")
+        losses.plot(minutes, [r["value_loss"] for r in history], "o-", label="value loss")
+        losses.set_xlabel("training minutes")
+        losses.legend()
+        score.plot(minutes[: len(self.scores)], self.scores, "o-", color="#2e7d32")
+        score.set_ylim(-0.02, 1.02)
+        score.set_xlabel("training minutes")
+        score.set_title(f"network alone vs negamax:{self.depth} ({self.games} games)", fontsize=10)
+        fig.tight_layout()
+        return fig
+
+    def show(self) -> None:
+        try:
+            from IPython import get_ipython
+            from IPython.display import display
+        except ImportError:
+            return
+        if get_ipython() is None:
+            return
+        fig = self.figure()
+        if self.handle is None:
+            self.handle = display(fig, display_id=True)
+        else:
+            self.handle.update(fig)
