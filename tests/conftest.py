@@ -16,3 +16,17 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """An empty folder for the learner's my_alphazero/ (``MY_ALPHAZERO_HOME``), forgotten again afterwards."""
+    from alphazero_lib.exercises import mine
+
+    monkeypatch.setenv(mine.HOME_VARIABLE, str(tmp_path))
+    monkeypatch.delenv(mine.KEEP_VARIABLE, raising=False)
+    yield tmp_path
+    for name in [m for m in sys.modules if m == mine.PACKAGE or m.startswith(mine.PACKAGE + ".")]:
+        del sys.modules[name]
+    while str(tmp_path) in sys.path:
+        sys.path.remove(str(tmp_path))

@@ -11,20 +11,11 @@ import torch
 from alphazero_lib.batched_mcts import BatchedMCTS
 from alphazero_lib.batched_rules import BatchedRules
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises import capstone, mine, nb07_parallel
+from alphazero_lib.exercises import capstone, nb07_parallel
 from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
 from alphazero_lib.games import ConnectFour
 from alphazero_lib.model import ResNet
 from tests.test_mine import cell, notebook
-
-
-@pytest.fixture
-def empty_home(tmp_path, monkeypatch):
-    monkeypatch.setenv(mine.HOME_VARIABLE, str(tmp_path))
-    monkeypatch.delenv(mine.KEEP_VARIABLE, raising=False)
-    yield tmp_path
-    for name in [m for m in sys.modules if m == mine.PACKAGE or m.startswith(mine.PACKAGE + ".")]:
-        del sys.modules[name]
 
 
 def positions(count: int, seed: int) -> np.ndarray:
@@ -91,7 +82,7 @@ def small(fast: bool) -> CapstoneSettings:
 
 
 @pytest.mark.parametrize("fast", [True, False])
-def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(empty_home, fast, capsys):
+def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(home, fast, capsys):
     yours = load_pieces()
     assert yours.mine == [] and "ConnectFour.check_win" in yours.library
     assert "its checks have not passed here" in capsys.readouterr().out
@@ -120,7 +111,7 @@ def train(model, optimizer, memory, batch_size, rng):
 """
 
 
-def test_the_learners_kept_pieces_train(empty_home):
+def test_the_learners_kept_pieces_train(home):
     """Kept minibatches and train are the ones the capstone's training calls, counted as yours; train_step,
     which did not pass here, is the library's (imported into the learner's module)."""
     from alphazero_lib.exercises import nb05_self_play
@@ -141,7 +132,7 @@ def test_the_learners_kept_pieces_train(empty_home):
     assert whose["train_step"] == "library"
 
 
-def test_the_trained_network_exports_and_plays(empty_home, tmp_path):
+def test_the_trained_network_exports_and_plays(home, tmp_path):
     run = Capstone(load_pieces(quiet=True), small(True))
     run.run(minutes=0.0)
     path = run.export(tmp_path / "submission.py", searches=8)
@@ -165,20 +156,20 @@ def test_settings_follow_the_fast_recipe():
     assert slow.search.policy == "puct" and slow.search.num_searches == 64 and slow.value_target_q_weight == 0
 
 
-def test_serial_game_seconds_runs(empty_home):
+def test_serial_game_seconds_runs(home):
     assert capstone.serial_game_seconds(load_pieces(quiet=True), searches=2) > 0
 
 
 @pytest.mark.slow
-def test_a_solved_notebook_in_a_kernel_keeps_its_code_and_the_next_uses_it(empty_home):
+def test_a_solved_notebook_in_a_kernel_keeps_its_code_and_the_next_uses_it(home):
     """The real path: notebook 3 solved in a Jupyter kernel keeps ResBlock and ResNet; the capstone's loader gives
     them back and a forward pass goes through the learner's code (counted, not assumed)."""
     sys.path.insert(0, str(capstone_root() / "tools"))
     import solve_notebooks
 
-    problems, _ = solve_notebooks.run_solved(capstone_root() / "notebooks" / "03_model.ipynb", home=empty_home)
+    problems, _ = solve_notebooks.run_solved(capstone_root() / "notebooks" / "03_model.ipynb", home=home)
     assert problems == []
-    text = (empty_home / "my_alphazero" / "nb03_model.py").read_text()
+    text = (home / "my_alphazero" / "nb03_model.py").read_text()
     assert "class ResNet(nn.Module):" in text and "@add_to_class(ResNet)" in text
     yours = load_pieces(["ResBlock", "ResNet"], quiet=True)
     assert yours.mine == ["ResBlock", "ResNet", "ResNet.forward"]

@@ -9,11 +9,9 @@ from __future__ import annotations
 import itertools
 import linecache
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from alphazero_lib.exercises import mine, nb05_self_play, nb06_connect_four
 from alphazero_lib.exercises.mine import Piece, keep, load_yours
@@ -74,17 +72,6 @@ def notebook() -> dict:
     namespace = {"__name__": "__main__"}
     cell(namespace, "import numpy as np\nfrom alphazero_lib.exercises import add_to_class\n")
     return namespace
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv(mine.HOME_VARIABLE, str(tmp_path))
-    monkeypatch.delenv(mine.KEEP_VARIABLE, raising=False)
-    yield tmp_path
-    for name in [m for m in sys.modules if m == mine.PACKAGE or m.startswith(mine.PACKAGE + ".")]:
-        del sys.modules[name]
-    while str(tmp_path) in sys.path:
-        sys.path.remove(str(tmp_path))
 
 
 def minibatch_piece() -> list[Piece]:
