@@ -101,7 +101,8 @@ from fewer simulations than PUCT. `FAST = False` is notebook 5's AlphaZero: PUCT
 node), 64 simulations, visit counts as targets. The curve on the right is your network **alone** (no search)
 against the library's depth-2 negamax, 20 games after every iteration: it is not counted in the budget.
 
-`MINUTES = 20` fits a free Colab CPU session; on a GPU runtime try 60 and `SearchConfig`'s larger budgets."""
+`MINUTES = 20` fits a free Colab CPU session. The run stays on the CPU even on a GPU runtime (your `train` of
+notebook 5 builds its batches as CPU tensors): give it more minutes instead."""
 
 SETTINGS = """from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, LiveCurves
 
