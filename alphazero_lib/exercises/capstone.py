@@ -140,10 +140,6 @@ class CapstoneSettings:
         })  # fmt: skip
 
 
-class _Rules(BatchedRules):
-    """The search's rules through the learner's game: Connect Four's legal moves do not depend on the player."""
-
-
 def with_player_argument(game_class: type) -> type:
     """The learner's game class, accepting (and ignoring) the ``player`` the library's self-play passes along."""
 
@@ -182,7 +178,7 @@ class Capstone:
 
         puct = search.policy == "puct"
         self.mcts = BatchedMCTS(
-            self.game, self.model, search, rules=_Rules(self.game),
+            self.game, self.model, search, rules=BatchedRules(self.game),
             root_selection=your_selection if puct else None, interior_selection=your_selection if puct else None,
             backup=y["backup"],
         )  # fmt: skip
@@ -360,6 +356,7 @@ class LiveCurves:
         losses.legend()
         score.plot(minutes[: len(self.scores)], self.scores, "o-", color="#2e7d32")
         score.set_ylim(-0.02, 1.02)
+        score.set_ylabel("score (win 1, draw 1/2)")
         score.set_xlabel("training minutes")
         score.set_title(f"network alone vs negamax:{self.depth} ({self.games} games)", fontsize=10)
         fig.tight_layout()
