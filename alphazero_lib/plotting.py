@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -170,14 +171,20 @@ def tree_node_label(node: Any, parent: Any) -> str:
 
 
 def draw_search_tree(
-    root: Any, max_depth: int = 2, max_children: int = 4, ax: Any = None, title: str | None = None
+    root: Any,
+    max_depth: int = 2,
+    max_children: int = 4,
+    ax: Any = None,
+    title: str | None = None,
+    label: Callable[[Any, Any], str] = tree_node_label,
 ) -> Any:
     """Draw the top of a search tree (vanilla MCTS or AlphaZero ``Node``s): one box per node, ``tree_node_label``.
 
     Shows the ``max_children`` children of each node with the most visits (then the largest prior, then the lowest
     move), down to ``max_depth`` levels below the root; a box is green when Q is good for the parent's player, red
     when bad, grey when unvisited. Reads only ``children``, ``visit_count``, ``value_sum``, ``action_taken`` and
-    ``prior`` where present, so a learner's own nodes draw too. Returns the axes.
+    ``prior`` where present, so a learner's own nodes draw too. ``label(node, parent)`` writes a box (default
+    ``tree_node_label``). Returns the axes.
     """
     import matplotlib.pyplot as plt
 
@@ -209,7 +216,7 @@ def draw_search_tree(
             ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
         q = -node.value_sum / node.visit_count if parent is not None and node.visit_count else None
         face = "#eeeeee" if q is None else colours(0.15 + 0.35 * (q + 1))  # light ends: the text stays legible
-        ax.text(x, -y, tree_node_label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
+        ax.text(x, -y, label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
                 bbox={"boxstyle": "round,pad=0.3", "facecolor": face, "edgecolor": "0.4"})  # fmt: skip
         if depth < max_depth:
             for child in shown(node):

@@ -187,13 +187,6 @@ class Block:
     check: str = ""
 
 
-@dataclass
-class ModulePlan:
-    imports: dict[str, str] = field(default_factory=dict)  # name -> import line (or constant assignment)
-    blocks: list[Block] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-
-
 def _read_index(folder: Path) -> dict[str, Any]:
     try:
         return json.loads((folder / INDEX).read_text(encoding="utf-8"))
@@ -295,9 +288,7 @@ def _add_block(entry: dict, block: Block, namespace: dict, index: dict, module: 
             except (OSError, TypeError):
                 given = None
             if given is not None:
-                _add_block(
-                    entry, Block(used, given, False), value_namespace(value, namespace), index, module, depth + 1
-                )
+                _add_block(entry, Block(used, given, False), _namespace(value) or namespace, index, module, depth + 1)
                 names = [b["name"] for b in entry["blocks"]]
                 continue
         if used not in entry["missing"]:
@@ -311,11 +302,6 @@ def _add_block(entry: dict, block: Block, namespace: dict, index: dict, module: 
         entry["blocks"].append(record)
     if block.name in entry["missing"]:
         entry["missing"].remove(block.name)
-
-
-def value_namespace(value: Any, default: dict) -> dict:
-    found = _namespace(value)
-    return found or default
 
 
 def _write_module(folder: Path, module: str, entry: dict) -> None:

@@ -784,28 +784,10 @@ def draw_tree(
     """
     import matplotlib.pyplot as plt
 
+    from alphazero_lib.plotting import draw_search_tree
+
     if ax is None:
         _, ax = plt.subplots(figsize=(11, 1.9 * (max_depth + 1)))
-
-    def shown(node: Any) -> list[Any]:
-        return sorted(node.children, key=lambda c: (-c.visit_count, c.action_taken))[:max_children]
-
-    positions: dict[int, tuple[float, int]] = {}
-    leaves = [0]
-
-    def place(node: Any, depth: int) -> float:
-        kids = shown(node) if depth < max_depth else []
-        if not kids:
-            x = float(leaves[0])
-            leaves[0] += 1
-        else:
-            xs = [place(child, depth + 1) for child in kids]
-            x = (xs[0] + xs[-1]) / 2
-        positions[id(node)] = (x, depth)
-        return x
-
-    place(root, 0)
-    width = max(leaves[0], 1)
 
     def label(node: Any, parent: Any) -> str:
         if parent is None:
@@ -816,22 +798,5 @@ def draw_tree(
         ucb = q + C * math.sqrt(math.log(max(parent.visit_count, 1)) / node.visit_count)
         return f"move {node.action_taken}\nN={node.visit_count}\nQ={q:.2f}\nUCB={ucb:.2f}"
 
-    def draw(node: Any, parent: Any, depth: int) -> None:
-        x, y = positions[id(node)]
-        if parent is not None:
-            px, py = positions[id(parent)]
-            ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
-        q = None if parent is None or node.visit_count == 0 else 1 - (node.value_sum / node.visit_count + 1) / 2
-        colour = "#eeeeee" if q is None else plt.get_cmap("RdYlGn")(0.15 + 0.7 * q)  # light ends: text stays legible
-        ax.text(x, -y, label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
-                bbox={"boxstyle": "round,pad=0.3", "facecolor": colour, "edgecolor": "0.4"})  # fmt: skip
-        if depth < max_depth:
-            for child in shown(node):
-                draw(child, node, depth + 1)
-
-    draw(root, None, 0)
-    ax.set_xlim(-0.7, width - 0.3)
-    ax.set_ylim(-max_depth - 0.6, 0.6)
-    ax.axis("off")
-    ax.set_title(title or f"search tree after {root.visit_count} simulations (Q and UCB from the parent's view)")
-    return ax
+    title = title or f"search tree after {root.visit_count} simulations (Q and UCB from the parent's view)"
+    return draw_search_tree(root, max_depth, max_children, ax=ax, title=title, label=label)
