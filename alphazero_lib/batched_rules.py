@@ -6,8 +6,9 @@ mirrors one step of the serial search::
     child = game.change_perspective(game.get_next_state(state, action, 1), -1)
     value, terminated = game.get_value_and_terminated(child, action)
 
-``batched_rules_for(game)`` picks the vectorised rules for Tic-Tac-Toe and Connect Four and a per-game loop
-over the game's own methods for anything else (Othello), so every game the library knows works.
+``batched_rules_for(game)`` takes the rules a game offers (``game.batched_rules()``: Tic-Tac-Toe and Connect Four
+offer ``LineGameRules``) and a per-game loop over the game's own methods for anything else (Othello), so every game
+works; this module knows no game class.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from alphazero_lib.games.base import STATE_DTYPE, Game
-from alphazero_lib.games.connect_four import ConnectFour
-from alphazero_lib.games.tictactoe import TicTacToe
 
 
 class BatchedRules:
@@ -148,9 +147,6 @@ class LineGameRules(BatchedRules):
 
 
 def batched_rules_for(game: Game) -> BatchedRules:
-    """The fastest batched rules available for ``game`` (vectorised where written, else the per-game loop)."""
-    if type(game) is TicTacToe:
-        return LineGameRules(game, in_a_row=3, drop=False)
-    if type(game) is ConnectFour:
-        return LineGameRules(game, in_a_row=game.in_a_row, drop=True)
-    return BatchedRules(game)
+    """The fastest batched rules available for ``game``: its own (``game.batched_rules()``), else the per-game loop."""
+    rules = game.batched_rules()
+    return rules if rules is not None else BatchedRules(game)

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from alphazero_lib.config import LIMITS, MAX_SEED, MAX_THREADS
 from alphazero_lib.games import GAMES, make_game
@@ -265,75 +265,29 @@ _BATCHED_FLAGS = {
 def _train(args: argparse.Namespace) -> int:
     """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume.
 
-    A resume continues what the run's ``config.json`` recorded (serial or batched self-play, games in flight,
-    workers, inference mode, search settings); a flag that changes a recorded setting is applied and said, and so is
-    ``--config`` or ``--preset`` (over the recorded settings; a change of the network's shape is refused). Without
-    ``config.json`` a resume takes the settings recorded in the newest intact checkpoint. ``--config`` may name a
-    run's ``config.json`` (its settings and game).
+    What the run trains is ``rundir.open_run``'s decision (a new run from ``--config``, ``--preset`` or the game's
+    preset; a resume from the run's record, with ``--config``/``--preset`` and the flags applied as said changes).
+    This function checks the flags that only make sense together, then builds, restores and trains.
     """
-    from pathlib import Path
+    from alphazero_lib.rundir import open_run
+    from alphazero_lib.training import build_trainer
 
-    from alphazero_lib.config import PRESETS, TrainConfig
-    from alphazero_lib.training import build_trainer, run_dir_holds_files, run_lock
-
-    run_dir = Path(args.out)
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
     overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
     if args.ray is not None:  # --ray [ADDRESS]: self-play actors on Ray (a local instance without an address)
         overrides.update(executor="ray", ray_address=None if args.ray == "local" else args.ray)
-    if args.resume and args.overwrite:
-        raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
-    if args.resume:
-        game, train_settings, origin = _recorded_run(run_dir, args.game)
-        if args.game is not None and make_game(args.game) != game:
-            raise ValueError(f"{run_dir} is a run for {game!r}, not {make_game(args.game)!r}")
-        if "self_play" not in train_settings and args.self_play is None:
-            raise ValueError(
-                f"{run_dir / 'config.json'} predates the record of serial or batched self-play: resume it once with "
-                f"--self-play serial or --self-play batched (batched if it was started with --parallel-games)"
-            )
-        try:
-            recorded = TrainConfig.from_dict(train_settings)
-        except ValueError as err:
-            raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
-        settings = recorded.to_dict()
-        if args.config is not None or args.preset is not None:  # applied as a change, or refused with the reason
-            source, given, _ = _settings_file_or_preset(args, game)
-            settings = _apply_settings(settings, given)
-            _refuse_network_changes(TrainConfig.from_dict(settings), recorded, source, run_dir)
-            changes = TrainConfig.from_dict(settings).changes_from(recorded)
-            print(
-                f"resuming with {source} applied to the run's recorded settings: "
-                + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
-            )
-        if origin is not None:
-            print(origin)
-        config = TrainConfig.from_dict({**settings, **overrides})
-    else:
-        if run_dir_holds_files(run_dir) and not args.overwrite:
-            raise ValueError(
-                f"{run_dir} already exists and is not empty; pass --resume to continue it, --overwrite to replace "
-                f"its checkpoints, or pick a new --out"
-            )
-        if args.config is not None:
-            source, settings, recorded_game = _settings_file_or_preset(args, None)
-            if args.game is None and recorded_game is None:
-                raise ValueError("--game is required for a new run (unless --config is a run's config.json)")
-            game = make_game(args.game) if args.game is not None else recorded_game
-            if recorded_game is not None and recorded_game != game:
-                raise ValueError(f"--config {args.config} is a run for {recorded_game!r}, not {game!r}")
-        else:
-            if args.game is None:
-                raise ValueError("--game is required for a new run")
-            game = make_game(args.game)
-            preset = args.preset or (args.game if args.game in PRESETS else None)
-            if preset is not None and preset not in PRESETS:
-                raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
-            settings = dict(PRESETS[preset]) if preset else {}
-        if args.self_play is None and any(getattr(args, flag) is not None for flag in _BATCHED_FLAGS):
-            overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
-        config = TrainConfig.from_dict({**settings, **overrides})
+    given = [option for flag, option in _BATCHED_FLAGS.items() if getattr(args, flag) is not None]
+    if not args.resume and args.self_play is None and given:
+        overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
+    run = open_run(
+        args.out,
+        game=args.game,
+        preset=args.preset,
+        config_file=args.config,
+        overrides=overrides,
+        resume=args.resume,
+        overwrite=args.overwrite,
+    )
+    config = run.config
     if args.workers is not None and config.executor != "ray" and args.workers > 4 * _cores():
         raise ValueError(
             f"--workers {args.workers} would start {args.workers} processes on the {_cores()} cores of this machine; "
@@ -348,180 +302,31 @@ def _train(args: argparse.Namespace) -> int:
         from alphazero_lib.distributed import import_ray
 
         import_ray()  # before anything is written: a missing Ray is said now, with the command that installs it
-    given = [option for flag, option in _BATCHED_FLAGS.items() if getattr(args, flag) is not None]
     if config.self_play == "serial" and given:
         raise ValueError(
             f"{', '.join(given)} set batched self-play, but this run plays serial self-play"
             f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
         )
-    trainer = build_trainer(game, config, run_dir=run_dir, progress=not args.no_progress, overwrite=args.overwrite)
-    with run_lock(run_dir):  # one trainer at a time: a second one stops here, naming the first
-        return _train_locked(args, trainer, run_dir)
-
-
-def _train_locked(args: argparse.Namespace, trainer: Any, run_dir: Path) -> int:
-    """``train`` once the run directory's lock is held: clean up, restore, learn."""
-    from alphazero_lib.training import clean_stale_temp_files, find_resume_checkpoint, saved_iterations
-
-    config = trainer.config
-    latest = run_dir / "latest.pt"
-    for stale in clean_stale_temp_files(run_dir):
-        print(f"removed {stale.name}, left behind by an interrupted write")
-    if args.resume:
-        source, note = find_resume_checkpoint(run_dir)
-        if source is not None:
-            trainer.restore(source)
-            print(f"resuming {run_dir} after iteration {trainer.iteration} of {config.num_iterations}, from {note}")
-        elif (run_dir / "latest.pt").exists() or saved_iterations(run_dir):  # only damaged ones: never loop back
-            config_file = run_dir / "config.json"
-            again = f" --config {config_file}" if config_file.is_file() else f" --game {trainer.game.registry_name}"
-            raise ValueError(
-                f"nothing intact to resume in {run_dir}: {note}; start it afresh with its recorded settings: "
-                f"python -m alphazero_lib train --out {run_dir}{again} --overwrite (this replaces its checkpoints), "
-                f"or pick a new --out"
+    trainer = build_trainer(run.game, config, run_dir=run.path, progress=not args.no_progress, overwrite=run.overwrite)
+    with run.claimed() as (checkpoint, where):  # one trainer at a time: a second one stops here, naming the first
+        if checkpoint is not None:
+            trainer.restore(checkpoint)
+            print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {where}")
+        print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {checkpoint}")
+        print(
+            f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
+            + (
+                f" ({config.num_parallel_games} games in flight, {config.num_workers} worker(s), "
+                f"inference {config.inference_mode})"
+                if config.self_play == "batched"
+                else ""
             )
-        else:
-            print(f"{note}: starting {run_dir} at iteration 0")
-    print(
-        f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
-        + (
-            f" ({config.num_parallel_games} games in flight, {config.num_workers} worker(s), "
-            f"inference {config.inference_mode})"
-            if config.self_play == "batched"
-            else ""
+            + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
+            + f"; run dir {run.path}"
         )
-        + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
-        + f"; run dir {run_dir}"
-    )
-    trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)
-    print(f"done: {trainer.iteration} iterations; weights in {latest}")
+        trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)
+    print(f"done: {trainer.iteration} iterations; weights in {run.path / 'latest.pt'}")
     return 0
-
-
-def _recorded_run(run_dir: Path, game_name: str | None) -> tuple[Any, dict, str | None]:
-    """The game and recorded settings of the run in ``run_dir``, and a note when they come from a checkpoint.
-
-    From ``config.json``; without one, from the newest intact checkpoint's record (said in the note). When there is
-    neither, the error says which command starts a run there (one that the directory's contents allow).
-    """
-    from alphazero_lib.checkpoints import load_checkpoint
-    from alphazero_lib.training import find_resume_checkpoint, run_dir_holds_files
-
-    path = run_dir / "config.json"
-    if path.is_file():
-        saved = _read_json_object(path)
-        game_entry, settings = saved.get("game"), saved.get("train_config")
-        if not isinstance(game_entry, dict) or not isinstance(settings, dict):
-            raise ValueError(f"{path} is not a run's config: it needs a 'game' object and a 'train_config' object")
-        try:
-            return make_game(**game_entry), dict(settings), None
-        except (ValueError, TypeError) as err:
-            raise ValueError(f"{path}: cannot rebuild the game {game_entry!r}: {err}") from None
-    if path.exists():
-        raise ValueError(f"{path} is a directory where the run's config file is expected; move it away")
-    game = game_name or "GAME"
-    start = f"python -m alphazero_lib train --game {game} --out {run_dir}"
-    if not run_dir.exists():
-        raise ValueError(f"nothing to resume: {run_dir} does not exist; start a run there with: {start}")
-    source, note = find_resume_checkpoint(run_dir) if run_dir.is_dir() else (None, "")
-    if source is None:
-        if not run_dir_holds_files(run_dir):
-            raise ValueError(
-                f"nothing to resume in {run_dir}: it holds no run (no config.json, no checkpoint); "
-                f"start one there with: {start}"
-            )
-        raise ValueError(
-            f"nothing to resume in {run_dir}: it has no config.json and {note}; start afresh there with: "
-            f"{start} --overwrite (this replaces what it holds), or pick a new --out"
-        )
-    checkpoint = load_checkpoint(source)
-    settings = checkpoint.get("train_config")
-    if not isinstance(settings, dict):
-        raise ValueError(
-            f"{run_dir} has no config.json, and {source.name} does not record the run's settings; start afresh "
-            f"with: {start} --overwrite, or pick a new --out"
-        )
-    try:
-        recorded_game = make_game(**checkpoint["game"])
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"{source}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
-    note = f"{run_dir} has no config.json: resuming with the settings recorded in {source.name} (config.json is "
-    return recorded_game, dict(settings), note + "written again)"
-
-
-def _settings_file_or_preset(args: argparse.Namespace, game: Any) -> tuple[str, dict, Any]:
-    """``(what, TrainConfig settings, the game it names or None)`` from ``--config FILE`` or ``--preset NAME``.
-
-    A run's own ``config.json`` may be given as ``--config``: its recorded settings are used, its game checked
-    against ``game`` (when given) and returned.
-    """
-    from alphazero_lib.config import PRESETS
-
-    if args.config is None:
-        if args.preset not in PRESETS:
-            raise ValueError(f"unknown preset {args.preset!r}; presets: {sorted(PRESETS)}")
-        return f"--preset {args.preset}", dict(PRESETS[args.preset]), None
-    path = Path(args.config)
-    settings = _read_json_object(path)
-    if "train_config" not in settings:
-        return f"--config {path}", settings, None
-    game_entry, recorded = settings.get("game"), settings.get("train_config")
-    if not isinstance(game_entry, dict) or not isinstance(recorded, dict):
-        raise ValueError(f"{path} looks like a run's config but needs a 'game' object and a 'train_config' object")
-    try:
-        recorded_game = make_game(**game_entry)
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"{path}: cannot rebuild the game {game_entry!r}: {err}") from None
-    if game is not None and recorded_game != game:
-        raise ValueError(f"--config {path} is the config of a run for {recorded_game!r}, not {game!r}")
-    return f"--config {path}", dict(recorded), recorded_game
-
-
-def _apply_settings(recorded: dict, given: dict) -> dict:
-    """``recorded`` (``TrainConfig.to_dict()``) with the settings ``given`` put over it, search fields included."""
-    from alphazero_lib.config import SEARCH_FIELDS
-
-    merged = {**recorded, "search": dict(recorded["search"])}
-    for key, value in given.items():
-        if key == "search" and isinstance(value, dict):
-            merged["search"].update(value)
-        elif key in SEARCH_FIELDS:
-            merged["search"][key] = value
-        else:
-            merged[key] = value
-    return merged
-
-
-def _refuse_network_changes(config: Any, recorded: Any, source: str, run_dir: Path) -> None:
-    """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why."""
-    for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
-        old, new = getattr(recorded, name), getattr(config, name)
-        if old != new:
-            raise ValueError(
-                f"{source} sets {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues "
-                f"its weights, so its shape cannot change; start a new run with these settings (another --out)"
-            )
-
-
-def _read_json_object(path: Path) -> dict:
-    """A JSON file whose top level is an object; errors name the file."""
-    import json
-
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory, not a JSON file of settings")
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} is not valid JSON: {err}") from None
-    except OSError as err:
-        from alphazero_lib.utils import explain_os_error
-
-        raise explain_os_error(err, path, "read") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold a JSON object of settings at the top level, not a {type(data).__name__}")
-    return data
 
 
 # ---- bench ----------------------------------------------------------------------------------------
@@ -561,7 +366,6 @@ def _export_kaggle(args: argparse.Namespace) -> int:
 # ---- playoff --------------------------------------------------------------------------------------
 def _playoff(args: argparse.Namespace) -> int:
     """One game in kaggle-environments, written as a self-contained HTML animation (and optionally a GIF)."""
-    from pathlib import Path
 
     from alphazero_lib.animation import playoff_html, save_gif
     from alphazero_lib.kaggle import episode_states, kaggle_agents, run_episode

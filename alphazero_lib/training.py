@@ -11,10 +11,8 @@ import contextlib
 import copy
 import dataclasses
 import io
-import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,15 @@ from tqdm.auto import tqdm, trange
 from alphazero_lib.checkpoints import check_game, load_checkpoint, load_state, make_checkpoint, save_checkpoint
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.games.base import Game
+from alphazero_lib.rundir import (
+    RunDirLocked,
+    check_resumable,
+    claim_run_dir,
+    iteration_path,
+    run_lock,
+    write_config,
+    write_json,
+)
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
@@ -306,8 +313,8 @@ class AlphaZero:
         self._resolve_inference_mode()
         cfg = self.config
         if self.run_dir is not None:
-            self._claim_run_dir()
-            self._write_config()
+            claim_run_dir(self.run_dir, self.iteration, self.overwrite)
+            write_config(self.run_dir, self.game, self.config, self.config_changes, self.iteration)
         while self.iteration < cfg.num_iterations:
             if time_budget is not None and time.perf_counter() - started >= time_budget:
                 tqdm.write(f"time budget of {time_budget:.0f} s spent after iteration {self.iteration}")
@@ -450,7 +457,7 @@ class AlphaZero:
         assert self.run_dir is not None
         save_checkpoint(self.run_dir / "latest.pt", self.checkpoint(with_replay=True))
         save_checkpoint(iteration_path(self.run_dir, self.iteration), self.checkpoint())
-        self._write_json("history.json", self.history)
+        write_json(self.run_dir, "history.json", self.history)
         from alphazero_lib.plotting import plot_training_curves
 
         fig, image = plot_training_curves(self.history), io.BytesIO()
@@ -485,23 +492,7 @@ class AlphaZero:
                 if not missing.is_file():  # killed between writing latest.pt and the iteration file
                     without_replay = {k: v for k, v in checkpoint.items() if k != "replay"}
                     save_checkpoint(missing, without_replay)
-                self._write_json("history.json", self.history)
-
-    def _claim_run_dir(self) -> None:
-        """Refuse to overwrite iterations already saved in ``run_dir`` (unless ``overwrite``); drop stale temp files."""
-        clean_stale_temp_files(self.run_dir)
-        later = [p for n, p in saved_iterations(self.run_dir) if n > self.iteration]
-        latest = self.run_dir / "latest.pt"
-        if self.iteration == 0 and latest.is_file():
-            later.append(latest)
-        if later and not self.overwrite:
-            raise ValueError(
-                f"{self.run_dir} already holds a run ({', '.join(p.name for p in later[:3])}"
-                f"{', ...' if len(later) > 3 else ''}) beyond iteration {self.iteration}; resume it "
-                f"(find_resume_checkpoint, restore) or pass overwrite=True to replace it"
-            )
-        for path in later:
-            path.unlink()
+                write_json(self.run_dir, "history.json", self.history)
 
     def _note_changes(self, checkpoint: dict[str, Any], path: str | os.PathLike[str]) -> None:
         """On a resume: say which settings differ from the checkpoint's, and apply the optimizer's.
@@ -523,302 +514,6 @@ class AlphaZero:
         for name, (old, new) in self.config.changes_from(before).items():
             tqdm.write(f"resuming with a change: {name} {old!r} -> {new!r} (from iteration {self.iteration + 1})")
             self.config_changes.append({"iteration": self.iteration + 1, "field": name, "old": old, "new": new})
-
-    def _write_config(self) -> None:
-        """``config.json``: the game, the settings, and every change a resume made to them."""
-        assert self.run_dir is not None
-        changes: list[dict[str, Any]] = []
-        saved = self.run_dir / "config.json"
-        if self.iteration > 0 and saved.is_file():
-            try:
-                changes = json.loads(saved.read_text()).get("changes", [])
-            except (ValueError, AttributeError):
-                changes = []
-            if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
-                tqdm.write(f"note: {saved}'s 'changes' is not a list of changes; it is written afresh")
-                changes = []
-        changes += [c for c in self.config_changes if c not in changes]
-        data: dict[str, Any] = {"game": self.game.config, "train_config": self.config.to_dict()}
-        if changes:
-            data["changes"] = changes
-        self._write_json("config.json", data)
-
-    def _write_json(self, name: str, data: Any) -> None:
-        atomic_write_bytes(self.run_dir / name, (json.dumps(data, indent=1) + "\n").encode())
-
-
-def iteration_path(run_dir: str | os.PathLike[str], iteration: int) -> Path:
-    """``run_dir/checkpoints/iter_NNNN.pt``: the checkpoint written after ``iteration`` learn iterations."""
-    return Path(run_dir) / "checkpoints" / f"iter_{iteration:04d}.pt"
-
-
-def saved_iterations(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
-    """``(iteration, path)`` of every ``checkpoints/iter_NNNN.pt`` in ``run_dir``, oldest first (unchecked)."""
-    found = []
-    for path in (Path(run_dir) / "checkpoints").glob("iter_*.pt"):
-        digits = path.stem[len("iter_") :]
-        if digits.isdigit():
-            found.append((int(digits), path))
-    return sorted(found)
-
-
-#: The lock file a trainer holds in its run directory while it may write there (``run_lock``).
-LOCK_NAME = "train.lock"
-
-
-class RunDirLocked(ValueError):
-    """Another live trainer holds the run directory (its ``train.lock``)."""
-
-
-_held_locks: dict[Path, list[Any]] = {}  # resolved run directory -> [lock file descriptor, depth]
-
-
-@contextlib.contextmanager
-def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[Path]:
-    """Hold ``run_dir/train.lock`` for the block: one trainer writes into a run directory at a time.
-
-    The lock file names its holder (pid, host, start time, command). It is an ``flock`` on the file, which the
-    kernel drops when the holder dies however it dies (kill -9 included), so a dead holder never blocks: the next
-    trainer takes the lock and rewrites the file. A second live trainer gets ``RunDirLocked`` naming the first.
-    Re-entrant within one process (the command line holds it around ``learn``, which takes it too). The file is
-    deleted when the lock is released. Yields the lock file's path.
-    """
-    key = Path(run_dir).resolve()
-    held = _held_locks.get(key)
-    if held is not None:
-        held[1] += 1
-        try:
-            yield key / LOCK_NAME
-        finally:
-            held[1] -= 1
-        return
-    fd = _acquire_lock(key)
-    _held_locks[key] = [fd, 1]
-    try:
-        yield key / LOCK_NAME
-    finally:
-        del _held_locks[key]
-        with contextlib.suppress(OSError):
-            (key / LOCK_NAME).unlink()  # while still holding it: a waiting opener sees another inode and retries
-        os.close(fd)
-
-
-def _lock_holder_text() -> str:
-    import datetime
-    import socket
-    import sys
-
-    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    program = "python -m alphazero_lib" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
-    command = " ".join([program, *sys.argv[1:]])[:300]
-    holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "command": command}
-    return json.dumps(holder) + "\n"
-
-
-def _describe_holder(text: str, lock_path: Path) -> str:
-    import socket
-
-    try:
-        holder = json.loads(text)
-        pid, host = int(holder["pid"]), str(holder["host"])
-    except (ValueError, KeyError, TypeError):
-        return f"a trainer (its lock file {lock_path} does not say which)"
-    where = "on this machine" if host == socket.gethostname() else f"on the machine {host}"
-    command = f" ({holder['command']})" if holder.get("command") else ""
-    return f"pid {pid} {where}, running since {holder.get('started', '?')}{command}"
-
-
-def _acquire_lock(run_dir: Path) -> int:
-    """Create or take over ``run_dir/train.lock`` and lock it; returns its file descriptor."""
-    from alphazero_lib.utils import explain_os_error
-
-    path = run_dir / LOCK_NAME
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise explain_os_error(err, run_dir, "create the run directory") from None
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): an exclusive create, a stale file removed when its pid is gone
-        return _acquire_lock_without_flock(path)
-    for _ in range(20):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as err:
-            raise explain_os_error(err, path, "create the run's lock file") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 4096, 0).decode(errors="replace")
-            os.close(fd)
-            raise RunDirLocked(
-                f"{run_dir} is in use by another trainer: {_describe_holder(holder, path)}; wait for it to finish "
-                f"or stop it, then run this again (a trainer that died leaves no lock behind)"
-            ) from None
-        try:
-            current = os.stat(path).st_ino
-        except FileNotFoundError:
-            current = None
-        if current == os.fstat(fd).st_ino:  # still the file at the path (not one its last holder just deleted)
-            text = _lock_holder_text().encode()
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, text, 0)
-            return fd
-        os.close(fd)
-    raise RunDirLocked(f"{run_dir}: could not take its lock file {path} (other trainers keep replacing it)")
-
-
-def _acquire_lock_without_flock(path: Path) -> int:
-    for _ in range(20):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            text = path.read_text(errors="replace") if path.is_file() else ""
-            try:
-                pid = int(json.loads(text)["pid"])
-                os.kill(pid, 0)  # raises if no such process
-            except (ValueError, KeyError, TypeError, ProcessLookupError):
-                path.unlink(missing_ok=True)  # its holder is gone
-                continue
-            except OSError:
-                pass
-            raise RunDirLocked(
-                f"{path.parent} is in use by another trainer: {_describe_holder(text, path)}; wait for it to finish "
-                f"or stop it, then run this again"
-            ) from None
-        os.write(fd, _lock_holder_text().encode())
-        return fd
-    raise RunDirLocked(f"{path.parent}: could not take its lock file {path}")
-
-
-def run_dir_holds_files(run_dir: str | os.PathLike[str]) -> bool:
-    """Whether ``run_dir`` holds anything besides a lock file and the temporary files of interrupted writes
-    (which a new run may replace without ``overwrite``)."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        return False
-    for path in run_dir.iterdir():
-        if path.name == LOCK_NAME or (path.name.startswith(".") and path.name.endswith(".tmp")):
-            continue
-        if path.name == "checkpoints" and path.is_dir() and not run_dir_holds_files(path):
-            continue
-        return True
-    return False
-
-
-def clean_stale_temp_files(run_dir: str | os.PathLike[str]) -> list[Path]:
-    """Delete the ``.NAME.*.tmp`` files an interrupted atomic write left in ``run_dir``; returns them."""
-    removed = []
-    for folder in (Path(run_dir), Path(run_dir) / "checkpoints"):
-        for path in folder.glob(".*.tmp"):
-            if path.is_file():
-                path.unlink(missing_ok=True)
-                removed.append(path)
-    return removed
-
-
-def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None, str]:
-    """The checkpoint to resume ``run_dir`` from, and a phrase naming it and why (``None`` if there is none).
-
-    ``latest.pt`` (which holds the replay buffer) wins unless the newest intact ``checkpoints/iter_NNNN.pt`` is
-    further on; damaged or truncated files are skipped and named in the sentence.
-    """
-    from alphazero_lib.checkpoints import CheckpointError
-
-    run_dir = Path(run_dir)
-    skipped: list[str] = []
-    best: tuple[int, Path] | None = None
-    latest = run_dir / "latest.pt"
-
-    def why(err: Exception, path: Path) -> str:
-        text = str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")
-        return f"{path.name} ({text[:160]})"
-
-    if latest.is_file():
-        try:
-            checkpoint = load_checkpoint(latest)
-            check_resumable(checkpoint, latest)
-            best = (int(checkpoint["iteration"]), latest)
-        except (CheckpointError, ValueError, TypeError) as err:
-            skipped.append(why(err, latest))
-    for number, path in reversed(saved_iterations(run_dir)):
-        if best is not None and number <= best[0]:
-            break
-        try:
-            check_resumable(load_checkpoint(path), path, number)
-        except (CheckpointError, ValueError, TypeError) as err:
-            skipped.append(why(err, path))
-            continue
-        best = (number, path)
-        break
-    note = f"; skipped damaged {', '.join(skipped)}" if skipped else ""
-    if best is None:
-        return None, f"no intact checkpoint in {run_dir}{note}"
-    number, path = best
-    if path == latest:
-        return path, f"{path}{note}"
-    why = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
-    return path, f"{path}, the newest intact iteration ({why}{note})"
-
-
-def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iteration: int | None = None) -> None:
-    """Raise ``CheckpointError`` unless a loaded checkpoint can continue a run.
-
-    It needs the optimizer's state, an ``iteration`` from 0 to ``config.MAX_ITERATIONS`` that its history agrees
-    with (and ``iteration`` when given: the number in an ``iter_NNNN.pt`` name), finite weights, and a replay
-    buffer (``latest.pt``) of the game's shapes: states ``[N, 3, R, C]`` of 0/1 planes, policies ``[N, A]``
-    that are distributions, values ``[N]`` in [-1, 1].
-    """
-    from alphazero_lib.checkpoints import CheckpointError, check_finite
-    from alphazero_lib.config import MAX_ITERATIONS
-    from alphazero_lib.games import make_game
-
-    optimizer = checkpoint.get("optimizer")
-    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
-        raise CheckpointError(f"{path} has no optimizer state, which a resume needs (a file for playing only?)")
-    number = checkpoint.get("iteration")
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_ITERATIONS:
-        raise CheckpointError(f"{path} claims iteration {number!r}, not a whole number from 0 to {MAX_ITERATIONS:,}")
-    history = checkpoint.get("history", [])
-    if not isinstance(history, list) or len(history) != number:
-        recorded = len(history) if isinstance(history, list) else repr(history)
-        raise CheckpointError(f"{path} claims iteration {number:,}, but its history records {recorded} iterations")
-    if iteration is not None and number != iteration:
-        raise CheckpointError(f"{path} holds iteration {number:,}, not the {iteration} its name says")
-    for key in ("model", "best_model"):
-        if key in checkpoint:
-            check_finite(checkpoint[key], path)
-    replay = checkpoint.get("replay", [])
-    if not isinstance(replay, list):
-        raise CheckpointError(f"{path} has a malformed replay buffer: a {type(replay).__name__}, not a list")
-    if not replay:
-        return
-    try:
-        game = make_game(**checkpoint["game"])
-    except (ValueError, TypeError) as err:
-        raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
-    planes = (3, game.row_count, game.column_count)
-    for i, data in enumerate(replay):
-        where = f"{path} has a malformed replay buffer (iteration {i + 1} of {len(replay)} in it)"
-        if not isinstance(data, dict) or sorted(data) != ["policies", "states", "values"]:
-            raise CheckpointError(f"{where}: not a dict of states, policies and values")
-        states, policies, values = data["states"], data["policies"], data["values"]
-        if not all(isinstance(x, torch.Tensor) and x.is_floating_point() for x in (states, policies, values)):
-            raise CheckpointError(f"{where}: states, policies and values must be float tensors")
-        if states.numel() == policies.numel() == values.numel() == 0:
-            continue
-        n = values.shape[0] if values.dim() == 1 else -1
-        if tuple(states.shape) != (n, *planes) or tuple(policies.shape) != (n, game.action_size):
-            raise CheckpointError(
-                f"{where}: shapes {tuple(states.shape)}, {tuple(policies.shape)}, {tuple(values.shape)}; "
-                f"{game!r} needs [N, {', '.join(map(str, planes))}], [N, {game.action_size}], [N]"
-            )
-        if not all(bool(torch.isfinite(x).all()) for x in (states, policies, values)):
-            raise CheckpointError(f"{where}: it holds NaN or infinite values")
-        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1).any()):
-            raise CheckpointError(f"{where}: states must be 0/1 planes and values in [-1, 1]")
-        if bool((policies < 0).any()) or not torch.allclose(policies.sum(1), torch.ones(n), atol=1e-3):
-            raise CheckpointError(f"{where}: its policies are not probability distributions")
 
 
 def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:

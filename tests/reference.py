@@ -53,3 +53,48 @@ def othello_play(state: np.ndarray, action: int, player: int) -> np.ndarray:
         out[rr, cc] = player
     out[r, c] = player
     return out
+
+
+# ---- the reference rules of each registered game, for games.conformance.check_game ----------------------------
+def reference_for(game):
+    """A ``games.conformance.Reference`` of naive rules for ``game``, or None when the tests have none."""
+    from alphazero_lib.games import ConnectFour, Othello, TicTacToe
+    from alphazero_lib.games.conformance import Reference
+
+    if type(game) is Othello:
+
+        def valid(state, player):
+            moves = othello_moves(state, player)
+            if moves:
+                return set(moves)
+            return {game.pass_action} if othello_moves(state, -player) else set()
+
+        def outcome(state, mover):
+            if othello_moves(state, 1) or othello_moves(state, -1):
+                return 0.0, False
+            return float(np.sign(int(np.sum(state == mover)) - int(np.sum(state == -mover)))), True
+
+        return Reference(valid, othello_play, outcome)
+    if type(game) not in (ConnectFour, TicTacToe):
+        return None
+    drop, in_a_row = type(game) is ConnectFour, getattr(game, "in_a_row", 3)
+
+    def line_valid(state, player):
+        if drop:
+            return {c for c in range(game.column_count) if state[0, c] == 0}
+        return {a for a in range(state.size) if state.reshape(-1)[a] == 0}
+
+    def line_next(state, action, player):
+        out = state.copy()
+        if drop:
+            out[max(r for r in range(game.row_count) if out[r, action] == 0), action] = player
+        else:
+            out.reshape(-1)[action] = player
+        return out
+
+    def line_outcome(state, mover):
+        if has_line(state, mover, in_a_row):
+            return 1.0, True
+        return 0.0, not (state == 0).any()
+
+    return Reference(line_valid, line_next, line_outcome)

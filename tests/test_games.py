@@ -315,3 +315,11 @@ def test_no_move_follows_a_win():
     with pytest.raises(ValueError, match=r"already over in this state \(a player has 3 in a row\)"):
         ttt.get_next_state(won, 5, -1)
     assert ttt.get_next_state(board(["XX.", "OO.", "..."]), 2, 1)[0, 2] == 1  # one short of a line: fine
+
+
+def test_each_game_counts_its_board_symmetries():
+    counts = {
+        name: make_game(name, **options).num_symmetries
+        for name, options in [("tictactoe", {}), ("connect_four", {}), ("othello6", {}), ("othello", {"size": 4})]
+    }
+    assert counts == {"tictactoe": 8, "connect_four": 2, "othello6": 8, "othello": 8}

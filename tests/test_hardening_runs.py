@@ -57,7 +57,7 @@ def test_resume_skips_a_damaged_newest_checkpoint(tmp_path, capsys):
     (out / "latest.pt").unlink()
     newest = out / "checkpoints" / "iter_0002.pt"
     newest.write_bytes(newest.read_bytes()[:1000])
-    from alphazero_lib.training import find_resume_checkpoint
+    from alphazero_lib.rundir import find_resume_checkpoint
 
     path, note = find_resume_checkpoint(out)
     assert path == out / "checkpoints" / "iter_0001.pt"

@@ -388,7 +388,7 @@ DAMAGE = {
 def test_an_impossible_latest_pt_falls_back_to_the_newest_intact_iteration(tmp_path, how, start_run):
     import torch
 
-    from alphazero_lib.training import find_resume_checkpoint
+    from alphazero_lib.rundir import find_resume_checkpoint
 
     out = start_run(tmp_path, iterations=2)
     checkpoint = torch.load(out / "latest.pt", weights_only=True)

@@ -32,7 +32,7 @@ WORK = ROOT / "build" / "mutation"
 
 # group -> (files to mutate, mutant-name patterns (None: every function of those files), test files)
 GROUPS: dict[str, tuple[list[str], list[str] | None, list[str]]] = {
-    "games": (["alphazero_lib/games/*"], None, ["tests/test_games.py", "tests/test_game_properties.py"]),
+    "games": (["alphazero_lib/games/*"], None, ["tests/test_games.py", "tests/test_game_conformance.py"]),
     "mcts": (["alphazero_lib/mcts.py"], None, ["tests/test_mcts.py"]),
     "alpha_mcts": (
         ["alphazero_lib/alpha_mcts.py"],

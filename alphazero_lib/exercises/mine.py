@@ -27,13 +27,14 @@ import linecache
 import os
 import re
 import sys
-import tempfile
 import types
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from alphazero_lib.utils import atomic_write_bytes
 
 PACKAGE = "my_alphazero"
 HOME_VARIABLE = "MY_ALPHAZERO_HOME"
@@ -195,15 +196,7 @@ def _read_index(folder: Path) -> dict[str, Any]:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _import_line(name: str, value: Any, index: dict[str, Any], module: str) -> str | None:

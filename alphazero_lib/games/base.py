@@ -3,6 +3,21 @@
 States are numpy arrays of shape ``(row_count, column_count)`` holding 0 (empty), 1 (the first player)
 and -1 (the second player). The search works on *canonical* states: the state seen from the player to
 move, whose pieces are 1 (``change_perspective(state, player)``).
+
+A new game is one file with a ``Game`` subclass and one line in ``games/__init__.py``'s ``GAMES``. It implements:
+
+- ``registry_name`` and ``board_style`` (class attributes); ``row_count``, ``column_count`` and ``action_size``
+  (set in ``__init__``); ``options`` (the constructor's arguments) and ``max_game_length`` (properties);
+- the rules: ``get_valid_moves`` (a uint8 mask), ``_apply`` (play a legal action in place) and ``check_win``
+  (did the action just played win?); ``get_next_state``, ``get_value_and_terminated`` and ``change_perspective``
+  come from here and check their input;
+- the symmetries: ``num_symmetries``, ``apply_symmetry`` and ``invert_symmetry`` (1, identity only, is allowed);
+- for people: ``action_to_string`` and ``render``.
+
+Optional: ``_line_length`` (games won by a line: a finished game refuses moves), ``_check_position`` (positions
+no game reaches), ``_illegal_reason`` (why a move is illegal), ``batched_rules`` (vectorised rules for the
+batched search). ``games.conformance.check_game(game)`` then checks all of it on random playouts; the test suite
+runs it over every registered game.
 """
 
 from __future__ import annotations
@@ -122,6 +137,11 @@ class Game(ABC):
     def legal_actions(self, state: np.ndarray, player: int = 1) -> list[int]:
         """The legal actions as a sorted list of ints."""
         return [int(a) for a in np.flatnonzero(self.get_valid_moves(state, player))]
+
+    def batched_rules(self) -> Any:
+        """Vectorised rules on batches of canonical states for the batched search (a ``batched_rules.BatchedRules``),
+        or ``None``: the search then loops over this game's own methods. Optional: a speed-up, never a need."""
+        return None
 
     # ---- network input --------------------------------------------------------------------------
     def get_encoded_state(self, state: np.ndarray) -> np.ndarray:

@@ -73,6 +73,11 @@ class ConnectFour(Game):
     def _illegal_reason(self, state: np.ndarray, action: int, player: int) -> str:
         return f"column {action} is full"
 
+    def batched_rules(self) -> Any:
+        from alphazero_lib.batched_rules import LineGameRules
+
+        return LineGameRules(self, in_a_row=self.in_a_row, drop=True)
+
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
         return self._win(self.check_state(state, reachable=False), self._check_action_index(action))
 

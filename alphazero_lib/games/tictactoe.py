@@ -69,6 +69,11 @@ class TicTacToe(Game):
     def _illegal_reason(self, state: np.ndarray, action: int, player: int) -> str:
         return f"cell {action} is occupied"
 
+    def batched_rules(self) -> Any:
+        from alphazero_lib.batched_rules import LineGameRules
+
+        return LineGameRules(self, in_a_row=3, drop=False)
+
     def check_win(self, state: np.ndarray, action: int | None) -> bool:
         return self._win(self.check_state(state, reachable=False), self._check_action_index(action))
 

@@ -1,0 +1,612 @@
+"""A training run's directory: starting, resuming or replacing a run, its lock, its record and its files.
+
+A run directory holds::
+
+    config.json              the game, the settings, and every change a resume made to them ("changes")
+    latest.pt                the newest checkpoint, with the replay buffer (what a resume continues)
+    checkpoints/iter_NNNN.pt one checkpoint per iteration, without the replay buffer
+    history.json, loss.png   one record per iteration, and its curves
+    train.lock               while a trainer holds the directory (``run_lock``)
+
+Every file is written atomically (``utils.atomic_write_bytes``): a kill leaves the old file or the new one, and at
+most a ``.NAME.*.tmp`` that the next ``Run.claimed`` removes. A directory holding only such files and a lock file
+is a fresh directory.
+
+One entry point decides what a run trains, ``open_run``; ``Run.claimed`` then holds the directory and names the
+checkpoint to continue from::
+
+    run = open_run("runs/c4", game="connect_four", preset="connect_four_fast")   # or resume=True
+    trainer = build_trainer(run.game, run.config, run_dir=run.path, overwrite=run.overwrite)
+    with run.claimed() as (checkpoint, where):
+        if checkpoint is not None:
+            trainer.restore(checkpoint)
+        trainer.learn()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from alphazero_lib.checkpoints import CheckpointError, check_finite, load_checkpoint
+from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig
+from alphazero_lib.games import make_game
+from alphazero_lib.games.base import Game
+from alphazero_lib.utils import atomic_write_bytes
+
+__all__ = [
+    "LOCK_NAME",
+    "Run",
+    "RunDirLocked",
+    "check_resumable",
+    "claim_run_dir",
+    "clean_stale_temp_files",
+    "find_resume_checkpoint",
+    "iteration_path",
+    "open_run",
+    "read_json_object",
+    "run_dir_holds_files",
+    "run_lock",
+    "saved_iterations",
+    "write_config",
+    "write_json",
+]
+
+
+# ---- deciding what a run trains -------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """What ``open_run`` decided: the run directory, its game and settings, and whether it resumes or replaces."""
+
+    path: Path
+    game: Game
+    config: TrainConfig
+    resume: bool = False
+    overwrite: bool = False
+
+    @contextlib.contextmanager
+    def claimed(self, say: Callable[[str], Any] = print) -> Iterator[tuple[Path | None, str]]:
+        """Hold the directory's lock for the block and yield ``(checkpoint, phrase)``: the checkpoint to continue
+        from (``None``: the run starts at iteration 0) and a phrase naming it and why (``find_resume_checkpoint``).
+        The trainer's ``learn`` removes stale temporary files (``claim_run_dir``).
+
+        A resume with only damaged checkpoints is refused with the command that starts afresh; it never silently
+        loops back to iteration 0.
+        """
+        with run_lock(self.path):
+            if not self.resume:
+                yield None, "a new run"
+                return
+            source, note = find_resume_checkpoint(self.path)
+            if source is None and ((self.path / "latest.pt").exists() or saved_iterations(self.path)):
+                config_file = self.path / "config.json"
+                again = f" --config {config_file}" if config_file.is_file() else f" --game {self.game.registry_name}"
+                raise ValueError(
+                    f"nothing intact to resume in {self.path}: {note}; start it afresh with its recorded settings: "
+                    f"python -m alphazero_lib train --out {self.path}{again} --overwrite (this replaces its "
+                    f"checkpoints), or pick a new --out"
+                )
+            if source is None:
+                say(f"{note}: starting {self.path} at iteration 0")
+            yield source, note
+
+
+def open_run(
+    out: str | os.PathLike[str],
+    *,
+    game: str | Game | None = None,
+    preset: str | None = None,
+    config_file: str | os.PathLike[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    say: Callable[[str], Any] = print,
+) -> Run:
+    """Decide what the run in ``out`` trains; nothing is written yet (``Run.claimed`` takes the directory).
+
+    A new run takes its settings from ``config_file`` (a JSON object of ``TrainConfig`` settings, or a run's own
+    ``config.json`` with its game), else from ``preset`` (default: the preset named like the game, if any); a
+    directory that already holds a run is refused unless ``overwrite``. A resume (``resume=True``) continues what
+    the run's ``config.json`` recorded, or without it what its newest intact checkpoint recorded (said);
+    ``config_file`` or ``preset`` are then applied as changes, and a change of the network's shape is refused.
+    ``overrides`` (``TrainConfig`` fields, search fields flat) go over everything.
+    """
+    run_dir = Path(out)
+    overrides = dict(overrides or {})
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
+    named = make_game(game) if isinstance(game, str) else game
+    if resume:
+        recorded_game, train_settings, origin = _recorded_run(run_dir, game if isinstance(game, str) else None)
+        if named is not None and named != recorded_game:
+            raise ValueError(f"{run_dir} is a run for {recorded_game!r}, not {named!r}")
+        if "self_play" not in train_settings and "self_play" not in overrides:
+            raise ValueError(
+                f"{run_dir / 'config.json'} predates the record of serial or batched self-play: resume it once with "
+                f"--self-play serial or --self-play batched (batched if it was started with --parallel-games)"
+            )
+        try:
+            recorded = TrainConfig.from_dict(train_settings)
+        except ValueError as err:
+            raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
+        settings = recorded.to_dict()
+        if config_file is not None or preset is not None:  # applied as a change, or refused with the reason
+            source, given, _ = _settings_file_or_preset(config_file, preset, recorded_game)
+            settings = _apply_settings(settings, given)
+            _refuse_network_changes(TrainConfig.from_dict(settings), recorded, source, run_dir)
+            changes = TrainConfig.from_dict(settings).changes_from(recorded)
+            say(
+                f"resuming with {source} applied to the run's recorded settings: "
+                + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
+            )
+        if origin is not None:
+            say(origin)
+        config = TrainConfig.from_dict({**settings, **overrides})
+        return Run(run_dir, recorded_game, config, resume=True)
+    if run_dir_holds_files(run_dir) and not overwrite:
+        raise ValueError(
+            f"{run_dir} already exists and is not empty; pass --resume to continue it, --overwrite to replace "
+            f"its checkpoints, or pick a new --out"
+        )
+    if config_file is not None:
+        _, settings, recorded_game = _settings_file_or_preset(config_file, None, None)
+        if named is None and recorded_game is None:
+            raise ValueError("--game is required for a new run (unless --config is a run's config.json)")
+        if named is not None and recorded_game is not None and recorded_game != named:
+            raise ValueError(f"--config {config_file} is a run for {recorded_game!r}, not {named!r}")
+        new_game = named if named is not None else recorded_game
+    else:
+        if named is None:
+            raise ValueError("--game is required for a new run")
+        new_game = named
+        if preset is None and isinstance(game, str) and game in PRESETS:
+            preset = game
+        if preset is not None and preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
+        settings = dict(PRESETS[preset]) if preset else {}
+    return Run(run_dir, new_game, TrainConfig.from_dict({**settings, **overrides}), overwrite=overwrite)
+
+
+def _recorded_run(run_dir: Path, game_name: str | None) -> tuple[Game, dict, str | None]:
+    """The game and recorded settings of the run in ``run_dir``, and a note when they come from a checkpoint.
+
+    From ``config.json``; without one, from the newest intact checkpoint's record (said in the note). When there is
+    neither, the error says which command starts a run there (one that the directory's contents allow).
+    """
+    path = run_dir / "config.json"
+    if path.is_file():
+        saved = read_json_object(path)
+        game_entry, settings = saved.get("game"), saved.get("train_config")
+        if not isinstance(game_entry, dict) or not isinstance(settings, dict):
+            raise ValueError(f"{path} is not a run's config: it needs a 'game' object and a 'train_config' object")
+        try:
+            return make_game(**game_entry), dict(settings), None
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{path}: cannot rebuild the game {game_entry!r}: {err}") from None
+    if path.exists():
+        raise ValueError(f"{path} is a directory where the run's config file is expected; move it away")
+    start = f"python -m alphazero_lib train --game {game_name or 'GAME'} --out {run_dir}"
+    if not run_dir.exists():
+        raise ValueError(f"nothing to resume: {run_dir} does not exist; start a run there with: {start}")
+    source, note = find_resume_checkpoint(run_dir) if run_dir.is_dir() else (None, "")
+    if source is None:
+        if not run_dir_holds_files(run_dir):
+            raise ValueError(
+                f"nothing to resume in {run_dir}: it holds no run (no config.json, no checkpoint); "
+                f"start one there with: {start}"
+            )
+        raise ValueError(
+            f"nothing to resume in {run_dir}: it has no config.json and {note}; start afresh there with: "
+            f"{start} --overwrite (this replaces what it holds), or pick a new --out"
+        )
+    checkpoint = load_checkpoint(source)
+    settings = checkpoint.get("train_config")
+    if not isinstance(settings, dict):
+        raise ValueError(
+            f"{run_dir} has no config.json, and {source.name} does not record the run's settings; start afresh "
+            f"with: {start} --overwrite, or pick a new --out"
+        )
+    try:
+        recorded_game = make_game(**checkpoint["game"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{source}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
+    note = f"{run_dir} has no config.json: resuming with the settings recorded in {source.name} (config.json is "
+    return recorded_game, dict(settings), note + "written again)"
+
+
+def _settings_file_or_preset(
+    config_file: str | os.PathLike[str] | None, preset: str | None, game: Game | None
+) -> tuple[str, dict, Game | None]:
+    """``(what, TrainConfig settings, the game it names or None)`` from ``config_file`` or ``preset``.
+
+    A run's own ``config.json`` may be given as ``config_file``: its recorded settings are used, its game checked
+    against ``game`` (when given) and returned.
+    """
+    if config_file is None:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
+        return f"--preset {preset}", dict(PRESETS[preset]), None
+    path = Path(config_file)
+    settings = read_json_object(path)
+    if "train_config" not in settings:
+        return f"--config {path}", settings, None
+    game_entry, recorded = settings.get("game"), settings.get("train_config")
+    if not isinstance(game_entry, dict) or not isinstance(recorded, dict):
+        raise ValueError(f"{path} looks like a run's config but needs a 'game' object and a 'train_config' object")
+    try:
+        recorded_game = make_game(**game_entry)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{path}: cannot rebuild the game {game_entry!r}: {err}") from None
+    if game is not None and recorded_game != game:
+        raise ValueError(f"--config {path} is the config of a run for {recorded_game!r}, not {game!r}")
+    return f"--config {path}", dict(recorded), recorded_game
+
+
+def _apply_settings(recorded: dict, given: dict) -> dict:
+    """``recorded`` (``TrainConfig.to_dict()``) with the settings ``given`` put over it, search fields included."""
+    merged = {**recorded, "search": dict(recorded["search"])}
+    for key, value in given.items():
+        if key == "search" and isinstance(value, dict):
+            merged["search"].update(value)
+        elif key in SEARCH_FIELDS:
+            merged["search"][key] = value
+        else:
+            merged[key] = value
+    return merged
+
+
+def _refuse_network_changes(config: TrainConfig, recorded: TrainConfig, source: str, run_dir: Path) -> None:
+    """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why."""
+    for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
+        old, new = getattr(recorded, name), getattr(config, name)
+        if old != new:
+            raise ValueError(
+                f"{source} sets {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues "
+                f"its weights, so its shape cannot change; start a new run with these settings (another --out)"
+            )
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON file whose top level is an object; errors name the file."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a JSON file of settings")
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not valid JSON: {err}") from None
+    except OSError as err:
+        from alphazero_lib.utils import explain_os_error
+
+        raise explain_os_error(err, path, "read") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object of settings at the top level, not a {type(data).__name__}")
+    return data
+
+
+# ---- what a trainer writes --------------------------------------------------------------------------------
+def write_json(run_dir: str | os.PathLike[str], name: str, data: Any) -> None:
+    """``run_dir/name`` as indented JSON, written atomically."""
+    atomic_write_bytes(Path(run_dir) / name, (json.dumps(data, indent=1) + "\n").encode())
+
+
+def write_config(
+    run_dir: str | os.PathLike[str], game: Game, config: TrainConfig, changes: list[dict[str, Any]], iteration: int
+) -> None:
+    """``config.json``: the game, the settings, and every change a resume made to them (the ones already recorded
+    there, then ``changes``)."""
+    recorded: list[dict[str, Any]] = []
+    saved = Path(run_dir) / "config.json"
+    if iteration > 0 and saved.is_file():
+        try:
+            recorded = json.loads(saved.read_text()).get("changes", [])
+        except (ValueError, AttributeError):
+            recorded = []
+        if not isinstance(recorded, list) or not all(isinstance(c, dict) for c in recorded):
+            tqdm.write(f"note: {saved}'s 'changes' is not a list of changes; it is written afresh")
+            recorded = []
+    recorded += [c for c in changes if c not in recorded]
+    data: dict[str, Any] = {"game": game.config, "train_config": config.to_dict()}
+    if recorded:
+        data["changes"] = recorded
+    write_json(run_dir, "config.json", data)
+
+
+def claim_run_dir(run_dir: str | os.PathLike[str], iteration: int, overwrite: bool) -> None:
+    """Before a trainer at ``iteration`` writes: remove stale temporary files (saying so), and refuse to replace
+    the iterations saved beyond it (unless ``overwrite``, which deletes them)."""
+    run_dir = Path(run_dir)
+    for stale in clean_stale_temp_files(run_dir):
+        tqdm.write(f"removed {stale.name}, left behind by an interrupted write")
+    later = [p for n, p in saved_iterations(run_dir) if n > iteration]
+    latest = run_dir / "latest.pt"
+    if iteration == 0 and latest.is_file():
+        later.append(latest)
+    if later and not overwrite:
+        raise ValueError(
+            f"{run_dir} already holds a run ({', '.join(p.name for p in later[:3])}"
+            f"{', ...' if len(later) > 3 else ''}) beyond iteration {iteration}; resume it "
+            f"(find_resume_checkpoint, restore) or pass overwrite=True to replace it"
+        )
+    for path in later:
+        path.unlink()
+
+
+# ---- the files of a run -----------------------------------------------------------------------------------
+def iteration_path(run_dir: str | os.PathLike[str], iteration: int) -> Path:
+    """``run_dir/checkpoints/iter_NNNN.pt``: the checkpoint written after ``iteration`` learn iterations."""
+    return Path(run_dir) / "checkpoints" / f"iter_{iteration:04d}.pt"
+
+
+def saved_iterations(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
+    """``(iteration, path)`` of every ``checkpoints/iter_NNNN.pt`` in ``run_dir``, oldest first (unchecked)."""
+    found = []
+    for path in (Path(run_dir) / "checkpoints").glob("iter_*.pt"):
+        digits = path.stem[len("iter_") :]
+        if digits.isdigit():
+            found.append((int(digits), path))
+    return sorted(found)
+
+
+#: The lock file a trainer holds in its run directory while it may write there (``run_lock``).
+LOCK_NAME = "train.lock"
+
+
+class RunDirLocked(ValueError):
+    """Another live trainer holds the run directory (its ``train.lock``)."""
+
+
+_held_locks: dict[Path, list[Any]] = {}  # resolved run directory -> [lock file descriptor, depth]
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold ``run_dir/train.lock`` for the block: one trainer writes into a run directory at a time.
+
+    The lock file names its holder (pid, host, start time, command). It is an ``flock`` on the file, which the
+    kernel drops when the holder dies however it dies (kill -9 included), so a dead holder never blocks: the next
+    trainer takes the lock and rewrites the file. A second live trainer gets ``RunDirLocked`` naming the first.
+    Re-entrant within one process (the command line holds it around ``learn``, which takes it too). The file is
+    deleted when the lock is released. Yields the lock file's path.
+    """
+    key = Path(run_dir).resolve()
+    held = _held_locks.get(key)
+    if held is not None:
+        held[1] += 1
+        try:
+            yield key / LOCK_NAME
+        finally:
+            held[1] -= 1
+        return
+    fd = _acquire_lock(key)
+    _held_locks[key] = [fd, 1]
+    try:
+        yield key / LOCK_NAME
+    finally:
+        del _held_locks[key]
+        with contextlib.suppress(OSError):
+            (key / LOCK_NAME).unlink()  # while still holding it: a waiting opener sees another inode and retries
+        os.close(fd)
+
+
+def _lock_holder_text() -> str:
+    import datetime
+    import socket
+    import sys
+
+    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    program = "python -m alphazero_lib" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
+    command = " ".join([program, *sys.argv[1:]])[:300]
+    holder = {"pid": os.getpid(), "host": socket.gethostname(), "started": started, "command": command}
+    return json.dumps(holder) + "\n"
+
+
+def _describe_holder(text: str, lock_path: Path) -> str:
+    import socket
+
+    try:
+        holder = json.loads(text)
+        pid, host = int(holder["pid"]), str(holder["host"])
+    except (ValueError, KeyError, TypeError):
+        return f"a trainer (its lock file {lock_path} does not say which)"
+    where = "on this machine" if host == socket.gethostname() else f"on the machine {host}"
+    command = f" ({holder['command']})" if holder.get("command") else ""
+    return f"pid {pid} {where}, running since {holder.get('started', '?')}{command}"
+
+
+def _acquire_lock(run_dir: Path) -> int:
+    """Create or take over ``run_dir/train.lock`` and lock it; returns its file descriptor."""
+    from alphazero_lib.utils import explain_os_error
+
+    path = run_dir / LOCK_NAME
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise explain_os_error(err, run_dir, "create the run directory") from None
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): an exclusive create, a stale file removed when its pid is gone
+        return _acquire_lock_without_flock(path)
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise explain_os_error(err, path, "create the run's lock file") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace")
+            os.close(fd)
+            raise RunDirLocked(
+                f"{run_dir} is in use by another trainer: {_describe_holder(holder, path)}; wait for it to finish "
+                f"or stop it, then run this again (a trainer that died leaves no lock behind)"
+            ) from None
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:  # still the file at the path (not one its last holder just deleted)
+            text = _lock_holder_text().encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, text, 0)
+            return fd
+        os.close(fd)
+    raise RunDirLocked(f"{run_dir}: could not take its lock file {path} (other trainers keep replacing it)")
+
+
+def _acquire_lock_without_flock(path: Path) -> int:
+    for _ in range(20):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            text = path.read_text(errors="replace") if path.is_file() else ""
+            try:
+                pid = int(json.loads(text)["pid"])
+                os.kill(pid, 0)  # raises if no such process
+            except (ValueError, KeyError, TypeError, ProcessLookupError):
+                path.unlink(missing_ok=True)  # its holder is gone
+                continue
+            except OSError:
+                pass
+            raise RunDirLocked(
+                f"{path.parent} is in use by another trainer: {_describe_holder(text, path)}; wait for it to finish "
+                f"or stop it, then run this again"
+            ) from None
+        os.write(fd, _lock_holder_text().encode())
+        return fd
+    raise RunDirLocked(f"{path.parent}: could not take its lock file {path}")
+
+
+def run_dir_holds_files(run_dir: str | os.PathLike[str]) -> bool:
+    """Whether ``run_dir`` holds anything besides a lock file and the temporary files of interrupted writes
+    (which a new run may replace without ``overwrite``)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return False
+    for path in run_dir.iterdir():
+        if path.name == LOCK_NAME or (path.name.startswith(".") and path.name.endswith(".tmp")):
+            continue
+        if path.name == "checkpoints" and path.is_dir() and not run_dir_holds_files(path):
+            continue
+        return True
+    return False
+
+
+def clean_stale_temp_files(run_dir: str | os.PathLike[str]) -> list[Path]:
+    """Delete the ``.NAME.*.tmp`` files an interrupted atomic write left in ``run_dir``; returns them."""
+    removed = []
+    for folder in (Path(run_dir), Path(run_dir) / "checkpoints"):
+        for path in folder.glob(".*.tmp"):
+            if path.is_file():
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None, str]:
+    """The checkpoint to resume ``run_dir`` from, and a phrase naming it and why (``None`` if there is none).
+
+    ``latest.pt`` (which holds the replay buffer) wins unless the newest intact ``checkpoints/iter_NNNN.pt`` is
+    further on; damaged or truncated files are skipped and named in the sentence.
+    """
+    run_dir = Path(run_dir)
+    skipped: list[str] = []
+    best: tuple[int, Path] | None = None
+    latest = run_dir / "latest.pt"
+
+    def why(err: Exception, path: Path) -> str:
+        text = str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")
+        return f"{path.name} ({text[:160]})"
+
+    if latest.is_file():
+        try:
+            checkpoint = load_checkpoint(latest)
+            check_resumable(checkpoint, latest)
+            best = (int(checkpoint["iteration"]), latest)
+        except (CheckpointError, ValueError, TypeError) as err:
+            skipped.append(why(err, latest))
+    for number, path in reversed(saved_iterations(run_dir)):
+        if best is not None and number <= best[0]:
+            break
+        try:
+            check_resumable(load_checkpoint(path), path, number)
+        except (CheckpointError, ValueError, TypeError) as err:
+            skipped.append(why(err, path))
+            continue
+        best = (number, path)
+        break
+    note = f"; skipped damaged {', '.join(skipped)}" if skipped else ""
+    if best is None:
+        return None, f"no intact checkpoint in {run_dir}{note}"
+    number, path = best
+    if path == latest:
+        return path, f"{path}{note}"
+    why = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
+    return path, f"{path}, the newest intact iteration ({why}{note})"
+
+
+def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iteration: int | None = None) -> None:
+    """Raise ``CheckpointError`` unless a loaded checkpoint can continue a run.
+
+    It needs the optimizer's state, an ``iteration`` from 0 to ``config.MAX_ITERATIONS`` that its history agrees
+    with (and ``iteration`` when given: the number in an ``iter_NNNN.pt`` name), finite weights, and a replay
+    buffer (``latest.pt``) of the game's shapes: states ``[N, 3, R, C]`` of 0/1 planes, policies ``[N, A]``
+    that are distributions, values ``[N]`` in [-1, 1].
+    """
+    optimizer = checkpoint.get("optimizer")
+    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
+        raise CheckpointError(f"{path} has no optimizer state, which a resume needs (a file for playing only?)")
+    number = checkpoint.get("iteration")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_ITERATIONS:
+        raise CheckpointError(f"{path} claims iteration {number!r}, not a whole number from 0 to {MAX_ITERATIONS:,}")
+    history = checkpoint.get("history", [])
+    if not isinstance(history, list) or len(history) != number:
+        recorded = len(history) if isinstance(history, list) else repr(history)
+        raise CheckpointError(f"{path} claims iteration {number:,}, but its history records {recorded} iterations")
+    if iteration is not None and number != iteration:
+        raise CheckpointError(f"{path} holds iteration {number:,}, not the {iteration} its name says")
+    for key in ("model", "best_model"):
+        if key in checkpoint:
+            check_finite(checkpoint[key], path)
+    replay = checkpoint.get("replay", [])
+    if not isinstance(replay, list):
+        raise CheckpointError(f"{path} has a malformed replay buffer: a {type(replay).__name__}, not a list")
+    if not replay:
+        return
+    try:
+        game = make_game(**checkpoint["game"])
+    except (ValueError, TypeError) as err:
+        raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
+    planes = (3, game.row_count, game.column_count)
+    for i, data in enumerate(replay):
+        where = f"{path} has a malformed replay buffer (iteration {i + 1} of {len(replay)} in it)"
+        if not isinstance(data, dict) or sorted(data) != ["policies", "states", "values"]:
+            raise CheckpointError(f"{where}: not a dict of states, policies and values")
+        states, policies, values = data["states"], data["policies"], data["values"]
+        if not all(isinstance(x, torch.Tensor) and x.is_floating_point() for x in (states, policies, values)):
+            raise CheckpointError(f"{where}: states, policies and values must be float tensors")
+        if states.numel() == policies.numel() == values.numel() == 0:
+            continue
+        n = values.shape[0] if values.dim() == 1 else -1
+        if tuple(states.shape) != (n, *planes) or tuple(policies.shape) != (n, game.action_size):
+            raise CheckpointError(
+                f"{where}: shapes {tuple(states.shape)}, {tuple(policies.shape)}, {tuple(values.shape)}; "
+                f"{game!r} needs [N, {', '.join(map(str, planes))}], [N, {game.action_size}], [N]"
+            )
+        if not all(bool(torch.isfinite(x).all()) for x in (states, policies, values)):
+            raise CheckpointError(f"{where}: it holds NaN or infinite values")
+        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1).any()):
+            raise CheckpointError(f"{where}: states must be 0/1 planes and values in [-1, 1]")
+        if bool((policies < 0).any()) or not torch.allclose(policies.sum(1), torch.ones(n), atol=1e-3):
+            raise CheckpointError(f"{where}: its policies are not probability distributions")

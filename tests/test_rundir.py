@@ -1,0 +1,90 @@
+"""The run directory's one entry point (issue 26, item 1): ``open_run`` decides what a run trains without writing,
+``Run.claimed`` holds the directory and names the checkpoint to continue from. The command line is a thin caller
+(its behaviour is tested in test_hardening_runs*.py); these tests use the library the way a notebook would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from alphazero_lib import make_game
+from alphazero_lib.config import PRESETS, TrainConfig
+from alphazero_lib.rundir import LOCK_NAME, open_run
+from alphazero_lib.training import build_trainer
+
+TINY = dict(
+    num_res_blocks=1,
+    num_hidden=8,
+    num_searches=5,
+    num_self_play_iterations=2,
+    num_iterations=1,
+    num_epochs=1,
+    batch_size=16,
+    device="cpu",
+)
+
+
+def train(run, iterations=None):
+    trainer = build_trainer(run.game, run.config, run_dir=run.path, progress=False, overwrite=run.overwrite)
+    with run.claimed() as (checkpoint, _):
+        if checkpoint is not None:
+            trainer.restore(checkpoint)
+        trainer.learn()
+    return trainer
+
+
+def test_a_new_run_takes_the_games_preset_and_writes_nothing_until_claimed(tmp_path):
+    out = tmp_path / "run"
+    run = open_run(out, game="tictactoe")
+    assert run.game == make_game("tictactoe") and not out.exists()  # deciding writes nothing
+    assert run.config == TrainConfig.from_dict(PRESETS["tictactoe"])
+    assert open_run(out, game="connect_four", preset="connect_four_fast").config.search.policy == "gumbel"
+    with run.claimed() as (checkpoint, phrase):
+        assert checkpoint is None and phrase == "a new run"
+        assert json.loads((out / LOCK_NAME).read_text())["pid"] > 0  # held, naming its holder
+    assert not (out / LOCK_NAME).exists()
+
+
+def test_a_resume_continues_the_record_and_a_new_run_refuses_the_directory(tmp_path):
+    out = tmp_path / "run"
+    first = train(open_run(out, game="tictactoe", overrides=TINY))
+    assert first.iteration == 1
+    with pytest.raises(ValueError, match="already exists and is not empty; pass --resume"):
+        open_run(out, game="tictactoe", overrides=TINY)
+    run = open_run(out, resume=True, overrides={"num_iterations": 2}, say=lambda _: None)
+    assert run.game == make_game("tictactoe") and run.config.num_hidden == 8 and run.config.num_iterations == 2
+    with run.claimed() as (checkpoint, phrase):
+        assert checkpoint == out / "latest.pt" and str(out / "latest.pt") in phrase
+    assert train(run).iteration == 2
+    changes = json.loads((out / "config.json").read_text())["changes"]
+    assert changes == [{"iteration": 2, "field": "num_iterations", "old": 1, "new": 2}]
+    with pytest.raises(ValueError, match="is a run for TicTacToe, not ConnectFour"):
+        open_run(out, game="connect_four", resume=True)
+
+
+def test_a_directory_holding_only_what_a_killed_first_write_leaves_is_a_fresh_directory(tmp_path):
+    """A kill while the first config.json is written leaves its temporary file and the lock file: a new run
+    starts there (and removes the temporary file), a resume says there is no run and how to start one."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".config.json.k1ll3d.tmp").write_text('{"game": {"na')
+    (out / LOCK_NAME).write_text('{"pid": 99999999, "host": "gone"}\n')
+    with pytest.raises(ValueError, match=r"holds no run \(no config.json, no checkpoint\); start one there with"):
+        open_run(out, resume=True)
+    trainer = train(open_run(out, game="tictactoe", overrides=TINY))
+    assert trainer.iteration == 1 and not list(out.glob(".*.tmp"))
+    assert json.loads((out / "config.json").read_text())["game"] == {"name": "tictactoe"}
+
+
+def test_overwrite_replaces_and_resume_with_a_reshaped_network_is_refused(tmp_path):
+    out = tmp_path / "run"
+    train(open_run(out, game="tictactoe", overrides={**TINY, "num_iterations": 2}))
+    with pytest.raises(ValueError, match="contradict each other"):
+        open_run(out, resume=True, overwrite=True)
+    settings = tmp_path / "wider.json"
+    settings.write_text(json.dumps({"num_hidden": 16}))
+    with pytest.raises(ValueError, match=r"sets num_hidden to 16, but the network of .* has 8 channels"):
+        open_run(out, resume=True, config_file=settings)
+    again = train(open_run(out, game="tictactoe", overrides=TINY, overwrite=True))
+    assert again.iteration == 1 and not (out / "checkpoints" / "iter_0002.pt").exists()
