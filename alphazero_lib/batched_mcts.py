@@ -2,7 +2,7 @@
 
 One ``BatchedMCTS.search`` call searches ``B`` games. Each simulation walks all ``B`` trees to a leaf
 together (numpy ops over the ``B`` axis, a Python loop over depth only), scores finished games with the
-vectorised rules of ``alphazero_lib.batched_rules``, makes ONE batched network call for every game's leaf
+vectorised rules of ``alphazero_lib.games.batched_rules``, makes ONE batched network call for every game's leaf
 and backs all values up in one fancy-indexed update: ``_simulate`` is ``_select``, ``_expand``, ``_backup``.
 
 The trees live in one ``Tree`` (``BatchedMCTS.tree``): row ``b`` of each of its arrays is game ``b``'s tree,
@@ -47,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import STATE_DTYPE, Game
+from alphazero_lib.games.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
 from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
 

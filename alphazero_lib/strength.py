@@ -305,7 +305,7 @@ def batched_chooser(player: Player) -> BatchChooser | None:
 
         return choose_searched
     if type(player).get_action is PolicyPlayer.get_action:
-        from alphazero_lib.batched_rules import batched_rules_for
+        from alphazero_lib.games.batched_rules import batched_rules_for
 
         game, model, rules = player.game, player.model, batched_rules_for(player.game)
 

@@ -14,8 +14,8 @@ from test_training import TINY
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS, exploration_weight
 from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
-from alphazero_lib.batched_rules import BatchedRules, LineGameRules, batched_rules_for
 from alphazero_lib.config import SearchConfig, TrainConfig
+from alphazero_lib.games.batched_rules import BatchedRules, LineGameRules, batched_rules_for
 from alphazero_lib.search_policies import exploration_weights
 
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from alphazero_lib.batched_mcts import BatchedMCTS
-from alphazero_lib.batched_rules import BatchedRules
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises import capstone, nb07_parallel
 from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
 from alphazero_lib.games import ConnectFour
+from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResNet
 from tests.test_mine import cell, notebook
 

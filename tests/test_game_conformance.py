@@ -162,7 +162,7 @@ class LeakyMask(Gomoku):
 
 class WrongBatchedRules(Gomoku):
     def batched_rules(self) -> Any:
-        from alphazero_lib.batched_rules import BatchedRules
+        from alphazero_lib.games.batched_rules import BatchedRules
 
         class Rules(BatchedRules):
             def value_and_terminated(self, child_states, actions):

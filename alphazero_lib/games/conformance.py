@@ -84,7 +84,7 @@ def check_game(game: Game, *, playouts: int = 20, seed: int = 0, reference: Refe
     """
     _check_members(game)
     rng = np.random.default_rng(seed)
-    from alphazero_lib.batched_rules import batched_rules_for
+    from alphazero_lib.games.batched_rules import batched_rules_for
 
     rules = batched_rules_for(game)
     canonical: list[np.ndarray] = []

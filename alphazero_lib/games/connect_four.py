@@ -74,7 +74,7 @@ class ConnectFour(Game):
         return f"column {action} is full"
 
     def batched_rules(self) -> Any:
-        from alphazero_lib.batched_rules import LineGameRules
+        from alphazero_lib.games.batched_rules import LineGameRules
 
         return LineGameRules(self, in_a_row=self.in_a_row, drop=True)
 

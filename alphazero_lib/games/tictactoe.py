@@ -70,7 +70,7 @@ class TicTacToe(Game):
         return f"cell {action} is occupied"
 
     def batched_rules(self) -> Any:
-        from alphazero_lib.batched_rules import LineGameRules
+        from alphazero_lib.games.batched_rules import LineGameRules
 
         return LineGameRules(self, in_a_row=3, drop=False)
 
