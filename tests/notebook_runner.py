@@ -42,6 +42,42 @@ def runnable(source: str) -> str:
     return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
 
 
+# Slow cells that run no learner code are left out of the downstream and solved runs (with the cells that only
+# read them):
+SKIP: dict[str, tuple[str, ...]] = {
+    "06_connect_four": ("iterations = [1, 4, 12, 26, 52]", 'print(f"{len(results)} iterations'),  # 80 s of matches
+    # the agent's other games: make_agent and evaluate_both_seats already ran in kaggle's environments (cells 22, 40)
+    "08_kaggle_playoffs": (
+        "quick_agent = make_agent(",
+        "self_env = make(",
+        "self_env.render(",
+        "self_states,",
+        'print("submission vs random:"',
+    ),
+    # matches and a round robin of library players (wilson_interval and fit_elo run on tables in cells 21 and 28)
+    "09_evaluation": (
+        'specs = ["random", "greedy"',
+        "results[s, opponent].score",
+        "rungs = [1, 8, 16, 26, 42, 52]",
+        "ax.plot(rungs,",
+        "names = tournament.names",
+    ),
+}
+
+# Smaller runs of the learner's code in the cells after the exercises (the same cells, the same code paths):
+SHRINK: dict[str, tuple[tuple[str, str], ...]] = {
+    "02_vanilla_mcts": (("budgets = [50, 200, 800, 1600]", "budgets = [50, 200]"), ("num_games=20", "num_games=2")),
+    "04_alphazero_search": (("num_games=20", "num_games=2"),),
+    "05_self_play_training": (
+        ("NUM_ITERATIONS, NUM_GAMES = 4, 30", "NUM_ITERATIONS, NUM_GAMES = 2, 4"),
+        ("SearchConfig(num_searches=40, dirichlet_epsilon", "SearchConfig(num_searches=10, dirichlet_epsilon"),
+        ("for _ in range(10):", "for _ in range(2):"),
+    ),
+    "07_parallel_self_play": (("random_positions(c4, 64,", "random_positions(c4, 8,"),),
+    "08_kaggle_playoffs": (("SearchConfig(num_searches=100, seed=0)", "SearchConfig(num_searches=20, seed=0)"),),
+}
+
+
 @dataclass
 class Exercise:
     check: str  # the checker's name, e.g. "check_get_ucb"
@@ -106,9 +142,7 @@ class NotebookRun:
                     source = self.answers.get(exercise.check, exercise.solution)
                 elif any(marker in source for marker in self.skip):
                     self.skipped.append(index)  # its imports still run: later cells may use the names
-                    source = "\n".join(line for line in source.splitlines() if line.startswith(("import ", "from ")))
-                for old, new in self.shrink:
-                    source = source.replace(old, new)
+                source = solve_notebooks.trimmed(source, self.skip, self.shrink)
                 start = time.perf_counter()
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out):

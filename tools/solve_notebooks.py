@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +91,31 @@ def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return out
 
 
+def trimmed(code: str, skip: Sequence[str] = (), shrink: Sequence[tuple[str, str]] = ()) -> str:
+    """A code cell's source for a shorter run: a cell holding one of the ``skip`` markers keeps only its import
+    lines (later cells may use the names), and every ``(old, new)`` of ``shrink`` is replaced."""
+    if any(marker in code for marker in skip):
+        code = "\n".join(line for line in code.splitlines() if line.startswith(("import ", "from ")))
+    for old, new in shrink:
+        code = code.replace(old, new)
+    return code
+
+
+def trim(
+    nb: nbformat.NotebookNode, skip: Sequence[str] = (), shrink: Sequence[tuple[str, str]] = ()
+) -> nbformat.NotebookNode:
+    """A copy of ``nb`` whose code cells are ``trimmed``; raises ``ValueError`` for a ``shrink`` that applies to
+    no cell (the notebook changed under it)."""
+    out = copy.deepcopy(nb)
+    code = [cell for cell in out.cells if cell.cell_type == "code"]
+    for old, _ in shrink:
+        if not any(old in source(cell) for cell in code):
+            raise ValueError(f"no code cell contains {old!r} (the notebook changed?)")
+    for cell in code:
+        cell.source = trimmed(source(cell), skip, shrink)
+    return out
+
+
 def verdicts(nb: nbformat.NotebookNode) -> list[tuple[int, str]]:
     """``(cell index, printed text)`` of every check cell of an executed notebook."""
     out = []
@@ -110,14 +136,21 @@ def execute(nb: nbformat.NotebookNode, path: Path, timeout: int = 600) -> nbform
     return nb
 
 
-def run_solved(path: Path, out_dir: Path | None = None, home: Path | None = None) -> tuple[list[str], float]:
+def run_solved(
+    path: Path,
+    out_dir: Path | None = None,
+    home: Path | None = None,
+    skip: Sequence[str] = (),
+    shrink: Sequence[tuple[str, str]] = (),
+) -> tuple[list[str], float]:
     """Execute the solved copy of one notebook; return the problems found (empty when all is well) and the time.
 
     The checks keep the solutions in ``home/my_alphazero`` (default: a fresh temporary folder, so a test's solved
-    run never changes what another notebook's run reads)."""
+    run never changes what another notebook's run reads). ``skip`` and ``shrink`` shorten it (``trim``: the test
+    suite leaves out slow cells that run no learner code and shrinks long runs of it)."""
     import tempfile
 
-    nb = solved(nbformat.read(path, as_version=4))
+    nb = trim(solved(nbformat.read(path, as_version=4)), skip, shrink)
     before = os.environ.get("MY_ALPHAZERO_HOME")
     os.environ["MY_ALPHAZERO_HOME"] = str(home if home is not None else tempfile.mkdtemp(prefix="solved_home_"))
     start = time.perf_counter()
