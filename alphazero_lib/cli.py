@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from alphazero_lib.config import LIMITS, MAX_SEED, MAX_THREADS
+from alphazero_lib.config import LIMITS, MAX_SEED, MAX_THREADS, SearchConfig
 from alphazero_lib.games import GAMES, make_game
 
 #: Every command that takes --game plays Connect Four unless told otherwise (train alone asks for it).
@@ -230,29 +230,112 @@ def _play(args: argparse.Namespace) -> int:
 
 
 # ---- train ----------------------------------------------------------------------------------------
-_TRAIN_OVERRIDES = {  # flag -> TrainConfig setting (search fields flat, as TrainConfig.from_dict takes them)
-    "iterations": "num_iterations",
-    "games_per_iteration": "num_self_play_iterations",
-    "searches": "num_searches",
-    "epochs": "num_epochs",
-    "batch_size": "batch_size",
-    "lr": "lr",
-    "device": "device",
-    "seed": "seed",
-    "threads": "num_threads",
-    "self_play": "self_play",
-    "parallel_games": "num_parallel_games",
-    "workers": "num_workers",
-    "inference_mode": "inference_mode",
-    "ray_cpus": "ray_cpus_per_actor",
-    "search_policy": "policy",
-    "gumbel_considered": "gumbel_considered",
-    "value_target_q_weight": "value_target_q_weight",
-    "full_search_fraction": "full_search_fraction",
-    "cheap_searches": "cheap_searches",
-    "opening_moves": "opening_moves",
-    "move_selection": "move_selection",
+#: train's flags for TrainConfig settings (search fields flat): flag -> field. Only the names are chosen here; each
+#: flag's type, choices, limits and help come from its field (annotation, ``config.CHOICES``, docstring), and its
+#: value is checked by the dataclass itself (``_config_flag``).
+_TRAIN_FLAGS = {
+    "--iterations": "num_iterations",
+    "--games-per-iteration": "num_self_play_iterations",
+    "--searches": "num_searches",
+    "--epochs": "num_epochs",
+    "--batch-size": "batch_size",
+    "--lr": "lr",
+    "--device": "device",
+    "--seed": "seed",
+    "--threads": "num_threads",
 }
+_SCHEDULE_FLAGS = {
+    "--search-policy": "policy",
+    "--gumbel-considered": "gumbel_considered",
+    "--value-target-q-weight": "value_target_q_weight",
+    "--full-search-fraction": "full_search_fraction",
+    "--cheap-searches": "cheap_searches",
+    "--opening-moves": "opening_moves",
+    "--move-selection": "move_selection",
+}
+_SELF_PLAY_FLAGS = {
+    "--self-play": "self_play",
+    "--parallel-games": "num_parallel_games",
+    "--workers": "num_workers",
+    "--ray-cpus": "ray_cpus_per_actor",
+    "--inference-mode": "inference_mode",
+}
+# flags whose parsing carries more than the field's check (the machine's cores; the reason shared with other commands)
+_FLAG_PARSERS: dict[str, Callable[[str], object]] = {"--seed": _seed, "--threads": _threads, "--lr": _learning_rate}
+_TRAIN_OVERRIDES = {  # argparse dest -> TrainConfig setting
+    flag[2:].replace("-", "_"): name
+    for flags in (_TRAIN_FLAGS, _SCHEDULE_FLAGS, _SELF_PLAY_FLAGS)
+    for flag, name in flags.items()
+}
+
+
+def _config_flag(group: argparse._ActionsContainer, flag: str, name: str) -> None:
+    """Add ``flag`` for the TrainConfig (or SearchConfig) field ``name``: parsed by its annotation, limited to
+    ``config.CHOICES``, checked by the dataclass (its message, under the flag's name), helped by its docstring."""
+    from dataclasses import fields
+
+    from alphazero_lib.config import CHOICES, SEARCH_FIELDS, SearchConfig, TrainConfig, field_docs
+
+    owner = SearchConfig if name in SEARCH_FIELDS else TrainConfig
+    kind = str(next(f.type for f in fields(owner) if f.name == name))
+    doc = field_docs(owner)[name]
+    first = _first_sentence(doc).replace("%", "%%")
+    parse = _FLAG_PARSERS.get(flag)
+    if parse is None and "int" in kind:
+        parse = _integer_text
+    elif parse is None and "float" in kind:
+        parse = _float_text
+
+    def checked(text: str) -> object:
+        value = parse(text) if parse is not None else text
+        try:
+            owner(**{name: value})  # the dataclass's own checks, one field at a time
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(_without_owner(str(err))) from None
+        return value
+
+    metavar = "|".join(CHOICES[name]) if name in CHOICES and len(CHOICES[name]) > 3 else None
+    group.add_argument(
+        flag,
+        type=checked,
+        default=None,
+        choices=CHOICES.get(name) if metavar is None else None,
+        metavar=metavar or ("N" if "int" in kind else "X" if "float" in kind else None),
+        help=f"{first} ({owner.__name__}.{name})",
+    )
+
+
+def _first_sentence(doc: str) -> str:
+    """A docstring's first sentence (a full stop outside parentheses ends it), without reST's double backticks."""
+    text, depth = doc.replace("``", ""), 0
+    for i, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith(". ", i):
+            return text[:i]
+    return text.rstrip(".")
+
+
+def _integer_text(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
+def _float_text(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def _without_owner(message: str) -> str:
+    """A dataclass's ``"TrainConfig.num_iterations must be ..."`` as a flag's ``"must be ..."``."""
+    import re
+
+    return re.sub(r"^(?:TrainConfig|SearchConfig)?\.?\w+ must ", "must ", message, count=1)
+
+
 _BATCHED_FLAGS = {
     "parallel_games": "--parallel-games",
     "workers": "--workers",
@@ -515,23 +598,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
     )
-    train.add_argument("--iterations", type=_limited("num_iterations"), default=None, help="total learn iterations")
-    train.add_argument(
-        "--games-per-iteration",
-        type=_limited("num_self_play_iterations"),
-        default=None,
-        help="self-play games per iteration",
-    )
-    train.add_argument(
-        "--searches", type=_limited("num_searches"), default=None, help="search simulations per self-play move"
-    )
-    train.add_argument("--epochs", type=_limited("num_epochs"), default=None, help="training epochs per iteration")
-    train.add_argument("--batch-size", type=_limited("batch_size"), default=None, help="minibatch size")
-    train.add_argument("--device", default=None, choices=["auto", "cpu", "cuda"], help="where the network runs")
-    train.add_argument("--seed", type=_seed, default=None, help="random seed of the run")
-    train.add_argument("--threads", type=_threads, default=None, help="torch CPU threads for training steps")
+    for flag, name in _TRAIN_FLAGS.items():
+        _config_flag(train, flag, name)
     train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
-    train.add_argument("--lr", type=_learning_rate, default=None, help="Adam learning rate (on a resume too)")
     train.add_argument(
         "--time-budget",
         type=_positive_float,
@@ -540,62 +609,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after the iteration that passes this many minutes of wall time (--resume continues)",
     )
     targets = train.add_argument_group("search policy, targets and schedule (TrainConfig fields; see its docstrings)")
-    targets.add_argument("--search-policy", default=None, choices=["puct", "gumbel"], help="the self-play search")
-    targets.add_argument(
-        "--gumbel-considered", type=_limited("gumbel_considered"), default=None, help="Gumbel: root candidates m"
-    )
-    targets.add_argument(
-        "--value-target-q-weight",
-        type=_non_negative_float,
-        default=None,
-        metavar="W",
-        help="value target (1 - W) * outcome + W * root search value (0: the outcome)",
-    )
-    targets.add_argument(
-        "--full-search-fraction",
-        type=_positive_float,
-        default=None,
-        metavar="F",
-        help="playout cap randomisation: share of moves fully searched and recorded (1: all)",
-    )
-    targets.add_argument(
-        "--cheap-searches", type=_limited("cheap_searches"), default=None, help="simulations of a cheap move"
-    )
-    targets.add_argument(
-        "--opening-moves",
-        type=_limited("opening_moves", least=0),
-        default=None,
-        metavar="K",
-        help="random openings of 0..K moves",
-    )
-    targets.add_argument(
-        "--move-selection",
-        default=None,
-        choices=["visits", "improved_policy"],
-        help="what self-play samples moves from",
-    )
-    train.add_argument(
-        "--self-play",
-        default=None,
-        choices=["serial", "batched"],
-        help="serial (one game at a time) or batched (many games per network call) self-play; recorded in the "
-        "run's config (default: the preset's, else serial; batched when --parallel-games is given)",
-    )
-    train.add_argument(
-        "--parallel-games",
-        type=_limited("num_parallel_games"),
-        default=None,
-        metavar="N",
-        help="batched self-play with N games in flight",
-    )
-    train.add_argument(
-        "--workers",
-        type=_limited("num_workers"),
-        default=None,
-        metavar="W",
-        help="batched self-play in W processes (CPU)",
-    )
-    train.add_argument(
+    for flag, name in _SCHEDULE_FLAGS.items():
+        _config_flag(targets, flag, name)
+    self_play = train.add_argument_group("how self-play runs (recorded in the run's config.json)")
+    for flag, name in _SELF_PLAY_FLAGS.items():
+        _config_flag(self_play, flag, name)
+    self_play.add_argument(
         "--ray",
         nargs="?",
         const="local",
@@ -603,20 +622,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="batched self-play on Ray actors, one per --workers: a local Ray instance, or the cluster at ADDRESS "
         '(e.g. auto, HOST:6379); needs pip install -e ".[distributed]"',
-    )
-    train.add_argument(
-        "--ray-cpus",
-        type=_limited("ray_cpus_per_actor"),
-        default=None,
-        metavar="N",
-        help="with --ray: CPUs (threads) per actor",
-    )
-    train.add_argument(
-        "--inference-mode",
-        default=None,
-        metavar="MODE",
-        help="how batched self-play runs the network: fp32 (default; the same games on every CPU), a faster mode "
-        "(fp32_cl, fp32_fused, bf16, bf16_cl, bf16_fused, compile), or auto (measured once, the choice recorded)",
     )
     train.set_defaults(func=_train)
 
@@ -694,7 +699,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="search simulations per move at most (default 200)",
     )
-    export.add_argument("--C", type=_non_negative_float, default=2.0, help="PUCT exploration constant (default 2.0)")
+    export.add_argument(
+        "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
+    )
     export.set_defaults(func=_export_kaggle)
     playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
     _add_game_argument(playoff, games=KAGGLE_GAMES)

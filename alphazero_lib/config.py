@@ -197,6 +197,23 @@ def check_fields(obj: Any) -> None:
         check_limit(f"{type(obj).__name__}.{f.name}", f.name, getattr(obj, f.name))
 
 
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string under it in the class body), read from the source: the command line's
+    help comes from here."""
+    import ast
+    import inspect
+    import itertools
+    import textwrap
+
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for node, after in itertools.pairwise(body):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+                docs[node.target.id] = " ".join(str(after.value.value).split())
+    return docs
+
+
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - names)
@@ -213,12 +230,26 @@ SEARCH_FIELDS += ("gumbel_considered", "gumbel_scale", "gumbel_c_visit", "gumbel
 #: The search policies ``SearchConfig.policy`` names (``alphazero_lib.search_policies``).
 SEARCH_POLICIES = ("puct", "gumbel")
 
-#: The self-play search of a run that names none: the course's 60 searches, C = 2 and root noise as in the paper.
-SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "C": 2.0, "dirichlet_epsilon": 0.25, "dirichlet_alpha": 0.3}
+#: The self-play search of a run that names none: ``SearchConfig``'s defaults with the course's 60 searches and
+#: root noise as in the paper.
+SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "dirichlet_epsilon": 0.25}
 
 SELF_PLAY_KINDS = ("serial", "batched")
 MOVE_SELECTIONS = ("visits", "improved_policy")
 EXECUTORS = ("local", "ray")
+DEVICES = ("auto", "cpu", "cuda")
+#: How batched self-play runs the network (``alphazero_lib.inference``): fp32 plays the same games on every CPU.
+INFERENCE_MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile")
+
+#: The values a string setting takes: the command line's choices and the dataclasses' checks.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "policy": SEARCH_POLICIES,
+    "self_play": SELF_PLAY_KINDS,
+    "move_selection": MOVE_SELECTIONS,
+    "executor": EXECUTORS,
+    "device": DEVICES,
+    "inference_mode": ("auto", *INFERENCE_MODES),
+}
 
 
 def self_play_search(**changes: Any) -> SearchConfig:
@@ -389,11 +420,10 @@ class TrainConfig:
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
         if self.ray_cpus_per_actor < 1:
             raise ValueError(f"TrainConfig.ray_cpus_per_actor must be positive, got {self.ray_cpus_per_actor}")
-        from alphazero_lib.inference import MODES
-
-        if self.inference_mode != "auto" and self.inference_mode not in MODES:
+        if self.inference_mode != "auto" and self.inference_mode not in INFERENCE_MODES:
             raise ValueError(
-                f"TrainConfig.inference_mode must be 'auto' or one of {list(MODES)}, got {self.inference_mode!r}"
+                f"TrainConfig.inference_mode must be 'auto' or one of {list(INFERENCE_MODES)}, "
+                f"got {self.inference_mode!r}"
             )
         if not 0.0 <= self.value_target_q_weight <= 1.0:
             raise ValueError(f"TrainConfig.value_target_q_weight must be in [0, 1], got {self.value_target_q_weight}")

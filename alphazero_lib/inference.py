@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from alphazero_lib.config import INFERENCE_MODES
+
 #: Inference modes ``FastEvaluator`` knows; ``"auto"`` measures the candidates and keeps the fastest.
-MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile")
+MODES = INFERENCE_MODES
 _MEASURED: dict[str, str] = {}  # cache key -> fastest mode, for this process
 
 

@@ -261,3 +261,48 @@ def test_auto_inference_is_measured_once_and_recorded(tmp_path):
     trainer.learn()
     recorded = json.loads((tmp_path / "config.json").read_text())["train_config"]["inference_mode"]
     assert recorded in MODES and recorded == trainer.config.inference_mode
+
+
+# ---- each setting declared once (issue 26, item 4) ------------------------------------------------------------
+def test_train_flags_come_from_the_config_fields():
+    import argparse
+
+    from alphazero_lib import cli
+    from alphazero_lib.config import CHOICES, SEARCH_FIELDS, field_docs
+
+    train = next(
+        action for action in cli.build_parser()._actions if isinstance(action, argparse._SubParsersAction)
+    ).choices["train"]
+    by_flag = {action.option_strings[0]: action for action in train._actions if action.option_strings}
+    for dest, name in cli._TRAIN_OVERRIDES.items():
+        flag = "--" + dest.replace("_", "-")
+        owner = SearchConfig if name in SEARCH_FIELDS else TrainConfig
+        assert by_flag[flag].help.endswith(f"({owner.__name__}.{name})"), flag
+        assert cli._first_sentence(field_docs(owner)[name]).replace("%", "%%") in by_flag[flag].help, flag
+        if name in CHOICES and len(CHOICES[name]) <= 3:
+            assert tuple(by_flag[flag].choices) == CHOICES[name], flag
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "words"),
+    [
+        ("--opening-moves", "-1", "TrainConfig.opening_moves must be a non-negative integer, got -1"),
+        ("--full-search-fraction", "1.5", "TrainConfig.full_search_fraction must be in (0, 1], got 1.5"),
+        ("--gumbel-considered", "0", "SearchConfig.gumbel_considered must be a positive integer, got 0"),
+        ("--inference-mode", "fp64", "TrainConfig.inference_mode must be 'auto' or one of"),
+    ],
+)
+def test_a_flag_is_checked_by_its_dataclass_with_its_words(capsys, flag, value, words):
+    """The flag's error is the dataclass's message under the flag's name: one check, in the dataclass."""
+    with pytest.raises(SystemExit):
+        main(["train", "--game", "tictactoe", "--out", "unused", flag, value])
+    err = capsys.readouterr().err
+    assert f"argument {flag}: must {words.split(' must ', 1)[1]}" in err, err
+
+
+def test_the_config_module_needs_no_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, alphazero_lib.config; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
