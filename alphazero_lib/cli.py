@@ -382,7 +382,7 @@ def _train(args: argparse.Namespace) -> int:
             "add --ray, or drop --ray-cpus"
         )
     if config.executor == "ray":
-        from alphazero_lib.distributed import import_ray
+        from alphazero_lib.executors import import_ray
 
         import_ray()  # before anything is written: a missing Ray is said now, with the command that installs it
     if config.self_play == "serial" and given:

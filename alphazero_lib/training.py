@@ -37,14 +37,9 @@ from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
     Sample,
-    SelfPlayResult,
     derived_seed,
     game_samples,
-    join_results,
-    play_batched,
     play_game,
-    play_serial,
-    worker_shares,
 )
 from alphazero_lib.utils import atomic_write_bytes, cpu_threads, one_cpu_thread
 
@@ -128,9 +123,8 @@ class AlphaZero:
         self.best_model = copy.deepcopy(model) if config.gating_games > 0 else None
         self.game_stats = GameStats()  # this iteration's finished self-play games
         self.search_stats: dict[str, Any] = {}  # this iteration's search statistics
-        self._pool: Any = None  # worker processes (concurrent.futures.ProcessPoolExecutor) and their queue
-        self._progress_queue: Any = None
-        self._ray: Any = None  # distributed.RaySelfPlay, with executor="ray"
+        self.executor: Any = None  # where self-play runs (executors.executor_for), kept from iteration to iteration
+        self._executor_for: tuple[Any, ...] = ()  # the settings it was made for
 
     # ---- self-play ----------------------------------------------------------------------------------
     @property
@@ -170,78 +164,29 @@ class AlphaZero:
         return min(cfg.num_workers, cfg.num_self_play_iterations) if shared else 1
 
     def self_play_iteration(self) -> list[Sample]:
-        """Play ``num_self_play_iterations`` games as ``config.self_play`` says; returns all their samples.
+        """Play ``num_self_play_iterations`` games as ``config.self_play`` says, on the executor this iteration
+        needs (``executors.executor_for``: this process, worker processes or Ray actors); returns their samples.
 
         Seeds derive from ``(seed, iteration)`` (workers: ``(seed, iteration, 5, w)``).
         """
-        cfg = self.config
-        total, seed_parts = cfg.num_self_play_iterations, (cfg.seed, self.iteration)
-        with tqdm(total=total, desc="self-play", leave=False, disable=not self.progress) as bar:
-            if cfg.self_play == "batched" and cfg.executor == "ray":
-                result = self._play_on_ray(bar)
-            elif self.num_workers > 1:
-                result = self._play_in_workers(bar)
-            elif cfg.self_play == "batched":
-                slots = min(cfg.num_parallel_games, total)
-                result = play_batched(self.game, self.self_play_model, cfg, total, slots, seed_parts, bar.update)
-            else:
-                result = play_serial(self.game, self.self_play_model, cfg, total, seed_parts, bar.update)
+        from alphazero_lib.executors import executor_for
+
+        cfg, workers = self.config, self.num_workers
+        where = (cfg.self_play, cfg.executor, workers)
+        if self.executor is None or where != self._executor_for:  # a resume may have changed the settings
+            self.close()
+            self.executor, self._executor_for = executor_for(cfg, workers), where
+        with tqdm(total=cfg.num_self_play_iterations, desc="self-play", leave=False, disable=not self.progress) as bar:
+            result = self.executor.play(self.game, cfg, self.self_play_model, self.iteration, bar)
         self.game_stats.merge(result.games)
         self.search_stats = result.search
         return result.samples
 
-    def _play_in_workers(self, bar: Any) -> SelfPlayResult:
-        """Share this iteration's games among ``num_workers`` processes; join their samples and statistics."""
-        import queue
-
-        cfg, workers = self.config, self.num_workers
-        if self._pool is None:
-            self._start_workers(workers)
-        while not self._progress_queue.empty():  # left over from an interrupted iteration
-            self._progress_queue.get_nowait()
-        model = copy.deepcopy(self.self_play_model).cpu().eval()
-        jobs = [
-            self._pool.submit(_self_play_worker, (self.game, cfg, model, games, slots, seed_parts))
-            for games, slots, seed_parts in worker_shares(cfg, self.iteration, workers)
-        ]
-        while not all(job.done() for job in jobs):
-            try:
-                bar.update(self._progress_queue.get(timeout=0.2))
-            except queue.Empty:
-                pass
-        while not self._progress_queue.empty():
-            bar.update(self._progress_queue.get_nowait())
-        return join_results([job.result() for job in jobs])  # worker order; re-raises a worker's error here
-
-    def _play_on_ray(self, bar: Any) -> SelfPlayResult:
-        """This iteration's games on Ray actors (``distributed.RaySelfPlay``), one per worker share."""
-        cfg = self.config
-        if self._ray is None:
-            from alphazero_lib.distributed import RaySelfPlay
-
-            self._ray = RaySelfPlay(cfg.ray_address, self.num_workers, cfg.ray_cpus_per_actor)
-        model = copy.deepcopy(self.self_play_model).cpu().eval()
-        return self._ray.play(self.game, cfg, model, self.iteration, bar)
-
-    def _start_workers(self, workers: int) -> None:
-        import concurrent.futures
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
-        self._progress_queue = context.Queue()
-        threads = max(1, torch.get_num_threads() // workers)
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(self._progress_queue, threads)
-        )
-
     def close(self) -> None:
         """Stop the self-play worker processes or Ray actors, if any (a later iteration starts them again)."""
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool, self._progress_queue = None, None
-        if self._ray is not None:
-            self._ray.close()
-            self._ray = None
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
 
     def _resolve_inference_mode(self) -> None:
         """Batched self-play with ``inference_mode="auto"``: measure once, then record the mode chosen."""
@@ -561,21 +506,3 @@ class AlphaZeroParallel(AlphaZero):
         if isinstance(config, TrainConfig) and config.self_play != "batched":
             config = dataclasses.replace(config, self_play="batched")
         super().__init__(model, optimizer, game, config, **kwargs)
-
-
-_worker_progress: Any = None  # in a worker process: the queue that counts finished games for the parent's bar
-
-
-def _init_worker(progress_queue: Any, threads: int) -> None:
-    global _worker_progress
-    _worker_progress = progress_queue
-    torch.set_num_threads(threads)
-
-
-def _self_play_worker(payload: tuple[Any, ...]) -> tuple[list[Sample], dict[str, int], dict[str, Any]]:
-    """One worker's share of an iteration: batched self-play of ``games`` games; (samples, game counts, search)."""
-    game, config, model, games, slots, seed_parts = payload
-    queue = _worker_progress
-    on_game_over = (lambda: queue.put(1)) if queue is not None else None
-    result = play_batched(game, model, config, games, slots, seed_parts, on_game_over)
-    return result.samples, result.games.to_dict(), result.search

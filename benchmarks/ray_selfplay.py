@@ -32,7 +32,7 @@ def compare(game_name: str, preset: str, games: int, workers: int, searches: int
     import torch
 
     from alphazero_lib.config import TrainConfig
-    from alphazero_lib.distributed import RaySelfPlay, wait_for_actors
+    from alphazero_lib.executors import RaySelfPlay, wait_for_actors
     from alphazero_lib.games import make_game
     from alphazero_lib.pretrained import load_pretrained
     from alphazero_lib.selfplay import play_batched

@@ -334,7 +334,7 @@ def test_self_play_workers_share_the_games_and_are_reproducible(tmp_path):
         )
         assert trainer.num_workers == 2
         history = trainer.learn()
-        assert trainer._pool is None  # learn stops its workers
+        assert trainer.executor is None  # learn stops its workers
         runs.append(trainer)
     record = history[-1]
     assert record["games"] == 7  # 4 + 3 games in two processes

@@ -16,7 +16,7 @@ ray = pytest.importorskip("ray", reason='Ray is not installed: pip install -e ".
 from alphazero_lib import make_game  # noqa: E402
 from alphazero_lib.cli import main  # noqa: E402
 from alphazero_lib.config import TrainConfig  # noqa: E402
-from alphazero_lib.distributed import ClusterLost, RaySelfPlay  # noqa: E402
+from alphazero_lib.executors import ClusterLost, RaySelfPlay  # noqa: E402
 from alphazero_lib.model import ResNet  # noqa: E402
 from alphazero_lib.training import build_trainer  # noqa: E402
 
