@@ -235,7 +235,7 @@ def _play(args: argparse.Namespace) -> int:
 #: value is checked by the dataclass itself (``_config_flag``).
 _TRAIN_FLAGS = {
     "--iterations": "num_iterations",
-    "--games-per-iteration": "num_self_play_iterations",
+    "--games-per-iteration": "games_per_iteration",
     "--searches": "num_searches",
     "--epochs": "num_epochs",
     "--batch-size": "batch_size",
@@ -493,7 +493,7 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
     """A player or a submission file against kaggle's built-in agents, N episodes on each seat."""
     import json
 
-    from alphazero_lib.kaggle import evaluate, load_submission
+    from alphazero_lib.kaggle import evaluate_against_builtin, load_submission
     from alphazero_lib.specs import make_player
     from alphazero_lib.utils import Interrupted
 
@@ -509,7 +509,7 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
     try:  # Ctrl-C: the results so far are printed, the opponent under way with the episodes it finished
         for opponent in args.opponents:
             results.append(
-                evaluate(
+                evaluate_against_builtin(
                     game,
                     fresh_agent(),
                     opponent,

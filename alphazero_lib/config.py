@@ -139,7 +139,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     "cheap_searches": (MAX_SEARCHES, "as num_searches"),
     "seed": (MAX_SEED, "seeds are 64-bit integers for torch"),
     "num_iterations": (MAX_ITERATIONS, "each iteration writes a checkpoint file; long published runs take thousands"),
-    "num_self_play_iterations": (1_000_000, "a million self-play games already make one iteration days long"),
+    "games_per_iteration": (1_000_000, "a million self-play games already make one iteration days long"),
     "num_epochs": (1_000, "each epoch passes over the whole replay memory"),
     "batch_size": (65_536, "a minibatch's activations must fit in memory"),
     "replay_window": (10_000, "the replay memory keeps every game of that many iterations in memory"),
@@ -234,6 +234,9 @@ SEARCH_POLICIES = ("puct", "gumbel")
 #: root noise as in the paper.
 SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "dirichlet_epsilon": 0.25}
 
+#: Settings renamed since runs were first recorded: old name -> present name (``TrainConfig.from_dict`` reads both).
+RENAMED = {"num_self_play_iterations": "games_per_iteration"}
+
 SELF_PLAY_KINDS = ("serial", "batched")
 MOVE_SELECTIONS = ("visits", "improved_policy")
 EXECUTORS = ("local", "ray")
@@ -274,7 +277,7 @@ class TrainConfig:
     num_iterations: int = 3
     """Total learn iterations (self-play, then training); a resumed run continues up to this number."""
 
-    num_self_play_iterations: int = 500
+    games_per_iteration: int = 500
     """Self-play games per iteration."""
 
     num_epochs: int = 4
@@ -388,7 +391,7 @@ class TrainConfig:
                 f"TrainConfig.seed), got {self.search.seed}"
             )
         check_fields(self)
-        positive = ("num_iterations", "num_self_play_iterations", "num_epochs", "replay_window")
+        positive = ("num_iterations", "games_per_iteration", "num_epochs", "replay_window")
         positive += ("num_res_blocks", "num_hidden", "num_parallel_games", "num_workers")
         for name in positive:
             if getattr(self, name) < 1:
@@ -462,12 +465,19 @@ class TrainConfig:
         Search fields may also sit at the top level (older configs and checkpoints were flat; the command line's
         flags are): they override the nested ``search``. Search fields a config leaves out take the self-play
         defaults (``SELF_PLAY_SEARCH``), not ``SearchConfig``'s. A config without ``self_play`` predates it and
-        ran serial self-play unless ``--parallel-games`` was on its command line, which it did not record.
+        ran serial self-play unless ``--parallel-games`` was on its command line, which it did not record; a setting
+        under an older name (``RENAMED``: ``num_self_play_iterations``, the course's ``num_selfPlay_iterations``) is
+        read under its present one.
         Unknown keys are an error that names them.
         """
         if not isinstance(data, dict):
             raise ValueError(f"a TrainConfig needs a dict of settings, got {type(data).__name__}")
         data = dict(data)
+        for old, new in RENAMED.items():  # a config written before a setting got its present name
+            if old in data:
+                if new in data:
+                    raise ValueError(f"a TrainConfig gives both {old!r} and its present name {new!r}: keep {new!r}")
+                data[new] = data.pop(old)
         search = data.pop("search", None)
         if isinstance(search, SearchConfig):
             search = search.to_dict()
@@ -506,7 +516,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=3,
-        num_self_play_iterations=150,
+        games_per_iteration=150,
         num_epochs=4,
         batch_size=64,
         temperature=1.25,
@@ -519,7 +529,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=9,
         num_hidden=128,
         num_iterations=8,
-        num_self_play_iterations=500,
+        games_per_iteration=500,
         num_epochs=4,
         batch_size=128,
         temperature=1.25,
@@ -532,7 +542,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=10,
-        num_self_play_iterations=200,
+        games_per_iteration=200,
         num_epochs=4,
         batch_size=128,
         temperature=1.25,
@@ -545,7 +555,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=60,
-        num_self_play_iterations=256,
+        games_per_iteration=256,
         num_epochs=2,
         batch_size=256,
         temperature=1.0,
@@ -566,7 +576,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=200,
-        num_self_play_iterations=128,
+        games_per_iteration=128,
         num_epochs=1,
         batch_size=256,
         temperature=1.0,
@@ -588,7 +598,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=5,
         num_hidden=64,
         num_iterations=10,
-        num_self_play_iterations=200,
+        games_per_iteration=200,
         num_epochs=4,
         batch_size=128,
         temperature=1.0,
@@ -601,7 +611,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_res_blocks=4,
         num_hidden=64,
         num_iterations=40,
-        num_self_play_iterations=128,
+        games_per_iteration=128,
         num_epochs=2,
         batch_size=256,
         temperature=1.0,

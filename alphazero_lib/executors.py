@@ -37,7 +37,7 @@ class Executor(Protocol):
     """Plays one iteration's self-play games somewhere; ``close`` stops what it started."""
 
     def play(self, game: Game, config: TrainConfig, model: Any, iteration: int, bar: Any = None) -> SelfPlayResult:
-        """``config.num_self_play_iterations`` games of ``model``, seeded by ``(config.seed, iteration)``."""
+        """``config.games_per_iteration`` games of ``model``, seeded by ``(config.seed, iteration)``."""
         ...
 
     def close(self) -> None: ...
@@ -57,7 +57,7 @@ class InThisProcess:
     """Self-play in this process, on the model's own device: ``play_serial`` or ``play_batched`` as the config says."""
 
     def play(self, game: Game, config: TrainConfig, model: Any, iteration: int, bar: Any = None) -> SelfPlayResult:
-        total, seed_parts = config.num_self_play_iterations, (config.seed, iteration)
+        total, seed_parts = config.games_per_iteration, (config.seed, iteration)
         on_game_over = bar.update if bar is not None else None
         if config.self_play == "batched":
             slots = min(config.num_parallel_games, total)

@@ -153,7 +153,7 @@ class SelfPlayResult:
     """The searches' statistics (positions, simulations, network evaluations and calls, seconds)."""
 
 
-def play_game(
+def play_self_play_game(
     game: Game,
     search: Callable[[np.ndarray], np.ndarray],
     rng: np.random.Generator,
@@ -410,7 +410,7 @@ def worker_shares(config: TrainConfig, iteration: int, workers: int) -> list[tup
     ``(seed, iteration, 5, w)``. Local worker processes and any other executor use the same shares, so the same
     seed and number of workers give the same samples.
     """
-    total = config.num_self_play_iterations
+    total = config.games_per_iteration
     shares = []
     for w in range(workers):
         games = total // workers + (w < total % workers)

@@ -39,7 +39,7 @@ from alphazero_lib.selfplay import (
     Sample,
     derived_seed,
     game_samples,
-    play_game,
+    play_self_play_game,
 )
 from alphazero_lib.utils import atomic_write_bytes, cpu_threads, one_cpu_thread
 
@@ -149,7 +149,7 @@ class AlphaZero:
     def self_play(self, mcts: Any, rng: np.random.Generator) -> list[Sample]:
         """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; count it, return its samples."""
         cfg = self.config
-        samples, winner, moves = play_game(
+        samples, winner, moves = play_self_play_game(
             self.game, mcts.search, rng, cfg.temperature, cfg.temperature_moves, cfg.augment_symmetries
         )
         self.record_game(winner, moves)
@@ -161,10 +161,10 @@ class AlphaZero:
         cfg = self.config
         on_cpu = next(self.self_play_model.parameters()).device.type == "cpu"
         shared = cfg.self_play == "batched" and (on_cpu or cfg.executor == "ray")
-        return min(cfg.num_workers, cfg.num_self_play_iterations) if shared else 1
+        return min(cfg.num_workers, cfg.games_per_iteration) if shared else 1
 
     def self_play_iteration(self) -> list[Sample]:
-        """Play ``num_self_play_iterations`` games as ``config.self_play`` says, on the executor this iteration
+        """Play ``games_per_iteration`` games as ``config.self_play`` says, on the executor this iteration
         needs (``executors.executor_for``: this process, worker processes or Ray actors); returns their samples.
 
         Seeds derive from ``(seed, iteration)`` (workers: ``(seed, iteration, 5, w)``).
@@ -176,7 +176,7 @@ class AlphaZero:
         if self.executor is None or where != self._executor_for:  # a resume may have changed the settings
             self.close()
             self.executor, self._executor_for = executor_for(cfg, workers), where
-        with tqdm(total=cfg.num_self_play_iterations, desc="self-play", leave=False, disable=not self.progress) as bar:
+        with tqdm(total=cfg.games_per_iteration, desc="self-play", leave=False, disable=not self.progress) as bar:
             result = self.executor.play(self.game, cfg, self.self_play_model, self.iteration, bar)
         self.game_stats.merge(result.games)
         self.search_stats = result.search
@@ -194,7 +194,7 @@ class AlphaZero:
             return
         from alphazero_lib.inference import FastEvaluator
 
-        slots = min(self.config.num_parallel_games, self.config.num_self_play_iterations)
+        slots = min(self.config.num_parallel_games, self.config.games_per_iteration)
         mode = FastEvaluator(self.self_play_model, "auto", batch_size=slots).mode
         tqdm.write(f"inference mode auto: measured, {mode} chosen; recorded in the run's config so a resume keeps it")
         self.config = dataclasses.replace(self.config, inference_mode=mode)

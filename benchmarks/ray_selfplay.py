@@ -44,7 +44,7 @@ def compare(game_name: str, preset: str, games: int, workers: int, searches: int
         preset,
         device="cpu",
         self_play="batched",
-        num_self_play_iterations=games,
+        games_per_iteration=games,
         num_parallel_games=games,
         num_workers=workers,
         inference_mode=mode,

@@ -36,7 +36,7 @@ def compare_workers(
         config = TrainConfig.from_preset(
             preset,
             device="cpu",
-            num_self_play_iterations=games,
+            games_per_iteration=games,
             num_parallel_games=games,
             self_play="batched",
             num_workers=count,

@@ -285,7 +285,7 @@ def test_alpha_zero_parallel_plays_every_game_and_trains(tmp_path):
             num_res_blocks=1,
             num_hidden=8,
             num_iterations=1,
-            num_self_play_iterations=5,
+            games_per_iteration=5,
             num_parallel_games=3,  # games 4 and 5 take the slots of the first to finish
             num_searches=8,
             num_epochs=1,
@@ -318,7 +318,7 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
 
 def _tiny_parallel_config(**changes):
     """test_training's tiny settings, with more games than slots (a slot takes a second game)."""
-    settings = {**TINY, "num_self_play_iterations": 7, "num_parallel_games": 4, "num_searches": 8, "num_epochs": 1}
+    settings = {**TINY, "games_per_iteration": 7, "num_parallel_games": 4, "num_searches": 8, "num_epochs": 1}
     settings["self_play"] = "batched"
     return TrainConfig.from_dict({**settings, **changes})
 
@@ -408,7 +408,7 @@ def test_batched_self_play_targets_and_temperature_schedule(num_workers):
     from alphazero_lib.training import AlphaZeroParallel, build_trainer
 
     config = _tiny_parallel_config(
-        num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
+        games_per_iteration=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
     )
     config = TrainConfig.from_dict({**config.to_dict(), "num_workers": num_workers})
     trainer = build_trainer(make_game("tictactoe"), config, progress=False, trainer_class=AlphaZeroParallel)
@@ -424,7 +424,7 @@ def test_serial_self_play_targets_and_temperature_schedule():
     from alphazero_lib.training import build_trainer
 
     config = _tiny_parallel_config(
-        num_self_play_iterations=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
+        games_per_iteration=12, augment_symmetries=False, temperature=1.0, temperature_moves=3, seed=3
     )
     config = TrainConfig.from_dict({**config.to_dict(), "self_play": "serial"})
     trainer = build_trainer(make_game("tictactoe"), config, progress=False)
@@ -494,7 +494,7 @@ def test_batched_self_play_repeats_for_its_seeds_and_reuses_trees_when_asked():
     from alphazero_lib.model import ResNet
     from alphazero_lib.selfplay import play_batched
 
-    config = _tiny_parallel_config(num_self_play_iterations=4, augment_symmetries=False, temperature=1.0)
+    config = _tiny_parallel_config(games_per_iteration=4, augment_symmetries=False, temperature=1.0)
     game = make_game("tictactoe")
     torch.manual_seed(0)
     model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()

@@ -20,7 +20,7 @@ from alphazero_lib.executors import ClusterLost, RaySelfPlay  # noqa: E402
 from alphazero_lib.model import ResNet  # noqa: E402
 from alphazero_lib.training import build_trainer  # noqa: E402
 
-SETTINGS = {**TINY, "num_self_play_iterations": 6, "num_parallel_games": 4, "self_play": "batched", "num_workers": 2}
+SETTINGS = {**TINY, "games_per_iteration": 6, "num_parallel_games": 4, "self_play": "batched", "num_workers": 2}
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ class FakeRayGone:
 
 
 def test_train_with_ray_runs_end_to_end_and_resumes_on_ray(local_ray, tmp_path, capsys):
-    settings = {**TINY, "num_self_play_iterations": 4, "num_epochs": 1}
+    settings = {**TINY, "games_per_iteration": 4, "num_epochs": 1}
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps(settings))
     out = tmp_path / "run"

@@ -15,7 +15,7 @@ from alphazero_lib.selfplay import join_results, play_batched, play_serial, work
 
 
 def config(**changes) -> TrainConfig:
-    settings = {**TINY, "num_self_play_iterations": 5, "num_parallel_games": 2, "self_play": "batched"}
+    settings = {**TINY, "games_per_iteration": 5, "num_parallel_games": 2, "self_play": "batched"}
     return TrainConfig.from_dict({**settings, **changes})
 
 

@@ -114,7 +114,7 @@ def test_a_game_written_in_one_file_trains_and_plays(gomoku, tmp_path):
         num_res_blocks=1,
         num_hidden=8,
         num_searches=8,
-        num_self_play_iterations=4,
+        games_per_iteration=4,
         num_parallel_games=4,
         self_play="batched",
         num_iterations=2,

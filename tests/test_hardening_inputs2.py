@@ -83,9 +83,7 @@ def test_workers_beyond_the_machine_are_refused_unless_on_ray(capsys, monkeypatc
 
     monkeypatch.setattr(cli, "_cores", lambda: 2)
     tiny = tmp_path / "tiny.json"  # (two games: were the check gone, two worker processes would train at once)
-    tiny.write_text(
-        json.dumps({"num_res_blocks": 1, "num_hidden": 8, "num_searches": 2, "num_self_play_iterations": 2})
-    )
+    tiny.write_text(json.dumps({"num_res_blocks": 1, "num_hidden": 8, "num_searches": 2, "games_per_iteration": 2}))
     argv = ["train", "--game", "tictactoe", "--out", str(tmp_path / "r"), "--config", str(tiny), "--no-progress"]
     err = one_line_error(capsys, [*argv, "--iterations", "1", "--workers", "64"])
     assert "--workers 64 would start 64 processes on the 2 cores of this machine; at most 8" in err

@@ -18,7 +18,7 @@ from alphazero_lib.kaggle import (
     board_to_state,
     environment_agent,
     episode_states,
-    evaluate,
+    evaluate_against_builtin,
     load_submission,
     run_episode,
 )
@@ -59,7 +59,9 @@ def test_searching_agent_respects_act_timeout():
 
 def test_evaluate_counts_both_seats_and_the_slowest_move():
     game = make_game("tictactoe")
-    result = evaluate(game, make_player(game, "perfect", seed=0), "reaction", episodes=3, progress=False)
+    result = evaluate_against_builtin(
+        game, make_player(game, "perfect", seed=0), "reaction", episodes=3, progress=False
+    )
     assert result["spec"] == "perfect" and result["opponent"] == "reaction"  # the player's name
     assert result["first"]["losses"] == result["second"]["losses"] == 0  # perfect play never loses
     assert sum(result["total"].values()) == 6 and result["total"]["errors"] == 0
@@ -75,7 +77,9 @@ def test_evaluate_reports_the_slowest_move(tmp_path):
         "    time.sleep(0.05)\n"
         "    return [i for i, cell in enumerate(observation['board']) if cell == 0][0]\n"
     )
-    result = evaluate(make_game("tictactoe"), load_submission(str(slow)), "reaction", episodes=1, progress=False)
+    result = evaluate_against_builtin(
+        make_game("tictactoe"), load_submission(str(slow)), "reaction", episodes=1, progress=False
+    )
     assert result["spec"] == "agent"  # the function's name
     assert result["total"]["errors"] == 0 and sum(result["total"].values()) == 2
     assert 0.05 <= result["max_move_seconds"] < 1.0
@@ -130,7 +134,7 @@ def test_the_drivers_take_players_and_agents_not_specs():
     with pytest.raises(TypeError, match="a Player, a built-in agent's name or a function"):
         environment_agent(game, 3)
     with pytest.raises(TypeError, match="not the string 'perfect'"):
-        evaluate(game, "perfect", "reaction", episodes=1, progress=False)
+        evaluate_against_builtin(game, "perfect", "reaction", episodes=1, progress=False)
 
 
 def test_the_kaggle_package_reads_no_specs():
@@ -170,7 +174,7 @@ class StopsAfter(Player):
 def test_evaluate_interrupted_hands_over_the_episodes_it_finished():
     game = make_game("tictactoe")
     try:  # 7 moves: the first episode (5 moves at most) ends, the next does not
-        evaluate(game, StopsAfter(game, moves=7), "reaction", episodes=10, progress=False)
+        evaluate_against_builtin(game, StopsAfter(game, moves=7), "reaction", episodes=10, progress=False)
     except Interrupted as stop:
         assert isinstance(stop, KeyboardInterrupt)  # code that knows nothing of it stops as on any Ctrl-C
         partial = stop.partial
@@ -181,7 +185,9 @@ def test_evaluate_interrupted_hands_over_the_episodes_it_finished():
     assert partial["interrupted"] is True and partial["episodes_per_seat"] == 10
     assert 1 <= partial["episodes_played"] < 20 and sum(partial["total"].values()) == partial["episodes_played"]
     assert partial["score"] == (partial["total"]["wins"] + 0.5 * partial["total"]["draws"]) / partial["episodes_played"]
-    whole = evaluate(game, StopsAfter(game, moves=-1), "reaction", episodes=1, progress=False)  # never stops
+    whole = evaluate_against_builtin(
+        game, StopsAfter(game, moves=-1), "reaction", episodes=1, progress=False
+    )  # never stops
     assert whole["interrupted"] is False and whole["episodes_played"] == 2
 
 

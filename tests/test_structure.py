@@ -203,7 +203,7 @@ def same_run(one: Path, other: Path) -> None:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_resume_with_no_flags_continues_batched_self_play_exactly(tmp_path, monkeypatch, capsys, workers):
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps({**TINY, "num_self_play_iterations": 4, "num_iterations": 2, "num_epochs": 1}))
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 4, "num_iterations": 2, "num_epochs": 1}))
     flags = ["--parallel-games", "3", *(["--workers", str(workers)] if workers > 1 else [])]
     assert main(run_command(tmp_path / "straight", config, *flags)) == 0
     interrupted_after_one_iteration(monkeypatch, run_command(tmp_path / "split", config, *flags))
@@ -220,7 +220,7 @@ def test_a_resume_with_no_flags_continues_batched_self_play_exactly(tmp_path, mo
 
 def test_a_resume_states_each_change_and_refuses_a_contradiction(tmp_path, monkeypatch, capsys):
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps({**TINY, "num_self_play_iterations": 2, "num_iterations": 2, "num_epochs": 1}))
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 2, "num_iterations": 2, "num_epochs": 1}))
     out = tmp_path / "run"
     interrupted_after_one_iteration(monkeypatch, run_command(out, config))  # serial self-play
     capsys.readouterr()
@@ -306,3 +306,10 @@ def test_the_config_module_needs_no_torch():
 
     code = "import sys, alphazero_lib.config; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_a_config_recorded_under_an_older_name_is_read_under_the_present_one():
+    old = TrainConfig.from_dict({"num_self_play_iterations": 7})  # the shipped runs' records say this
+    assert old.games_per_iteration == 7 and "num_self_play_iterations" not in old.to_dict()
+    with pytest.raises(ValueError, match="gives both 'num_self_play_iterations' and its present name"):
+        TrainConfig.from_dict({"num_self_play_iterations": 7, "games_per_iteration": 8})

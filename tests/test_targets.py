@@ -21,7 +21,7 @@ GAME = make_game("connect_four")
 
 def settings(**changes) -> TrainConfig:
     """Batched self-play on Connect Four with a fixed fake network: 8 PUCT simulations, no noise or symmetries."""
-    base = dict(num_searches=8, num_self_play_iterations=6, augment_symmetries=False, self_play="batched")
+    base = dict(num_searches=8, games_per_iteration=6, augment_symmetries=False, self_play="batched")
     base["dirichlet_epsilon"] = 0.0  # a state searched twice gets the same output
     return TrainConfig.from_dict({**base, **changes})
 
@@ -173,7 +173,7 @@ FLAGS = {
 
 def test_the_options_are_recorded_and_kept_by_a_resume(tmp_path, monkeypatch, capsys):
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps({**TINY, "num_self_play_iterations": 2, "num_iterations": 2, "num_epochs": 1}))
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 2, "num_iterations": 2, "num_epochs": 1}))
     flags = [part for flag, text, _ in FLAGS.values() for part in (flag, text)]
     out = tmp_path / "run"
     interrupted_after_one_iteration(monkeypatch, run_command(out, config, *flags, "--search-policy", "puct"))

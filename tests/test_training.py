@@ -20,7 +20,7 @@ TINY = dict(
     num_res_blocks=1,
     num_hidden=8,
     num_searches=5,
-    num_self_play_iterations=3,
+    games_per_iteration=3,
     num_iterations=1,
     num_epochs=2,
     batch_size=16,
@@ -204,8 +204,8 @@ def test_config_round_trips_and_rejects_bad_values():
         TrainConfig.from_dict({"num_searchs": 3})
     with pytest.raises(ValueError, match="batch_size"):
         TrainConfig(batch_size=1)
-    with pytest.raises(ValueError, match="num_self_play_iterations"):
-        TrainConfig(num_self_play_iterations=0)
+    with pytest.raises(ValueError, match="games_per_iteration"):
+        TrainConfig(games_per_iteration=0)
     with pytest.raises(ValueError, match="gating_threshold"):
         TrainConfig(gating_threshold=1.5)
     with pytest.raises(ValueError, match="unknown preset"):
@@ -233,7 +233,7 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(tmp_path, capsys):
     out = tmp_path / "run"
     tiny = ["--game", "tictactoe", "--out", str(out), "--no-progress"]
     config = tmp_path / "tiny.json"
-    config.write_text(json.dumps({**TINY, "num_self_play_iterations": 2}))
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 2}))
     assert main(["train", *tiny, "--config", str(config), "--iterations", "1"]) == 0
     assert "iteration 1/1" in capsys.readouterr().out
 

@@ -134,7 +134,7 @@ class CapstoneSettings:
         search["seed"] = self.seed
         return TrainConfig.from_dict({
             **config.to_dict(), "search": search, "seed": self.seed, "num_res_blocks": self.num_res_blocks,
-            "num_hidden": self.num_hidden, "num_self_play_iterations": self.games_per_iteration,
+            "num_hidden": self.num_hidden, "games_per_iteration": self.games_per_iteration,
             "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
             "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1,
         })  # fmt: skip

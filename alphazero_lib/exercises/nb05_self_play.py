@@ -821,7 +821,7 @@ def _library_learn(
     class Scripted(AlphaZero):
         def self_play_iteration(self) -> list:
             memory: list = []
-            for _ in range(self.config.num_self_play_iterations):
+            for _ in range(self.config.games_per_iteration):
                 samples = play_game()
                 self.record_game(0, len(samples))
                 memory += samples
@@ -833,7 +833,7 @@ def _library_learn(
     trainer = _trainer(
         TicTacToe(),
         num_iterations=num_iterations,
-        num_self_play_iterations=num_games,
+        games_per_iteration=num_games,
         num_epochs=num_epochs,
     )
     trainer.__class__ = Scripted

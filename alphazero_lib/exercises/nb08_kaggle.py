@@ -71,9 +71,9 @@ def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Call
 def reference_outcome(final: list[dict], index: int) -> str:
     """``wins``/``draws``/``losses``/``errors`` for the agent at ``index`` from an episode's last step.
 
-    As ``kaggle.evaluate``: the agent's own status other than ``DONE`` (an invalid action, an exception, a
-    timeout) is an error; otherwise the rewards decide. An opponent that failed (status not ``DONE``, reward
-    ``None``) lost the game.
+    As ``kaggle.evaluate_against_builtin``: the agent's own status other than ``DONE`` (an invalid action, an
+    exception, a timeout) is an error; otherwise the rewards decide. An opponent that failed (status not
+    ``DONE``, reward ``None``) lost the game.
     """
     ours, theirs = final[index], final[1 - index]
     if ours["status"] != "DONE":

@@ -244,7 +244,7 @@ def load_submission(path: str, game: Game | None = None) -> Any:
     return agents[-1]
 
 
-def evaluate(
+def evaluate_against_builtin(
     game: Game,
     agent: Any,
     opponent: str,
@@ -272,7 +272,7 @@ def evaluate(
     if opponent.removeprefix("kaggle:") not in known:
         raise ValueError(f"kaggle-environments has no agent {opponent!r} for {game!r}; known: {sorted(known)}")
     if isinstance(agent, str):  # a spec or a file name: the caller builds the player (specs.make_player)
-        raise TypeError(f"evaluate plays a Player or an agent function, not the string {agent!r}")
+        raise TypeError(f"evaluate_against_builtin plays a Player or an agent function, not the string {agent!r}")
     base = environment_agent(game, agent)
     spec = name if name is not None else getattr(agent, "name", None) or getattr(agent, "__name__", repr(agent))
     longest = [0.0]
@@ -328,7 +328,7 @@ def evaluate(
 
 
 def plot_evaluation(results: list[dict], ax: Any = None) -> Any:
-    """Stacked win/draw/loss bars per opponent and seat from ``evaluate`` results; returns the axes."""
+    """Stacked win/draw/loss bars per opponent and seat from ``evaluate_against_builtin`` results; returns the axes."""
     import matplotlib.pyplot as plt
 
     if ax is None:
