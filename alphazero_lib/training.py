@@ -51,9 +51,13 @@ __all__ = [
     "TrainingDiverged",
     "build_trainer",
     "derived_seed",
+    "game_memory",
     "minibatches",
     "run_lock",
+    "self_play",
     "stack_memory",
+    "train_epoch",
+    "train_step",
 ]
 
 
@@ -77,6 +81,90 @@ def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> 
         batches[-2] = np.concatenate(batches[-2:])
         batches.pop()
     return batches
+
+
+# ---- the course's functions (notebook 5 writes each of them; the trainer below uses these) ---------------------
+def game_memory(
+    game: Game, history: list[tuple[np.ndarray, np.ndarray, int]], value: float, last_player: int, augment: bool = False
+) -> list[Sample]:
+    """The samples of one finished game: each position of ``history`` (canonical state, search policy, mover)
+    with the outcome seen by its mover, ``value`` for ``last_player``'s positions (``selfplay.game_samples``)."""
+    return game_samples(game, history, value, last_player, augment)
+
+
+def self_play(
+    game: Game,
+    search: Any,
+    rng: np.random.Generator,
+    temperature: float = 1.25,
+    temperature_moves: int | None = None,
+    augment: bool = False,
+) -> list[Sample]:
+    """One self-play game, every move drawn with ``temperature`` from ``search(canonical state) -> probs``; its
+    samples (``game_memory``)."""
+    samples, _, _ = play_self_play_game(game, search, rng, temperature, temperature_moves, augment)
+    return samples
+
+
+def train_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    states: torch.Tensor,
+    policy_targets: torch.Tensor,
+    value_targets: torch.Tensor,
+) -> tuple[float, float]:
+    """One gradient step on a minibatch: cross-entropy against the search's policy plus the squared error against
+    the value target (weight decay, the L2 term, lives in the optimizer); returns ``(policy_loss, value_loss)``.
+
+    Raises ``TrainingDiverged`` before the step when a loss is not finite (the step would spread it).
+    """
+    # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
+    out_policy, out_value = model(states)
+    policy_loss = F.cross_entropy(out_policy, policy_targets)
+    value_loss = F.mse_loss(out_value, value_targets)
+    policy_value, value_value = policy_loss.item(), value_loss.item()
+    if not (np.isfinite(policy_value) and np.isfinite(value_value)):
+        raise TrainingDiverged(
+            f"the loss became {policy_value + value_value} (policy loss {policy_value}, value loss {value_value})"
+        )
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    return policy_value, value_value
+
+
+def train_epoch(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    memory: list[Sample],
+    batch_size: int,
+    rng: np.random.Generator | None = None,
+) -> dict[str, float]:
+    """One epoch over ``memory`` in shuffled minibatches (``minibatches``, ``train_step``), the model in training
+    mode; the mean ``policy_loss`` and ``value_loss`` per sample, and their sum ``loss``."""
+    states, policies, values = stack_memory(memory)
+    rng = rng if rng is not None else np.random.default_rng()
+    device = next(model.parameters()).device
+    model.train()
+    totals = {"policy_loss": 0.0, "value_loss": 0.0}
+    batches = minibatches(len(states), batch_size, rng)
+    for number, batch in enumerate(batches):
+        try:
+            policy_loss, value_loss = train_step(
+                model,
+                optimizer,
+                torch.as_tensor(states[batch], device=device),
+                torch.as_tensor(policies[batch], device=device),
+                torch.as_tensor(values[batch], device=device).unsqueeze(1),
+            )
+        except TrainingDiverged as err:  # say where: "the loss became inf at minibatch 3 of 40 (policy loss ...)"
+            where = f" at minibatch {number + 1} of {len(batches)} (policy"
+            raise TrainingDiverged(str(err).replace(" (policy", where, 1)) from None
+        totals["policy_loss"] += policy_loss * len(batch)
+        totals["value_loss"] += value_loss * len(batch)
+    losses = {k: v / len(states) for k, v in totals.items()}
+    losses["loss"] = losses["policy_loss"] + losses["value_loss"]
+    return losses
 
 
 class TrainingDiverged(ValueError):
@@ -143,8 +231,8 @@ class AlphaZero:
     def game_memory(
         self, history: list[tuple[np.ndarray, np.ndarray, int]], value: float, last_player: int
     ) -> list[Sample]:
-        """Samples for one finished game (``selfplay.game_samples`` with this run's symmetry setting)."""
-        return game_samples(self.game, history, value, last_player, self.config.augment_symmetries)
+        """Samples for one finished game (``game_memory`` with this run's symmetry setting)."""
+        return game_memory(self.game, history, value, last_player, self.config.augment_symmetries)
 
     def self_play(self, mcts: Any, rng: np.random.Generator) -> list[Sample]:
         """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; count it, return its samples."""
@@ -205,38 +293,8 @@ class AlphaZero:
 
     # ---- training -----------------------------------------------------------------------------------
     def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
-        """One epoch over ``memory`` in shuffled minibatches; returns the mean policy, value and total loss."""
-        states, policies, values = stack_memory(memory)
-        rng = rng if rng is not None else np.random.default_rng()
-        device = next(self.model.parameters()).device
-        self.model.train()
-        totals = {"policy_loss": 0.0, "value_loss": 0.0}
-        batches = minibatches(len(states), self.config.batch_size, rng)
-        for number, batch in enumerate(batches):
-            state = torch.as_tensor(states[batch], device=device)
-            policy_targets = torch.as_tensor(policies[batch], device=device)
-            value_targets = torch.as_tensor(values[batch], device=device).unsqueeze(1)
-
-            # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
-            out_policy, out_value = self.model(state)
-            policy_loss = F.cross_entropy(out_policy, policy_targets)
-            value_loss = F.mse_loss(out_value, value_targets)
-            loss = policy_loss + value_loss  # weight decay (the L2 term) lives in the optimizer
-            policy_value, value_value = policy_loss.item(), value_loss.item()
-            if not (np.isfinite(policy_value) and np.isfinite(value_value)):  # before the step spreads it
-                raise TrainingDiverged(
-                    f"the loss became {policy_value + value_value} at minibatch {number + 1} of {len(batches)} "
-                    f"(policy loss {policy_value}, value loss {value_value})"
-                )
-
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-            totals["policy_loss"] += policy_value * len(batch)
-            totals["value_loss"] += value_value * len(batch)
-        losses = {k: v / len(states) for k, v in totals.items()}
-        losses["loss"] = losses["policy_loss"] + losses["value_loss"]
-        return losses
+        """One epoch over ``memory`` in shuffled minibatches (``train_epoch``); the mean policy, value, total loss."""
+        return train_epoch(self.model, self.optimizer, memory, self.config.batch_size, rng)
 
     # ---- the learn loop -----------------------------------------------------------------------------
     def learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:

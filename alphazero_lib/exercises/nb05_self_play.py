@@ -27,8 +27,11 @@ from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, h
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.model import ResNet
 from alphazero_lib.selection import apply_temperature as library_apply_temperature
-from alphazero_lib.training import AlphaZero, stack_memory
+from alphazero_lib.training import AlphaZero, stack_memory, train_epoch
+from alphazero_lib.training import game_memory as library_game_memory
 from alphazero_lib.training import minibatches as library_minibatches
+from alphazero_lib.training import self_play as library_self_play
+from alphazero_lib.training import train_step as library_train_step
 
 TOL = 1e-5  # float32 networks: the same arithmetic in another order differs in the last bits
 
@@ -67,19 +70,6 @@ def fake_search(game: Any, seed: int = 0) -> Callable[[np.ndarray], np.ndarray]:
         return (counts / counts.sum()).astype(np.float32)
 
     return search
-
-
-def _trainer(game: Any, model: torch.nn.Module | None = None, optimizer: Any = None, **config: Any) -> AlphaZero:
-    """The library's trainer around ``model`` (a throwaway one when None); symmetries off unless asked."""
-    model = model if model is not None else torch.nn.Linear(1, 1)
-    optimizer = optimizer if optimizer is not None else torch.optim.SGD(model.parameters(), lr=0.1)
-    config = {"augment_symmetries": False, **config}
-    return AlphaZero(model, optimizer, game, TrainConfig(**config), progress=False)
-
-
-class _FakeMCTS:
-    def __init__(self, search: Callable[[np.ndarray], np.ndarray]) -> None:
-        self.search = search
 
 
 def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
@@ -205,8 +195,7 @@ def check_game_memory(game_memory: Callable) -> Callable:
                 history, value, last = _random_history(game, rng)
                 if number == 0:
                     value = 0.0  # a draw's value, whoever moved last
-                trainer = _trainer(game)
-                expected = trainer.game_memory(history, value, last)
+                expected = library_game_memory(game, history, value, last)
                 call = f"game_memory({game!r}, <{len(history)} positions, movers {_movers(history)}>, {value}, {last})"
                 out.append(
                     Case(
@@ -248,7 +237,7 @@ MEMORY_MISTAKES = [
 
 
 def _library_game_memory(game: Any, history: list, value: float, last_player: int) -> list:
-    return _trainer(game).game_memory(history, value, last_player)
+    return library_game_memory(game, history, value, last_player)
 
 
 def _movers(history: list) -> str:
@@ -292,8 +281,7 @@ def check_self_play(self_play: Callable) -> Callable:
         for game in (TicTacToe(), ConnectFour()):
             for seed, temperature in [(0, 1.25), (1, 1.0), (2, 0.5), (3, 0.0), (4, 1.25), (5, 2.0)]:
                 search = fake_search(game, seed)
-                trainer = _trainer(game, temperature=temperature)
-                expected = trainer.self_play(_FakeMCTS(search), np.random.default_rng(seed))
+                expected = library_self_play(game, search, np.random.default_rng(seed), temperature)
                 out.append(
                     Case(
                         f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
@@ -324,7 +312,7 @@ def _self_play_with(kind: str) -> Callable[..., list]:
             value, done = game.get_value_and_terminated(state, action)
             if done:
                 last = -player if kind == "last player" else player
-                return _trainer(game).game_memory(history, value, last)
+                return library_game_memory(game, history, value, last)
             player = -player
 
     return self_play
@@ -343,7 +331,7 @@ SELF_PLAY_MISTAKES = [
 
 
 def _library_self_play(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
-    return _trainer(game, temperature=temperature).self_play(_FakeMCTS(search), rng)
+    return library_self_play(game, search, rng, temperature)
 
 
 # ---- exercise 4: minibatches --------------------------------------------------------------------------------
@@ -424,24 +412,6 @@ def _compare_batches(got: Any, expected: list, num: int) -> Any:
 
 
 # ---- exercise 5: the training step --------------------------------------------------------------------------
-def library_train_step(
-    model: torch.nn.Module,
-    optimizer: torch.optim.Optimizer,
-    states: torch.Tensor,
-    policy_targets: torch.Tensor,
-    value_targets: torch.Tensor,
-) -> tuple[float, float]:
-    """One gradient step on one batch (the body of ``AlphaZero.train``'s loop); returns the two losses."""
-    out_policy, out_value = model(states)
-    policy_loss = F.cross_entropy(out_policy, policy_targets)
-    value_loss = F.mse_loss(out_value, value_targets)
-    loss = policy_loss + value_loss
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    return policy_loss.item(), value_loss.item()
-
-
 def _tiny_model(game: Any, seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
     return ResNet(game, num_res_blocks=1, num_hidden=8)
@@ -456,7 +426,7 @@ def _random_memory(game: Any, count: int, rng: np.random.Generator) -> list:
     memory: list = []
     while len(memory) < count:
         history, value, last = _random_history(game, rng)
-        memory += _trainer(game).game_memory(history, value, last)
+        memory += library_game_memory(game, history, value, last)
     return memory[:count]
 
 
@@ -482,11 +452,11 @@ def check_train_step(train_step: Callable) -> Callable:
             batches = [stack_memory(_random_memory(game, size, rng)) for _ in range(2)]
             model = _tiny_model(game, index)
             reference = copy.deepcopy(model)
-            trainer = _trainer(game, reference, _sgd(reference), batch_size=size)
+            optimizer = _sgd(reference)
             expected_losses = []
             for states, policies, values in batches:
                 memory = [(states[i], policies[i], values[i]) for i in range(size)]
-                losses = trainer.train(memory, np.random.default_rng(0))
+                losses = train_epoch(reference, optimizer, memory, size, np.random.default_rng(0))
                 expected_losses.append((losses["policy_loss"], losses["value_loss"]))
             expected = (expected_losses, _parameters(reference))
             out.append(
@@ -601,9 +571,8 @@ def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expe
 def library_train(
     model: torch.nn.Module, optimizer: torch.optim.Optimizer, memory: list, batch_size: int, rng: np.random.Generator
 ) -> dict[str, float]:
-    """One epoch over ``memory`` with the library's ``AlphaZero.train``; the mean policy and value losses."""
-    game = getattr(model, "game", None) or TicTacToe()
-    losses = _trainer(game, model, optimizer, batch_size=batch_size).train(memory, rng)
+    """One epoch over ``memory`` with the library's ``train_epoch``; the mean policy and value losses."""
+    losses = train_epoch(model, optimizer, memory, batch_size, rng)
     return {"policy_loss": losses["policy_loss"], "value_loss": losses["value_loss"]}
 
 
@@ -625,9 +594,7 @@ def check_train(train: Callable) -> Callable:
             model = _tiny_model(game, 10 + index)
             model.eval()
             reference = copy.deepcopy(model)
-            losses = _trainer(game, reference, _sgd(reference), batch_size=size).train(
-                memory, np.random.default_rng(index)
-            )
+            losses = train_epoch(reference, _sgd(reference), memory, size, np.random.default_rng(index))
             expected = (
                 {"policy_loss": losses["policy_loss"], "value_loss": losses["value_loss"]},
                 _parameters(reference),
@@ -830,13 +797,9 @@ def _library_learn(
         def train(self, memory: list, rng: np.random.Generator | None = None) -> dict[str, float]:
             return train_epoch(memory)
 
-    trainer = _trainer(
-        TicTacToe(),
-        num_iterations=num_iterations,
-        games_per_iteration=num_games,
-        num_epochs=num_epochs,
-    )
-    trainer.__class__ = Scripted
+    model = torch.nn.Linear(1, 1)  # the scripted games and epochs never touch it
+    config = TrainConfig(num_iterations=num_iterations, games_per_iteration=num_games, num_epochs=num_epochs)
+    trainer = Scripted(model, torch.optim.SGD(model.parameters(), lr=0.1), TicTacToe(), config, progress=False)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         history = trainer.learn()  # it writes one summary line per iteration
     return [
