@@ -258,6 +258,22 @@ class MonteCarloPlayer(NetworkPlayer):
 
 
 # ---- search players --------------------------------------------------------------------------
+class SearchPlayer(Player):
+    """A player for ``arena.play_match`` from any search of the canonical state: a function ``state -> visit
+    shares [A]`` or an object with such a ``search`` method (the course's own MCTS and AlphaMCTS); it plays the
+    most visited move (ties: the lowest action)."""
+
+    def __init__(self, game: Game, search: Any, name: str = "your search") -> None:
+        super().__init__(game)
+        self.search = search.search if hasattr(search, "search") else search
+        if not callable(self.search):
+            raise TypeError(f"SearchPlayer needs a search function or an object with a search method, not {search!r}")
+        self.name = name
+
+    def get_action(self, state: np.ndarray, player: int) -> int:
+        return int(np.argmax(np.asarray(self.search(self.game.change_perspective(state, player)))))
+
+
 class MCTSPlayer(Player):
     """Vanilla MCTS (random rollouts); plays the most visited move, ties broken at random."""
 

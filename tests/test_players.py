@@ -253,3 +253,27 @@ def test_mc_spec_takes_a_rollout_count():
         assert make_player(game, "mc:any").num_rollouts == 10
     finally:
         specs.resolve_weights = original
+
+
+def test_a_search_player_plays_the_most_visited_move_of_a_function_or_an_object():
+    from alphazero_lib.players import SearchPlayer
+
+    game = make_game("tictactoe")
+    shares = np.array([0.1, 0.0, 0.3, 0.0, 0.3, 0.0, 0.2, 0.1, 0.0])
+
+    class Search:
+        def search(self, state):
+            return shares
+
+    seen = []
+    by_function = SearchPlayer(game, lambda state: seen.append(state.copy()) or shares, "f")
+    assert (
+        by_function.get_action(game.get_initial_state(), 1)
+        == 2
+        == SearchPlayer(game, Search()).get_action(game.get_initial_state(), -1)
+    )  # the first of the tied maxima
+    state = game.get_next_state(game.get_initial_state(), 4, 1)
+    by_function.get_action(state, -1)
+    assert seen[-1][1, 1] == -1  # it searched the canonical state: the mover's pieces are 1
+    with pytest.raises(TypeError, match="needs a search function"):
+        SearchPlayer(game, 3)

@@ -37,7 +37,7 @@ from alphazero_lib.exercises.core import (
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS as LibraryMCTS
 from alphazero_lib.mcts import Node as LibraryNode
-from alphazero_lib.players import Player
+from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
 
 GAME = TicTacToe()
 
@@ -755,18 +755,6 @@ SEARCH_MISTAKES = [
 
 
 # ---- the learner's search as a player -----------------------------------------------------------------------
-class SearchPlayer(Player):
-    """A player for ``arena.play_match`` from any search with ``search(canonical state) -> visit shares``."""
-
-    def __init__(self, game: Any, search: Any, name: str = "your mcts") -> None:
-        super().__init__(game)
-        self.searcher, self.name = search, name
-
-    def get_action(self, state: np.ndarray, player: int) -> int:
-        probs = np.asarray(self.searcher.search(self.game.change_perspective(state, player)))
-        return int(np.argmax(probs))
-
-
 # ---- the tree picture ---------------------------------------------------------------------------------------
 def draw_tree(
     root: Any,

@@ -21,7 +21,7 @@ from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same, show
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import masked_softmax
-from alphazero_lib.players import Player
+from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
 
 HINTS = {
     "get_ucb": "Q = -(child.value_sum / child.visit_count), or 0.0 when child.visit_count == 0 (the child's value is "
@@ -673,15 +673,3 @@ def _twice(search: Any, state: np.ndarray, config: SearchConfig) -> tuple[np.nda
 
 def _same_counts(got: Any, expected: Any) -> bool:
     return same(got, expected, tol=1e-6)
-
-
-# ---- matches ---------------------------------------------------------------------------------------------------
-class SearchPlayer(Player):
-    """A player for ``arena.play_match`` from a search ``canonical state -> visit shares``: the most visited move."""
-
-    def __init__(self, game: Any, search: Callable[[np.ndarray], np.ndarray], name: str) -> None:
-        super().__init__(game)
-        self.search, self.name = search, name
-
-    def get_action(self, state: np.ndarray, player: int) -> int:
-        return int(np.argmax(self.search(self.game.change_perspective(state, player))))
