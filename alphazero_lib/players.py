@@ -23,6 +23,7 @@ from alphazero_lib.games.othello import Othello
 from alphazero_lib.games.tictactoe import TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.mcts import MCTS
+from alphazero_lib.searches import SerialSearch
 from alphazero_lib.selection import select_action
 
 
@@ -263,7 +264,9 @@ class SearchPlayer(Player):
     shares [A]`` or an object with such a ``search`` method (the course's own MCTS and AlphaMCTS); it plays the
     most visited move (ties: the lowest action)."""
 
-    def __init__(self, game: Game, search: Any, name: str = "your search") -> None:
+    def __init__(
+        self, game: Game, search: SerialSearch | Callable[[np.ndarray], np.ndarray], name: str = "your search"
+    ) -> None:
         super().__init__(game)
         self.search = search.search if hasattr(search, "search") else search
         if not callable(self.search):

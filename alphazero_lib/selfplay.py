@@ -31,6 +31,7 @@ import numpy as np
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.outcome import outcome_for, winner_of
+from alphazero_lib.searches import BatchedSearch
 from alphazero_lib.selection import select_action, temperature_at
 
 Sample = tuple[np.ndarray, np.ndarray, float]
@@ -283,7 +284,7 @@ class BatchedSelfPlay:
         seed_parts: tuple[int, ...],
         total: int | None = None,
         reuse_tree: bool = False,
-        mcts: Any = None,
+        mcts: BatchedSearch | None = None,
         make_samples: Callable[..., list] | None = None,
         choose: Callable[[np.ndarray, float, np.random.Generator], int] | None = None,
     ) -> None:

@@ -277,3 +277,18 @@ def test_a_search_player_plays_the_most_visited_move_of_a_function_or_an_object(
     assert seen[-1][1, 1] == -1  # it searched the canonical state: the mover's pieces are 1
     with pytest.raises(TypeError, match="needs a search function"):
         SearchPlayer(game, 3)
+
+
+def test_the_searches_are_what_their_protocols_say():
+    from alphazero_lib.alpha_mcts import AlphaMCTS
+    from alphazero_lib.batched_mcts import BatchedMCTS
+    from alphazero_lib.mcts import MCTS
+    from alphazero_lib.searches import BatchedSearch, SerialSearch
+
+    game = make_game("tictactoe")
+    serial = [MCTS(game, MCTSConfig(num_searches=2)), AlphaMCTS(game, FakeNet(game), SearchConfig(num_searches=2))]
+    batched = BatchedMCTS(game, FakeNet(game), SearchConfig(num_searches=2))
+    assert all(isinstance(s, SerialSearch) for s in serial) and isinstance(batched, BatchedSearch)
+    assert not any(isinstance(s, BatchedSearch) for s in serial)  # no run(): a serial search is not batched
+    states = np.stack([game.get_initial_state()] * 3)
+    assert batched.search(states).shape == (3, 9) and serial[1].search(states[0]).shape == (9,)
