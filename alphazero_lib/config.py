@@ -363,7 +363,7 @@ class TrainConfig:
     2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). One process on a GPU."""
 
     inference_mode: str = "fp32"
-    """Batched self-play: how the network runs, one of ``inference.MODES``. ``"fp32"`` (the default) plays the
+    """Batched self-play: how the network runs, one of ``INFERENCE_MODES``. ``"fp32"`` (the default) plays the
     same games on every CPU; ``"bf16_fused"`` and the other fast modes are 2-4x faster on CPUs with bfloat16
     units but round differently; ``"auto"`` measures the modes once, and the trainer records the mode it
     chose in the run's config, so a resume keeps it."""

@@ -48,7 +48,7 @@ GROUPS: dict[str, tuple[list[str], list[str] | None, list[str]]] = {
     "selfplay": (
         ["alphazero_lib/selfplay.py", "alphazero_lib/selection.py", "alphazero_lib/games/outcome.py"],
         None,
-        ["tests/test_training.py", "tests/test_batched_mcts.py", "tests/test_alpha_mcts.py"],
+        ["tests/test_training.py", "tests/test_selfplay.py", "tests/test_batched_mcts.py", "tests/test_alpha_mcts.py"],
     ),
     # training: the minibatch code only (the run directory plumbing is tested, but not mutated here)
     "training": (

@@ -439,7 +439,7 @@ def check_train_step(train_step: Callable) -> Callable:
     gradient step; returns ``(policy_loss, value_loss)`` as floats.
 
     Cases: two steps in a row (so a missing ``zero_grad`` shows) on copies of one small ResNet with plain SGD,
-    batches of 2 to 24 Tic-Tac-Toe and Connect Four samples; compared with the library's ``AlphaZero.train`` on
+    batches of 2 to 24 Tic-Tac-Toe and Connect Four samples; compared with the library's ``training.train_epoch`` on
     the same batch: both losses and every parameter afterwards.
     """
 
@@ -581,7 +581,7 @@ def check_train(train: Callable) -> Callable:
     ``train_step``), the model in training mode; returns the mean ``policy_loss`` and ``value_loss`` per sample.
 
     Cases: memories of 10 to 70 samples with batch sizes 4 to 64 (remainders, a last batch of one), the model
-    handed over in eval mode; compared with ``AlphaZero.train`` on copies: losses and parameters.
+    handed over in eval mode; compared with ``training.train_epoch`` on copies: losses and parameters.
     """
 
     def cases() -> list[Case]:
