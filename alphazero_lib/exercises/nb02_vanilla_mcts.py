@@ -49,11 +49,6 @@ class Text(str):
         return str(self)
 
 
-def mismatch(got: Any, expected: Any, hint: str) -> Mismatch:
-    """A ``Mismatch`` whose hint ends in a full stop."""
-    return Mismatch(got, expected, hint if hint.endswith((".", "?", "!")) else hint + ".")
-
-
 def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
     """``cases`` with every hint ending in a full stop (the verdict line goes on after it)."""
 
@@ -353,14 +348,14 @@ def check_expand(cls: type) -> type:
             children = len(node.children)
             child = node.expand(np.random.default_rng(seed))
             if not np.array_equal(node.state, state):
-                raise mismatch(
+                raise Mismatch(
                     Text(f"the node's state changed to {board(node.state)}"),
                     Text("it unchanged"),
                     "build the child's state from a new array (get_next_state returns one)",
                 )
             got_action = getattr(child, "action_taken", None)
             if got_action is None or not (0 <= int(got_action) < 9) or not mask[int(got_action)]:
-                raise mismatch(
+                raise Mismatch(
                     Text(f"a child for move {got_action}"),
                     Text(f"a child for one of {np.flatnonzero(mask).tolist()}"),
                     "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
@@ -368,19 +363,19 @@ def check_expand(cls: type) -> type:
                 )
             got_action = int(got_action)
             if node.expandable_moves[got_action]:
-                raise mismatch(
+                raise Mismatch(
                     Text(f"expandable_moves[{got_action}] still 1"),
                     Text("0"),
                     "mark the move as expanded: self.expandable_moves[action] = 0",
                 )
             if len(node.children) != children + 1 or node.children[-1] is not child:
-                raise mismatch(
+                raise Mismatch(
                     Text(f"{len(node.children)} children"),
                     Text(f"{children + 1}, the new child last"),
                     "append the new child to self.children and return it",
                 )
             if getattr(child, "parent", None) is not node:
-                raise mismatch(
+                raise Mismatch(
                     Text("a child whose parent is not the node"),
                     Text("child.parent is the node"),
                     "pass self as the child's parent",
@@ -389,14 +384,14 @@ def check_expand(cls: type) -> type:
 
         def same(got: Any, exp: Any) -> bool:
             if got[0] != exp[0]:
-                raise mismatch(
+                raise Mismatch(
                     Text(f"a child for move {got[0]}"),
                     Text(f"move {exp[0]} (the library's draw with the same seed)"),
                     "draw with the rng you are given, as the library does: "
                     "rng.choice(np.flatnonzero(self.expandable_moves))",
                 )
             if not np.array_equal(got[1], exp[1]):
-                raise mismatch(
+                raise Mismatch(
                     Text(f"child state {board(got[1])}"),
                     Text(f"{board(exp[1])}"),
                     "play the move for player 1 (the node's mover), then change_perspective(..., -1): the "
@@ -474,7 +469,7 @@ def check_simulate(cls: type) -> type:
             node = c(GAME, state.copy(), action_taken=action)
             got = node.simulate(np.random.default_rng(seed))
             if not np.array_equal(node.state, state):
-                raise mismatch(
+                raise Mismatch(
                     Text(f"{show(got)} and the node's state became {board(node.state)}"),
                     Text(f"{show(expected)} with the node's state unchanged"),
                     "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new arrays)",
@@ -649,7 +644,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             mcts = c(GAME, num_searches=num_searches, C=1.41, seed=seed)
             got = mcts.search(state.copy())
             if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
-                raise mismatch(
+                raise Mismatch(
                     got,
                     expected,
                     "return the shares as a numpy array of floats, shape (action_size,): visits / "
@@ -658,7 +653,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             got = got.astype(float)
             root = getattr(mcts, "root", None)
             if root is None or getattr(root, "visit_count", None) != num_searches:
-                raise mismatch(
+                raise Mismatch(
                     Text(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits"),
                     Text(f"the root node with {num_searches} visits"),
                     "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
@@ -669,21 +664,21 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             if got.shape != exp.shape:
                 return False
             if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
-                raise mismatch(
+                raise Mismatch(
                     got,
                     exp,
                     "return each root child's visit count divided by the total: shares that "
                     "sum to 1, 0 for moves without a child",
                 )
             if decisive and int(np.argmax(got)) != int(np.argmax(exp)):
-                raise mismatch(
+                raise Mismatch(
                     got,
                     exp,
                     f"{name}: the library's search puts most visits on {int(np.argmax(exp))}; "
                     "check the sign flips (get_ucb and backpropagate) and the terminal nodes",
                 )
             if np.max(np.abs(got - exp)) > SEARCH_TOLERANCE:
-                raise mismatch(
+                raise Mismatch(
                     got,
                     exp,
                     "the shares differ more than random draws explain: check the sign flips and the loop: select "

@@ -247,7 +247,7 @@ def _win_case(state: np.ndarray, column: int, hint: str) -> Case:
             raise Mismatch(given, state, "check_win only reads the board: do not write into it.")
         return got
 
-    return Case(f"game.check_win({board(state)}, {column})", run, expected, hint + ".", same=same)
+    return Case(f"game.check_win({board(state)}, {column})", run, expected, hint, same=same)
 
 
 def _win_with(kind: str) -> Any:
