@@ -185,6 +185,24 @@ def test_a_global_named_like_a_method_is_imported(home):
     assert "from alphazero_lib.inference import evaluate" in path.read_text()
 
 
+def test_a_kept_module_imports_kaggle_environments_quietly(home):
+    """Notebook 8's kept code names kaggle's ``make``: the module imports it through the library's quiet import,
+    so loading the learner's pieces prints no "Loading environment lux_ai_s2 failed" lines."""
+    import subprocess
+    import sys
+
+    ns = notebook()
+    cell(ns, "from kaggle_environments.core import make\n")
+    cell(ns, "def new_env():\n    return make('connectx')\n")
+    path = keep("nb08_kaggle", "new_env", ns["new_env"], "a test")
+    text = path.read_text()
+    assert text.index("import_kaggle_environments()") < text.index("from kaggle_environments.core import make")
+    code = f"import sys; sys.path.insert(0, {str(home)!r}); import my_alphazero.nb08_kaggle as m; m.new_env()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Loading environment" not in done.stdout + done.stderr, done.stdout
+
+
 def test_keeping_writes_whole_files_or_nothing(home, monkeypatch):
     ns = notebook()
     cell(ns, MINIBATCHES)

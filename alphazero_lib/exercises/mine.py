@@ -199,8 +199,23 @@ def _write_atomic(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+#: Written before an import from kaggle_environments: its first import prints a "Loading environment ... failed" line
+#: for each bundled environment whose packages are missing; the library's import drops exactly those.
+QUIET_KAGGLE = (
+    "import alphazero_lib.kaggle.environment as _kaggle_environment\n"
+    "_kaggle_environment.import_kaggle_environments()  # without its 'Loading environment ... failed' lines\n"
+)
+
+
 def _import_line(name: str, value: Any, index: dict[str, Any], module: str) -> str | None:
     """How the module gets ``name``: an import, a constant, or None (a course cell to copy, or unknown)."""
+    line = _plain_import_line(name, value, index, module)
+    if line is not None and line.split()[1].split(".")[0] == "kaggle_environments":
+        return QUIET_KAGGLE + line
+    return line
+
+
+def _plain_import_line(name: str, value: Any, index: dict[str, Any], module: str) -> str | None:
     if isinstance(value, types.ModuleType):
         full = value.__name__
         if full == name:
