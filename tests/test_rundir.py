@@ -7,22 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_training import TINY
 
 from alphazero_lib import make_game
 from alphazero_lib.config import PRESETS, TrainConfig
 from alphazero_lib.rundir import LOCK_NAME, open_run
 from alphazero_lib.training import build_trainer
-
-TINY = dict(
-    num_res_blocks=1,
-    num_hidden=8,
-    num_searches=5,
-    games_per_iteration=2,
-    num_iterations=1,
-    num_epochs=1,
-    batch_size=16,
-    device="cpu",
-)
 
 
 def train(run, iterations=None):
