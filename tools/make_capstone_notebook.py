@@ -58,9 +58,10 @@ and the notebook's own cells it leans on (the `ConnectFour` class around your th
 Open the files: it is your code, as you wrote it. A piece whose check has not passed, or whose file no longer
 imports, is replaced by the library's version, and the line below says which and why.
 
-**In Colab** the files live as long as the runtime. To keep them, run
-`from alphazero_lib.exercises.mine import keep_on_drive; keep_on_drive()` right after the setup cell of every
-notebook: it mounts your Google Drive and keeps `my_alphazero/` there (`MY_ALPHAZERO_HOME` names the folder)."""
+**In Colab** the files live as long as the runtime, and each notebook runs in a runtime of its own. So every
+notebook's setup cell, with its box *KEEP_ON_DRIVE* ticked (the default), mounts your Google Drive and keeps
+`my_alphazero/` there (`/content/drive/MyDrive/alphazero-course`; `MY_ALPHAZERO_HOME` names the folder): untick it
+and your code stays in the runtime only."""
 
 LOAD = """from alphazero_lib.exercises.capstone import load_pieces
 

@@ -42,6 +42,7 @@ import sys
 from pathlib import Path
 
 REPOSITORY = "{repository}"  # tools/set_repository.py rewrites this for a fork
+KEEP_ON_DRIVE = True  #@param {{type:"boolean"}}
 checkout = next((p for p in (Path.cwd(), *Path.cwd().parents) if (p / "alphazero_lib" / "__init__.py").is_file()), None)
 if checkout is not None:
     sys.path.insert(0, str(checkout))
@@ -50,6 +51,10 @@ elif "google.colab" in sys.modules:
     url = f"git+https://github.com/{{REPOSITORY}}"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"alphazero_lib[kaggle] @ {{url}}"], check=True)
     print(f"Installed the course library from github.com/{{REPOSITORY}}.")
+    if KEEP_ON_DRIVE:  # Colab's files end with the session: the code your checks keep (my_alphazero/) goes to Drive
+        from alphazero_lib.exercises.mine import keep_on_drive
+
+        keep_on_drive()
 elif importlib.util.find_spec("alphazero_lib") is not None:
     print("Using the installed course library.")
 else:
