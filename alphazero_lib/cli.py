@@ -441,7 +441,7 @@ def _export_kaggle(args: argparse.Namespace) -> int:
     from alphazero_lib.specs import resolve_weights
 
     model = resolve_weights(None, args.weights)
-    path = export_submission(model, args.out, num_searches=args.searches, c_puct=args.C)
+    path = export_submission(model, args.out, num_searches=args.searches, C=args.C)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB): {model.game!r}, up to {args.searches} searches a move")
     return 0
 

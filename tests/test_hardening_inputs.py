@@ -113,9 +113,9 @@ def test_non_finite_weights_are_refused_at_load_and_export(tmp_path):
     with pytest.raises(CheckpointError, match="holds NaN or infinite values"):
         submission_source(model)
     with pytest.raises(ValueError, match="C must be a finite non-negative number, got nan"):
-        submission_source(ResNet(C4, 1, 8), c_puct=float("nan"))
+        submission_source(ResNet(C4, 1, 8), C=float("nan"))
     with pytest.raises(ValueError, match="got -1"):
-        submission_source(ResNet(C4, 1, 8), c_puct=-1)
+        submission_source(ResNet(C4, 1, 8), C=-1)
 
 
 @pytest.mark.parametrize(

@@ -423,7 +423,7 @@ def standalone_agent():
     from alphazero_lib.kaggle.agent import Agent, NumpyResNet
 
     model = ResNet(C4, 1, 8).eval()
-    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=8, c_puct=2.0)
+    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=8, C=2.0)
 
 
 @pytest.mark.parametrize("configuration", CONFIGURATIONS, ids=repr)

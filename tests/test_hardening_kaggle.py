@@ -18,7 +18,7 @@ CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
 @pytest.fixture(scope="module")
 def agent():
     model = ResNet(C4, 1, 8).eval()
-    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=20, c_puct=2.0)
+    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=20, C=2.0)
 
 
 def winning_board(mark: int) -> list[int]:

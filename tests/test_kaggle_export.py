@@ -120,7 +120,7 @@ def test_submission_searches_legal_columns_only(submission):
 def module_agent(num_searches: int = 40) -> standalone.Agent:
     game = make_game("connect_four")
     net = standalone.NumpyResNet(numpy_params(random_resnet(game)), num_res_blocks=2)
-    return standalone.Agent(net, 6, 7, 4, num_searches=num_searches, c_puct=2.0)
+    return standalone.Agent(net, 6, 7, 4, num_searches=num_searches, C=2.0)
 
 
 def test_module_agent_searches_open_columns_and_takes_a_win():

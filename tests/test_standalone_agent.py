@@ -129,7 +129,7 @@ def test_search_gives_alpha_mcts_visit_counts(options, C, num_searches, count, f
         model.policy_head[4].bias.data.zero_()
     rows, columns, in_a_row = game.row_count, game.column_count, game.in_a_row
     net = standalone.NumpyResNet(numpy_params(model), num_res_blocks=2)
-    agent = standalone.Agent(net, rows, columns, in_a_row, num_searches=num_searches, c_puct=C)
+    agent = standalone.Agent(net, rows, columns, in_a_row, num_searches=num_searches, C=C)
     compared = spread = won = 0
     for canonical in live_canonical_positions(game, count, seed=7):
         counts = agent.search(canonical)  # no deadline: every simulation runs

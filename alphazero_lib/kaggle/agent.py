@@ -143,10 +143,10 @@ class Node:
 class Agent:
     """AlphaZero search (PUCT, no noise, most-visited move) within a time budget per move."""
 
-    def __init__(self, net: NumpyResNet, rows: int, columns: int, in_a_row: int, num_searches: int, c_puct: float):
+    def __init__(self, net: NumpyResNet, rows: int, columns: int, in_a_row: int, num_searches: int, C: float):
         limit_blas_threads(1)
         self.net, self.rows, self.columns, self.in_a_row = net, rows, columns, in_a_row
-        self.num_searches, self.c_puct = num_searches, c_puct
+        self.num_searches, self.C = num_searches, C
 
     def expand(self, node: Node) -> float:
         """Evaluate ``node`` with the network, store its priors, return its value for its mover."""
@@ -172,7 +172,7 @@ class Agent:
             child = node.children.get(action)
             n = child.visit_count if child else 0
             q = -child.value_sum / n if n else 0.0
-            score = q + self.c_puct * prior * sqrt_n / (1 + n)
+            score = q + self.C * prior * sqrt_n / (1 + n)
             if score > best_score:
                 best, best_score = action, score
         return best

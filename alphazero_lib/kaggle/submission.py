@@ -54,15 +54,15 @@ def encode_weights(params: dict[str, np.ndarray]) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def submission_source(model: Any, num_searches: int = 200, c_puct: float = 2.0) -> str:
+def submission_source(model: Any, num_searches: int = 200, C: float = 2.0) -> str:
     """The text of a one-file ConnectX agent for ``model`` (a ``ResNet`` for a ``ConnectFour`` game)."""
     game = getattr(model, "game", None)
     if not isinstance(game, ConnectFour):
         raise ValueError(f"export-kaggle needs a Connect Four model, got one for {game!r}")
     if isinstance(num_searches, bool) or not isinstance(num_searches, numbers.Integral) or num_searches < 1:
         raise ValueError(f"num_searches must be a positive integer, got {num_searches!r}")
-    if isinstance(c_puct, bool) or not isinstance(c_puct, numbers.Real) or not math.isfinite(c_puct) or c_puct < 0:
-        raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {c_puct!r}")
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C) or C < 0:
+        raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {C!r}")
     check_finite(model.state_dict(), f"the {game!r} model")
     model = model.to("cpu").eval()
     params = numpy_params(model)
@@ -76,17 +76,17 @@ def submission_source(model: Any, num_searches: int = 200, c_puct: float = 2.0) 
         + f'WEIGHTS = "{blob}"\n'
         + f"_AGENT = Agent(\n    NumpyResNet(decode_weights(WEIGHTS), num_res_blocks={len(model.back_bone)}),\n"
         + f"    rows={game.row_count}, columns={game.column_count}, in_a_row={game.in_a_row},\n"
-        + f"    num_searches={int(num_searches)}, c_puct={float(c_puct)},\n)\n\n\n"
+        + f"    num_searches={int(num_searches)}, C={float(C)},\n)\n\n\n"
         + "def agent(observation, configuration):\n"
         + '    """The submission: the last callable in this file, as kaggle-environments expects."""\n'
         + "    return _AGENT(observation, configuration)\n"
     )
 
 
-def export_submission(model: Any, out: str | os.PathLike[str], num_searches: int = 200, c_puct: float = 2.0) -> Path:
+def export_submission(model: Any, out: str | os.PathLike[str], num_searches: int = 200, C: float = 2.0) -> Path:
     """Write the one-file submission for ``model`` to ``out`` (atomically); returns the path."""
     out = Path(out)
     if out.is_dir():
         raise ValueError(f"{out} is a directory; give the submission a file name, e.g. {out / 'submission.py'}")
-    atomic_write_bytes(out, submission_source(model, num_searches, c_puct).encode())
+    atomic_write_bytes(out, submission_source(model, num_searches, C).encode())
     return out
