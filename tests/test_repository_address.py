@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,38 @@ def test_set_repository_rewrites_every_copy_and_nothing_else(tmp_path):
     assert subprocess.run([*tool, "--check"], capture_output=True, timeout=60).returncode == 0
     refused = subprocess.run([*tool, "not a repository"], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "OWNER/NAME" in refused.stderr
+
+
+def test_the_setup_cell_in_colab_installs_and_keeps_your_code_on_drive(tmp_path):
+    """Colab simulated: google.colab's drive records the mount, pip is not run; the cell installs, mounts Drive and
+    points MY_ALPHAZERO_HOME at DRIVE_FOLDER (a temporary folder here), and with the box unticked mounts nothing."""
+    fake_colab = textwrap.dedent(
+        """
+        import os, subprocess, sys, types
+        mounted, installs = [], []
+        drive = types.ModuleType("google.colab.drive")
+        drive.mount = mounted.append
+        colab = types.ModuleType("google.colab")
+        colab.drive = drive
+        google = types.ModuleType("google")
+        google.colab = colab
+        sys.modules.update({"google": google, "google.colab": colab, "google.colab.drive": drive})
+        subprocess.run = lambda command, **kwargs: installs.append(command)
+        """
+    )
+    folder = tmp_path / "drive" / "alphazero-course"
+    cell = set_repository.SETUP_CELL.format(repository="someone/else")
+    cell = cell.replace('"/content/drive/MyDrive/alphazero-course"', repr(str(folder)))
+    report = "\nprint(mounted, len(installs), os.environ.get('MY_ALPHAZERO_HOME'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MY_ALPHAZERO_HOME")}
+    for keep in (True, False):
+        code = fake_colab + cell.replace("KEEP_ON_DRIVE = True", f"KEEP_ON_DRIVE = {keep}") + report
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == "Installed the course library from github.com/someone/else."
+        if keep:
+            assert lines[-1] == f"['/content/drive'] 1 {folder}" and folder.is_dir(), done.stdout
+            assert "Your code is kept in" in done.stdout
+        else:
+            assert lines[-1] == "[] 1 None", done.stdout

@@ -43,6 +43,7 @@ from pathlib import Path
 
 REPOSITORY = "{repository}"  # tools/set_repository.py rewrites this for a fork
 KEEP_ON_DRIVE = True  #@param {{type:"boolean"}}
+DRIVE_FOLDER = "/content/drive/MyDrive/alphazero-course"  #@param {{type:"string"}}
 checkout = next((p for p in (Path.cwd(), *Path.cwd().parents) if (p / "alphazero_lib" / "__init__.py").is_file()), None)
 if checkout is not None:
     sys.path.insert(0, str(checkout))
@@ -54,7 +55,7 @@ elif "google.colab" in sys.modules:
     if KEEP_ON_DRIVE:  # Colab's files end with the session: the code your checks keep (my_alphazero/) goes to Drive
         from alphazero_lib.exercises.mine import keep_on_drive
 
-        keep_on_drive()
+        keep_on_drive(DRIVE_FOLDER)
 elif importlib.util.find_spec("alphazero_lib") is not None:
     print("Using the installed course library.")
 else:
