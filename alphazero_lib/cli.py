@@ -336,13 +336,8 @@ def _without_owner(message: str) -> str:
     return re.sub(r"^(?:TrainConfig|SearchConfig)?\.?\w+ must ", "must ", message, count=1)
 
 
-_BATCHED_FLAGS = {
-    "parallel_games": "--parallel-games",
-    "workers": "--workers",
-    "inference_mode": "--inference-mode",
-    "ray": "--ray",
-    "ray_cpus": "--ray-cpus",
-}
+# argparse dest -> flag, for the flags that only batched self-play reads
+_BATCHED_FLAGS = {flag[2:].replace("-", "_"): flag for flag in [*_SELF_PLAY_FLAGS, "--ray"] if flag != "--self-play"}
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -197,6 +198,7 @@ def check_fields(obj: Any) -> None:
         check_limit(f"{type(obj).__name__}.{f.name}", f.name, getattr(obj, f.name))
 
 
+@functools.cache
 def field_docs(cls: type) -> dict[str, str]:
     """Each field's docstring (the string under it in the class body), read from the source: the command line's
     help comes from here."""

@@ -53,6 +53,12 @@ def executor_for(config: TrainConfig, workers: int) -> Executor:
     return InThisProcess()
 
 
+def cpu_copy(model: Any) -> Any:
+    """A copy of ``model`` on the CPU in eval mode: what another process plays with (the learner keeps training
+    the original, on whatever device it is)."""
+    return copy.deepcopy(model).cpu().eval()
+
+
 class InThisProcess:
     """Self-play in this process, on the model's own device: ``play_serial`` or ``play_batched`` as the config says."""
 
@@ -84,7 +90,7 @@ class WorkerProcesses:
             self._start()
         while not self.progress.empty():  # left over from an interrupted iteration
             self.progress.get_nowait()
-        model = copy.deepcopy(model).cpu().eval()
+        model = cpu_copy(model)
         jobs = [
             self.pool.submit(_self_play_worker, (game, config, model, games, slots, seed_parts))
             for games, slots, seed_parts in worker_shares(config, iteration, self.workers)
@@ -227,7 +233,7 @@ class RaySelfPlay:
         ray = self.ray
         shares = worker_shares(config, iteration, len(self.actors))
         try:
-            weights = ray.put(model)  # once per iteration: every actor reads the network from the object store
+            weights = ray.put(cpu_copy(model))  # once per iteration: every actor reads it from the object store
             pending = {self._submit(i, game, config, weights, shares[i]): i for i in range(len(shares))}
             done_games = [0] * len(shares)
             results: dict[int, Any] = {}

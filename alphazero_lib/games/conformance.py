@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from alphazero_lib.games import GAMES, make_game
 from alphazero_lib.games.base import STATE_DTYPE, Game
+from alphazero_lib.games.batched_rules import batched_rules_for
 
 __all__ = ["REQUIRED_MEMBERS", "GameConformanceError", "Reference", "check_game"]
 
@@ -84,8 +86,6 @@ def check_game(game: Game, *, playouts: int = 20, seed: int = 0, reference: Refe
     """
     _check_members(game)
     rng = np.random.default_rng(seed)
-    from alphazero_lib.games.batched_rules import batched_rules_for
-
     rules = batched_rules_for(game)
     canonical: list[np.ndarray] = []
     for number in range(playouts):
@@ -131,8 +131,6 @@ def _check_members(game: Game) -> None:
         isinstance(initial, np.ndarray) and initial.shape == shape and initial.dtype == STATE_DTYPE,
         f"{game!r}: get_initial_state() must be an int8 array of shape {shape}",
     )
-    from alphazero_lib.games import GAMES, make_game
-
     config = game.config
     _require(config.get("name") == game.registry_name, f"{game!r}: config['name'] must be its registry_name")
     if game.registry_name in GAMES:
