@@ -1143,9 +1143,10 @@ NB05 = [
     right("check_train", '''def train(model, optimizer, memory, batch_size, rng):
     model.train()
     states, policies, values = (np.array(column) for column in zip(*memory))
-    states = torch.from_numpy(states.astype(np.float32))
-    policies = torch.from_numpy(policies.astype(np.float32))
-    values = torch.from_numpy(values.astype(np.float32)).reshape(-1, 1)
+    device = next(model.parameters()).device
+    states = torch.from_numpy(states.astype(np.float32)).to(device)
+    policies = torch.from_numpy(policies.astype(np.float32)).to(device)
+    values = torch.from_numpy(values.astype(np.float32)).reshape(-1, 1).to(device)
     sums = np.zeros(2)
     for batch in minibatches(len(memory), batch_size, rng):
         sums += np.array(train_step(model, optimizer, states[batch], policies[batch], values[batch])) * len(batch)
@@ -1159,6 +1160,11 @@ NB05 = [
                                 "    return {key: total / len(memory) for key, total in totals.items()}"))),
           "a dict of totals"),
     wrong("check_train", swap("    model.train()\n", ""), "no train mode", "model.train() first"),
+    wrong("check_train", swap("    device = next(model.parameters()).device\n", "    device = torch.device('cpu')\n"),
+          "batches on the CPU", "the tensors go where the model is"),
+    wrong("check_train", Edit((("    device = next(model.parameters()).device\n", ""),
+                               (", device=device)", ")"))),
+          "no device at all", "the tensors go where the model is"),
     wrong("check_train", Edit((("policy_total += policy_loss * len(batch)", "policy_total += policy_loss"),
                                ("value_total += value_loss * len(batch)", "value_total += value_loss"),
                                ('return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}',

@@ -159,6 +159,26 @@ def test_wrong_version_fails_with_its_case(name, capsys):
     assert " of " in line and hint in line, line
 
 
+def cpu_tensor_train(model, optimizer, memory, batch_size, rng):  # right on a CPU model, batches left on the CPU
+    model.train()
+    states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32)
+    policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32)
+    values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32).unsqueeze(1)
+    totals = [0.0, 0.0]
+    for batch in nb05.library_minibatches(len(memory), batch_size, rng):
+        losses = nb05.library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
+        totals = [t + x * len(batch) for t, x in zip(totals, losses, strict=True)]
+    return {"policy_loss": totals[0] / len(memory), "value_loss": totals[1] / len(memory)}
+
+
+def test_an_epoch_that_leaves_its_batches_on_the_cpu_fails_on_the_meta_device(capsys):
+    """The GPU tweak checked without a GPU: every CPU case agrees, the model on 'meta' does not get its batches."""
+    assert nb05.check_train(cpu_tensor_train) is nb05.library_train
+    line = verdict(capsys)
+    assert line.startswith("❌ train: case 5 of 5, train(<a model on the 'meta' device>"), line
+    assert "device = next(model.parameters()).device" in line, line
+
+
 def test_library_train_step_agrees_with_the_trainer(capsys):
     assert nb05.check_train_step(nb05.library_train_step) is nb05.library_train_step
     assert verdict(capsys).startswith("✅ train_step")

@@ -124,6 +124,25 @@ def test_train_on_one_more_than_a_multiple_of_the_batch_size():
         trainer.train(memory[:1])
 
 
+def test_training_puts_every_batch_on_the_models_device():
+    """The GPU path, tested on a CPU: a model on PyTorch's 'meta' device (shapes, no numbers) gets meta batches.
+
+    The forward and backward passes run on meta tensors; reading a loss (``.item()``) is the first thing meta
+    cannot do. Batches left on the CPU would fail at the first layer with "not on the expected device" instead.
+    """
+    from alphazero_lib.training import train_epoch
+
+    trainer = tiny_trainer(batch_size=16)
+    memory = random_memory(trainer.game, 20)
+    model = copy.deepcopy(trainer.model).to("meta")
+    seen = []
+    model.register_forward_pre_hook(lambda module, inputs: seen.append(inputs[0].device.type))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with pytest.raises(RuntimeError, match="meta tensors"):
+        train_epoch(model, optimizer, memory, 16, np.random.default_rng(0))
+    assert seen == ["meta"]
+
+
 def test_loss_falls_on_a_fixed_batch():
     trainer = tiny_trainer(batch_size=32, num_hidden=16)
     memory = random_memory(trainer.game, 32)

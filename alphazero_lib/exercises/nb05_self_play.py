@@ -50,8 +50,9 @@ HINTS = {
     "train_step": "logits, value = model(states); policy_loss = F.cross_entropy(logits, policy_targets); value_loss = "
     "F.mse_loss(value, value_targets); optimizer.zero_grad(); (policy_loss + value_loss).backward(); "
     "optimizer.step(); return the two .item().",
-    "train": "model.train(); stack the memory into float32 tensors (values with .unsqueeze(1)); for each batch of "
-    "minibatches(len(memory), batch_size, rng) one train_step; sum loss * len(batch); divide by len(memory).",
+    "train": "model.train(); device = next(model.parameters()).device; stack the memory into float32 tensors on "
+    "that device (values with .unsqueeze(1)); for each batch of minibatches(len(memory), batch_size, rng) one "
+    "train_step; sum loss * len(batch); divide by len(memory).",
     "learn": "for iteration 1..num_iterations: memory = []; num_games times memory += play_game(); num_epochs times "
     "losses = train_epoch(memory); append {'iteration', 'games', 'samples': len(memory), **losses}.",
 }
@@ -581,7 +582,9 @@ def check_train(train: Callable) -> Callable:
     ``train_step``), the model in training mode; returns the mean ``policy_loss`` and ``value_loss`` per sample.
 
     Cases: memories of 10 to 70 samples with batch sizes 4 to 64 (remainders, a last batch of one), the model
-    handed over in eval mode; compared with ``training.train_epoch`` on copies: losses and parameters.
+    handed over in eval mode; compared with ``training.train_epoch`` on copies: losses and parameters. Last, the
+    device: a model on PyTorch's ``meta`` device (shapes without numbers, so a CPU can tell where tensors go) must
+    get its batches there, as a model on a GPU must.
     """
 
     def cases() -> list[Case]:
@@ -607,18 +610,59 @@ def check_train(train: Callable) -> Callable:
                     same=lambda got, exp: True,
                 )
             )
+        out.append(
+            Case(
+                "train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, "
+                "np.random.default_rng(0))",
+                lambda f, mem=_random_memory(ConnectFour(), 21, rng): _run_on_meta(f, mem),
+                ON_THE_MODELS_DEVICE,
+                same=lambda got, exp: got == exp,
+            )
+        )
         return out
 
     return check("train", train, library_train, cases, TRAIN_MISTAKES)
+
+
+ON_THE_MODELS_DEVICE = "the batches reached the model on its device"
+
+
+def _run_on_meta(train: Callable, memory: list) -> str:
+    """One epoch of ``train`` on a model whose parameters live on PyTorch's ``meta`` device.
+
+    A meta tensor has a shape and a dtype but no numbers: the forward and backward passes run, and the first
+    ``.item()`` (train_step's losses) raises "cannot be called on meta tensors". That error is the sign that the
+    batches were built where the model is; tensors left on the CPU fail earlier, at the first layer.
+    """
+    model = _tiny_model(ConnectFour(), 0).to("meta")
+    try:
+        train(model, _sgd(model), list(memory), 8, np.random.default_rng(0))
+    except (RuntimeError, NotImplementedError) as error:
+        text = str(error)
+        if "meta tensor" in text:
+            return ON_THE_MODELS_DEVICE
+        if isinstance(error, NotImplementedError) and "meta" not in text.lower():
+            raise
+        if "device" in text:
+            raise Mismatch(
+                "batches on the CPU, the model on 'meta'",
+                ON_THE_MODELS_DEVICE,
+                "build the tensors where the model is: device = next(model.parameters()).device, then "
+                "torch.tensor(..., dtype=torch.float32, device=device), as the video does with model.device (on a "
+                "GPU the same mistake raises 'Expected all tensors to be on the same device')",
+            ) from None
+        raise
+    return ON_THE_MODELS_DEVICE
 
 
 def _train_with(kind: str) -> Callable[..., dict]:
     def train(model: Any, optimizer: Any, memory: list, batch_size: int, rng: np.random.Generator) -> dict:
         if kind != "no train mode":
             model.train()
-        states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32)
-        policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32)
-        values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32).unsqueeze(1)
+        device = torch.device("cpu") if kind == "cpu tensors" else next(model.parameters()).device
+        states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32, device=device)
+        policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32, device=device)
+        values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32, device=device).unsqueeze(1)
         totals, batches = [0.0, 0.0], library_minibatches(len(memory), batch_size, rng)
         for batch in batches:
             losses = library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
@@ -635,6 +679,9 @@ TRAIN_MISTAKES = [
             "statistics nor updates its running ones", _train_with("no train mode")),
     Mistake("the mean loss per SAMPLE: weight each batch's loss by len(batch) and divide by len(memory) (batches "
             "differ in size)", _train_with("per batch")),
+    Mistake("the tensors go where the model is: device = next(model.parameters()).device, then torch.tensor(..., "
+            "dtype=torch.float32, device=device) (on a GPU, CPU tensors raise 'Expected all tensors to be on the same "
+            "device')", _train_with("cpu tensors")),
 ]  # fmt: skip
 
 
