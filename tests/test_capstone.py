@@ -15,6 +15,8 @@ from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pi
 from alphazero_lib.games import ConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResNet
+from alphazero_lib.training import minibatches as library_minibatches
+from alphazero_lib.training import train_step as library_train_step
 from tests.test_mine import cell, notebook
 
 
@@ -99,9 +101,10 @@ def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(home, fast, ca
 TRAIN = """
 def train(model, optimizer, memory, batch_size, rng):
     model.train()
-    states = torch.tensor(np.stack([state for state, _, _ in memory]), dtype=torch.float32)
-    policies = torch.tensor(np.stack([policy for _, policy, _ in memory]), dtype=torch.float32)
-    values = torch.tensor(np.array([value for _, _, value in memory]), dtype=torch.float32).unsqueeze(1)
+    device = next(model.parameters()).device
+    states = torch.tensor(np.stack([state for state, _, _ in memory]), dtype=torch.float32, device=device)
+    policies = torch.tensor(np.stack([policy for _, policy, _ in memory]), dtype=torch.float32, device=device)
+    values = torch.tensor(np.array([value for _, _, value in memory]), dtype=torch.float32, device=device).unsqueeze(1)
     policy_total = value_total = 0.0
     for batch in minibatches(len(memory), batch_size, rng):
         policy_loss, value_loss = train_step(model, optimizer, states[batch], policies[batch], values[batch])
@@ -130,6 +133,28 @@ def test_the_learners_kept_pieces_train(home):
     assert calls["train"] == 1 and whose["train"] == "yours"
     assert calls["minibatches"] == 1 and whose["minibatches"] == "yours"  # called by your train, in your module
     assert whose["train_step"] == "library"
+
+
+def test_the_network_and_its_batches_go_to_the_device_asked_for(home):
+    """The GPU path on a CPU: the model on PyTorch's meta device (shapes, no numbers). A device-aware train gets
+    its batches there (meta stops at the first .item()); one that builds CPU tensors gets an error naming the fix."""
+    import copy
+
+    assert CapstoneSettings().device == "auto"
+    run = Capstone(load_pieces(quiet=True), CapstoneSettings(**{**small(True).__dict__, "device": "meta"}))
+    assert run.device == torch.device("meta") and next(run.model.parameters()).device.type == "meta"
+    memory = [(np.zeros((3, 6, 7), np.float32), np.full(7, 1 / 7, np.float32), 1.0) for _ in range(8)]
+    with pytest.raises(RuntimeError, match="meta tensors"):  # the library's train: the batches reached meta
+        run.train_epoch(memory)
+    ns = {"np": np, "torch": torch, "minibatches": library_minibatches, "train_step": library_train_step}
+    exec(TRAIN.replace(", device=device)", ")"), ns)  # the same train, its tensors left on the CPU
+    cpu_run = copy.copy(run)
+    cpu_run.yours = {"train": ns["train"]}
+    with pytest.raises(RuntimeError, match=r"your train \(notebook 5\) gave the network on meta its batches on another"):
+        cpu_run.train_epoch(memory)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device 'cuda' was asked for, but torch sees no CUDA GPU"):
+            Capstone(load_pieces(quiet=True), CapstoneSettings(**{**small(True).__dict__, "device": "cuda"}))
 
 
 def test_the_trained_network_exports_and_plays(home, tmp_path):

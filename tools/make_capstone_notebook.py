@@ -102,21 +102,24 @@ from fewer simulations than PUCT. `FAST = False` is notebook 5's AlphaZero: PUCT
 node), 64 simulations, visit counts as targets. The curve on the right is your network **alone** (no search)
 against the library's depth-2 negamax, 20 games after every iteration: it is not counted in the budget.
 
-`MINUTES = 20` fits a free Colab CPU session. The run stays on the CPU even on a GPU runtime (your `train` of
-notebook 5 builds its batches as CPU tensors): give it more minutes instead."""
+`MINUTES = 20` fits a free Colab CPU session. `DEVICE = "auto"` trains on a GPU when the runtime has one
+(notebook 5, section 8): your network goes there, your `train` builds its batches beside it, and the search's
+network calls follow it. We have not timed the run on a Colab GPU, and the searches' small batches may gain less
+than the training steps; `DEVICE = "cpu"` keeps it on the CPU."""
 
 SETTINGS = """from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, LiveCurves
 
 MINUTES = 20  # the training budget, wall clock (the iteration running when it ends is finished)
 FAST = True  # Gumbel AlphaZero and better targets (False: PUCT, as in notebook 5)
 GAMES = 128  # self-play games an iteration
+DEVICE = "auto"  # a CUDA GPU when the runtime has one, else the CPU ("cpu" to stay there)
 if QUICK:
-    MINUTES, GAMES = 0.3, 16
+    MINUTES, GAMES, DEVICE = 0.3, 16, "cpu"
 
-settings = CapstoneSettings(minutes=MINUTES, fast=FAST, games_per_iteration=GAMES, seed=0)
+settings = CapstoneSettings(minutes=MINUTES, fast=FAST, games_per_iteration=GAMES, device=DEVICE, seed=0)
 run = Capstone(yours, settings)
 print(f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {run.config.search.num_searches} "
-      f"{run.config.search.policy} simulations a move, {GAMES} games an iteration, {MINUTES} min")"""
+      f"{run.config.search.policy} simulations a move, {GAMES} games an iteration, {MINUTES} min, on {run.device}")"""
 
 RUN = """# NBVAL_IGNORE_OUTPUT
 # (a training run: its games depend on the last bits of the CPU's arithmetic)

@@ -44,6 +44,7 @@ from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
 from alphazero_lib.selfplay import BatchedSelfPlay
 from alphazero_lib.training import minibatches as library_minibatches
+from alphazero_lib.utils import resolve_device
 
 
 def _library_kaggle() -> dict[str, Any]:
@@ -118,6 +119,7 @@ class CapstoneSettings:
     weight_decay: float = 0.0001
     seed: int = 0
     threads: int | None = None  # torch threads while training (default: all cores)
+    device: str = "auto"  # where the network trains: "auto" (a CUDA GPU when there is one), "cpu" or "cuda"
 
     def train_config(self) -> TrainConfig:
         """The library's settings this run mirrors (the search's and the self-play schedule's)."""
@@ -164,7 +166,8 @@ class Capstone:
         self.config = s.train_config()
         torch.manual_seed(s.seed)
         self.game = with_player_argument(y["ConnectFour"])()
-        self.model = y["ResNet"](self.game, s.num_res_blocks, s.num_hidden)
+        self.device = resolve_device(s.device)
+        self.model = y["ResNet"](self.game, s.num_res_blocks, s.num_hidden).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
         self.rng = np.random.default_rng(s.seed)
         search = self.config.search_config(seed=s.seed)
@@ -226,7 +229,16 @@ class Capstone:
     def train_epoch(self, memory: list) -> dict[str, float]:
         """Your ``train`` for one epoch on this iteration's games and the ones kept before them."""
         replay = [sample for games in self.window for sample in games] + memory
-        return self.yours["train"](self.model, self.optimizer, replay, self.settings.batch_size, self.rng)
+        try:
+            return self.yours["train"](self.model, self.optimizer, replay, self.settings.batch_size, self.rng)
+        except RuntimeError as error:
+            if self.device.type == "cpu" or "device" not in str(error):
+                raise
+            raise RuntimeError(
+                f"your train (notebook 5) gave the network on {self.device} its batches on another device "
+                f"({' '.join(str(error).split())[:160]}). Build them where the model is (notebook 5, exercise 6: "
+                "device = next(model.parameters()).device) and run that check again, or set DEVICE = 'cpu'."
+            ) from error
 
     # ---- the run ----------------------------------------------------------------------------------------
     def iteration(self) -> dict[str, Any]:
