@@ -634,7 +634,13 @@ action = int(moves[rng.integers(len(moves))])
 self.expandable_moves[action] = 0
 child = Node(self.game, -self.game.get_next_state(self.state, action, 1), self, action)
 self.children.append(child)
-return child"""), "rng.integers, negation", downstream=True),
+return child"""), "rng.integers, negation"),
+    right("check_expand", method(N, "expand(self, rng)", """
+action = int(rng.permutation(np.flatnonzero(self.expandable_moves))[-1])
+self.expandable_moves[action] = 0
+child = Node(self.game, self.game.change_perspective(self.game.get_next_state(self.state, action, 1), -1), self, action)
+self.children.append(child)
+return child"""), "another order of draws: the last of a permutation", downstream=True),
     right("check_expand", method(N, "expand(self, rng)", """
 action = rng.choice(np.where(self.expandable_moves == 1)[0])
 self.expandable_moves[action] = 0
@@ -647,6 +653,9 @@ return self.children[-1]"""), "np.where, numpy action"),
                                "action = int(np.flatnonzero(self.expandable_moves)[0])"), "the first move",
           "not the first one"),
     wrong("check_expand", swap("    self.expandable_moves[action] = 0\n", ""), "not marked", "mark the move"),
+    wrong("check_expand", swap("action = int(rng.choice(np.flatnonzero(self.expandable_moves)))",
+                               "action = int(np.random.choice(np.flatnonzero(self.expandable_moves)))"),
+          "np.random", "not np.random"),
     wrong("check_expand", swap("action = int(rng.choice(np.flatnonzero(self.expandable_moves)))",
                                "action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(self.state))))"),
           "all legal moves", "expandable"),
@@ -955,7 +964,14 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
     noise = np.zeros(len(priors))
     noise[legal] = rng.dirichlet(np.full(legal.sum(), alpha))
     return np.where(legal, (1 - epsilon) * priors + epsilon * noise, priors)
-''', "np.where", downstream=True),
+''', "np.where"),
+    right("check_dirichlet_noise", '''def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
+    legal = np.flatnonzero(valid)
+    gammas = rng.gamma(alpha, size=len(priors))[legal]
+    mixed = np.array(priors, dtype=float)
+    mixed[legal] = (1 - epsilon) * mixed[legal] + epsilon * gammas / gammas.sum()
+    return mixed
+''', "another order of draws: a gamma draw per cell, the legal ones normalised", downstream=True),
     right("check_dirichlet_noise", '''def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
     out = priors.copy()
     legal = np.flatnonzero(valid)
@@ -974,6 +990,15 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
           "in place", "priors untouched"),
     wrong("check_dirichlet_noise", swap("(1 - epsilon) * priors[legal] + epsilon * noise", "priors[legal] + epsilon * noise"),
           "prior not scaled", "(1 - epsilon) too"),
+    wrong("check_dirichlet_noise", '''def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
+    noise = rng.dirichlet([alpha] * len(priors))
+    mixed = ((1 - epsilon) * priors + epsilon * noise) * valid
+    return mixed / mixed.sum()
+''', "the video's: every action, masked, renormalised", "followed by a mask"),
+    wrong("check_dirichlet_noise", swap("noise = rng.dirichlet([alpha] * len(legal))", "noise = rng.dirichlet([1 / alpha] * len(legal))"),
+          "alpha inverted", "concentration"),
+    wrong("check_dirichlet_noise", swap("noise = rng.dirichlet([alpha] * len(legal))", "noise = rng.dirichlet([alpha * len(legal)] * len(legal))"),
+          "alpha times the legal moves", "too even or too spiky"),
     # search
     right("check_search", Edit((("    counts = np.zeros(game.action_size)\n    for child in root.children:\n"
                                  "        counts[child.action_taken] = child.visit_count\n    return counts / counts.sum()",

@@ -150,7 +150,7 @@ def test_the_network_and_its_batches_go_to_the_device_asked_for(home):
     exec(TRAIN.replace(", device=device)", ")"), ns)  # the same train, its tensors left on the CPU
     cpu_run = copy.copy(run)
     cpu_run.yours = {"train": ns["train"]}
-    with pytest.raises(RuntimeError, match=r"your train \(notebook 5\) gave the network on meta its batches on another"):
+    with pytest.raises(RuntimeError, match=r"your train \(notebook 5\) gave the network on meta its batches on"):
         cpu_run.train_epoch(memory)
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="device 'cuda' was asked for, but torch sees no CUDA GPU"):

@@ -204,3 +204,44 @@ def test_what_the_notebook_says_about_the_position_with_two_wins():
         if decisive:
             search = [checks.LibrarySearch(TicTacToe(), 600, 1.41, seed).search(state) for seed in range(20)]
             assert len({int(np.argmax(p)) for p in search}) == 1, name
+
+
+EXPAND = 3  # the index of check_expand in NODE_CHECKS
+DRAW = "    action = int(rng.choice(np.flatnonzero(self.expandable_moves)))\n"
+OTHER_DRAWS = {  # correct: uniform among the expandable moves, from the rng given, in other orders of draws
+    "an index from rng.integers": "    moves = np.flatnonzero(self.expandable_moves)\n"
+                                  "    action = int(moves[rng.integers(len(moves))])\n",
+    "the first of a permutation": "    action = int(rng.permutation(np.flatnonzero(self.expandable_moves))[0])\n",
+    "rejection sampling over all cells": "    action = int(rng.integers(9))\n"
+                                         "    while not self.expandable_moves[action]:\n"
+                                         "        action = int(rng.integers(9))\n",
+    "the last of a shuffled list": "    moves = list(np.flatnonzero(self.expandable_moves))\n"
+                                   "    rng.shuffle(moves)\n    action = int(moves[-1])\n",
+}  # fmt: skip
+WRONG_DRAWS = {
+    "np.random instead of rng": ("    action = int(np.random.choice(np.flatnonzero(self.expandable_moves)))\n",
+                                 "not np.random or random"),
+    "always the first move": ("    action = int(np.flatnonzero(self.expandable_moves)[0])\n", "not the first one"),
+    "the first move twice as often": ("    moves = np.flatnonzero(self.expandable_moves)\n"
+                                      "    action = int(moves[max(0, rng.integers(len(moves) + 1) - 1)])\n",
+                                      "draw uniformly among the expandable moves"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("draw", OTHER_DRAWS.values(), ids=list(OTHER_DRAWS))
+def test_any_uniform_draw_from_the_rng_given_passes(capsys, draw):
+    """The exercise is the design, not the library's order of draws: other correct draws pass."""
+    assert DRAW in solution(EXPAND)
+    ns = namespace(*node_solutions()[:EXPAND], solution(EXPAND).replace(DRAW, draw))
+    assert checks.check_expand(ns["Node"]) is ns["Node"]
+    assert verdict(capsys).startswith("✅ Node.expand: agrees with the library on")
+    assert not getattr(ns["Node"].__dict__["expand"], "__stub__", False)
+
+
+@pytest.mark.parametrize("draw, hint", WRONG_DRAWS.values(), ids=list(WRONG_DRAWS))
+def test_a_draw_that_is_not_uniform_or_not_from_the_rng_fails(capsys, draw, hint):
+    np.random.seed(0)
+    ns = namespace(*node_solutions()[:EXPAND], solution(EXPAND).replace(DRAW, draw))
+    checks.check_expand(ns["Node"])
+    line = verdict(capsys)
+    assert re.match(r"❌ Node\.expand: case \d+ of \d+, ", line) and hint in line, line

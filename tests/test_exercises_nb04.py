@@ -222,7 +222,7 @@ def test_dirichlet_noise(capsys):
 
     mine = exec_into(namespace(NOISE), SOLUTIONS[NOISE])["add_dirichlet_noise"]
     assert nb04.check_dirichlet_noise(mine) is mine
-    assert verdict(capsys) == "✅ add_dirichlet_noise: agrees with the library on 12 cases; the cells below use yours"
+    assert verdict(capsys) == "✅ add_dirichlet_noise: agrees with the library on 15 cases; the cells below use yours"
 
     def video_noise(priors, valid, epsilon, alpha, rng):  # noise over every action, then mask and renormalise
         noise = rng.dirichlet([alpha] * len(priors))
@@ -232,8 +232,8 @@ def test_dirichlet_noise(capsys):
     nb04.check_dirichlet_noise(video_noise)
     line = verdict(capsys)
     failing(line, "add_dirichlet_noise")
-    assert "case 1 of 12" not in line  # every move legal: one draw of the same size, the same answer
-    assert "legal" in line
+    assert "case 13 of 15" in line  # each answer has the right form: its noise's distribution gives it away
+    assert "over the legal moves only, not over every action followed by a mask" in line
 
     def in_place(priors, valid, epsilon, alpha, rng):
         legal = np.flatnonzero(valid)
@@ -243,7 +243,7 @@ def test_dirichlet_noise(capsys):
     nb04.check_dirichlet_noise(in_place)
     line = verdict(capsys)
     failing(line, "add_dirichlet_noise")
-    assert "case 1 of 12" in line and "priors untouched" in line
+    assert "case 1 of 15" in line and "priors untouched" in line
 
 
 # ---- search ----------------------------------------------------------------------------------------------------------
@@ -277,6 +277,32 @@ def test_search_wrong_versions(capsys, old, new, where):
     line = verdict(capsys)
     failing(line, "AlphaMCTS.search")
     assert where in line, line
+
+
+GAMMA_NOISE = """def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
+    legal = np.flatnonzero(valid)
+    draws = rng.gamma(alpha, size=len(priors))[legal]  # a gamma draw per cell; the legal ones normalised
+    mixed = np.array(priors, dtype=np.float64)
+    mixed[legal] = (1 - epsilon) * mixed[legal] + epsilon * draws / draws.sum()
+    return mixed
+"""
+
+
+def test_noise_of_the_learners_own_design_passes_and_the_search_check_follows_it(capsys):
+    """Another correct order of draws (a gamma draw per cell, the legal ones normalised: a Dirichlet sample over
+    the legal moves, from other numbers than rng.dirichlet's) passes the noise check; the search that uses it
+    passes when the check is given it, as the notebook does, and not against the library's draws alone."""
+    noise = exec_into(namespace(NOISE), GAMMA_NOISE)["add_dirichlet_noise"]
+    assert nb04.check_dirichlet_noise(noise) is noise
+    assert verdict(capsys).startswith("✅ add_dirichlet_noise: agrees with the library on 15 cases")
+    ns = exec_into(namespace(SEARCH, replace={NOISE: GAMMA_NOISE}), SOLUTIONS[SEARCH])
+    assert ns["add_dirichlet_noise"].__code__.co_code == noise.__code__.co_code
+    nb04.check_search(ns["AlphaMCTS"], MODEL, noise=ns["add_dirichlet_noise"])
+    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
+    nb04.check_search(ns["AlphaMCTS"], MODEL)  # compared with the library's draws: the noisy cases differ
+    line = verdict(capsys)
+    failing(line, "AlphaMCTS.search")
+    assert "dirichlet_epsilon=0.25" in line, line
 
 
 def test_search_runs_on_the_learners_earlier_code():

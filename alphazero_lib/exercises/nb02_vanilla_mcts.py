@@ -324,8 +324,10 @@ def check_expand(cls: type) -> type:
 
     Checks, on seeded positions with some moves already expanded: the move was expandable and is now marked
     (``expandable_moves[a] == 0``), the child is in ``children`` with ``parent`` and ``action_taken`` set, its
-    state is ``change_perspective(get_next_state(state, a, 1), -1)``, the node's own state is unchanged, and the
-    move is the one the library draws from the same seeded ``rng``: ``rng.choice(np.flatnonzero(expandable))``.
+    state is ``change_perspective(get_next_state(state, a, 1), -1)`` for the move drawn, and the node's own state
+    is unchanged. Which move is drawn is the learner's design: any uniform draw among the expandable moves from
+    the ``rng`` given passes. The last cases judge the draws: the same seed must give the same move (the ``rng``
+    decides, not ``np.random``), and over ``DRAWS`` seeds every expandable move must come up about equally often.
     """
 
     def case(state: np.ndarray, already: int, seed: int) -> Case:
@@ -339,61 +341,18 @@ def check_expand(cls: type) -> type:
         lib = build(LibraryNode)
         before = lib.expandable_moves.copy()
         lib_child = library_expand(lib, np.random.default_rng(seed))
-        action = lib_child.action_taken
-        expected = (action, lib_child.state)
+        expected = (lib_child.action_taken, lib_child.state)
 
         def run(c: type) -> Any:
             node = build(c)
-            mask = node.expandable_moves.copy()
-            children = len(node.children)
-            child = node.expand(np.random.default_rng(seed))
-            if not np.array_equal(node.state, state):
-                raise Mismatch(
-                    Text(f"the node's state changed to {board(node.state)}"),
-                    Text("it unchanged"),
-                    "build the child's state from a new array (get_next_state returns one)",
-                )
-            got_action = getattr(child, "action_taken", None)
-            if got_action is None or not (0 <= int(got_action) < 9) or not mask[int(got_action)]:
-                raise Mismatch(
-                    Text(f"a child for move {got_action}"),
-                    Text(f"a child for one of {np.flatnonzero(mask).tolist()}"),
-                    "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
-                    "and set the child's action_taken",
-                )
-            got_action = int(got_action)
-            if node.expandable_moves[got_action]:
-                raise Mismatch(
-                    Text(f"expandable_moves[{got_action}] still 1"),
-                    Text("0"),
-                    "mark the move as expanded: self.expandable_moves[action] = 0",
-                )
-            if len(node.children) != children + 1 or node.children[-1] is not child:
-                raise Mismatch(
-                    Text(f"{len(node.children)} children"),
-                    Text(f"{children + 1}, the new child last"),
-                    "append the new child to self.children and return it",
-                )
-            if getattr(child, "parent", None) is not node:
-                raise Mismatch(
-                    Text("a child whose parent is not the node"),
-                    Text("child.parent is the node"),
-                    "pass self as the child's parent",
-                )
-            return got_action, np.asarray(child.state)
+            return _expanded(node, state, seed)
 
         def same(got: Any, exp: Any) -> bool:
-            if got[0] != exp[0]:
+            want = _child_state(state, got[0])
+            if not np.array_equal(got[1], want):
                 raise Mismatch(
-                    Text(f"a child for move {got[0]}"),
-                    Text(f"move {exp[0]} (the library's draw with the same seed)"),
-                    "draw with the rng you are given, as the library does: "
-                    "rng.choice(np.flatnonzero(self.expandable_moves))",
-                )
-            if not np.array_equal(got[1], exp[1]):
-                raise Mismatch(
-                    Text(f"child state {board(got[1])}"),
-                    Text(f"{board(exp[1])}"),
+                    Text(f"child state {board(got[1])} for move {got[0]}"),
+                    Text(f"{board(want)}"),
                     "play the move for player 1 (the node's mover), then change_perspective(..., -1): the "
                     "child is seen by the opponent, who moves next",
                 )
@@ -414,9 +373,128 @@ def check_expand(cls: type) -> type:
         for seed, state in enumerate(canonical_positions(24, 30), start=2):
             legal = int(GAME.get_valid_moves(state).sum())
             out.append(case(state, int(rng.integers(0, legal)), seed))
-        return out
+        return [*out, _same_seed_case(), _uniform_case()]
 
     return check_method(cls, "expand", library_expand, dotted(cases), mistakes=EXPAND_MISTAKES)
+
+
+DRAWS = 1200  # expansions from fresh nodes, one seed each, to judge how the moves are drawn
+UNIFORM_MARGIN = 0.06  # largest accepted gap between a move's share and 1/5: about 5 standard deviations
+
+
+def _child_state(state: np.ndarray, action: int) -> np.ndarray:
+    return GAME.change_perspective(GAME.get_next_state(state, int(action), 1), -1)
+
+
+def _expanded(node: Any, state: np.ndarray, seed: int) -> tuple[int, np.ndarray]:
+    """``node.expand(np.random.default_rng(seed))`` (``state``: the node's): ``(move, child state)``, after
+    checking what does not depend on the draw."""
+    mask = node.expandable_moves.copy()
+    child = node.expand(np.random.default_rng(seed))
+    if not np.array_equal(node.state, state):
+        raise Mismatch(
+            Text(f"the node's state changed to {board(node.state)}"),
+            Text("it unchanged"),
+            "build the child's state from a new array (get_next_state returns one)",
+        )
+    got_action = getattr(child, "action_taken", None)
+    if got_action is None or not (0 <= int(got_action) < 9) or not mask[int(got_action)]:
+        raise Mismatch(
+            Text(f"a child for move {got_action}"),
+            Text(f"a child for one of {np.flatnonzero(mask).tolist()}"),
+            "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
+            "and set the child's action_taken",
+        )
+    got_action = int(got_action)
+    if node.expandable_moves[got_action]:
+        raise Mismatch(
+            Text(f"expandable_moves[{got_action}] still 1"),
+            Text("0"),
+            "mark the move as expanded: self.expandable_moves[action] = 0",
+        )
+    if not node.children or node.children[-1] is not child:
+        raise Mismatch(
+            Text(f"{len(node.children)} children, the new one not last"),
+            Text("the new child last in self.children"),
+            "append the new child to self.children and return it",
+        )
+    if getattr(child, "parent", None) is not node:
+        raise Mismatch(
+            Text("a child whose parent is not the node"),
+            Text("child.parent is the node"),
+            "pass self as the child's parent",
+        )
+    return got_action, np.asarray(child.state)
+
+
+def _draw_position() -> tuple[np.ndarray, np.ndarray]:
+    """O in a corner, X in the centre, two more moves already expanded: five expandable moves."""
+    state = np.array([[-1, 0, 0], [0, 1, 0], [0, 0, 0]], dtype=np.int8)
+    expanded = np.array([2, 7])
+    return state, expanded
+
+
+def _fresh(c: type) -> Any:
+    state, expanded = _draw_position()
+    node = c(GAME, state.copy())
+    node.expandable_moves[expanded] = 0
+    return node
+
+
+def _same_seed_case() -> Case:
+    state, expanded = _draw_position()
+
+    def run(c: type) -> Any:
+        for seed in range(7, 13):
+            moves = []
+            for _ in range(2):
+                node = _fresh(c)
+                moves.append(_expanded(node, state, seed)[0])
+            if moves[0] != moves[1]:
+                raise Mismatch(
+                    Text(f"moves {moves[0]} and then {moves[1]} for seed {seed}"),
+                    Text("the same move twice"),
+                    "draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the "
+                    "search's seed must decide every draw",
+                )
+        return "the same move for the same seed"
+
+    return Case(
+        f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two fresh nodes {board(state)} "
+        f"(moves {expanded.tolist()} expanded before), seeds 7 to 12",
+        run,
+        "the same move for the same seed",
+        same=lambda got, exp: got == exp,
+    )
+
+
+def _uniform_case() -> Case:
+    state, expanded = _draw_position()
+    moves = np.flatnonzero(_fresh(LibraryNode).expandable_moves)
+    expected = Text(f"each of {moves.tolist()} about 1/{len(moves)} of the time")
+
+    def run(c: type) -> Any:
+        counts = np.zeros(9, dtype=int)
+        for seed in range(DRAWS):
+            node = _fresh(c)
+            counts[_expanded(node, state, seed)[0]] += 1
+        shares = counts[moves] / DRAWS
+        if np.max(np.abs(shares - 1 / len(moves))) > UNIFORM_MARGIN:
+            raise Mismatch(
+                Text("shares " + ", ".join(f"{m}: {s:.2f}" for m, s in zip(moves, shares, strict=True))),
+                expected,
+                "draw uniformly among the expandable moves with the rng you are given: "
+                "rng.choice(np.flatnonzero(self.expandable_moves)), or an index from rng.integers",
+            )
+        return expected
+
+    return Case(
+        f"{DRAWS} expansions of fresh nodes {board(state)} (moves {expanded.tolist()} expanded before), seeds 0 to "
+        f"{DRAWS - 1}: how often each move is drawn",
+        run,
+        expected,
+        same=lambda got, exp: got == exp,
+    )
 
 
 def _expand_with(pick: str = "rng", player: int = 1, flip: bool = True) -> Callable[..., Any]:
@@ -426,6 +504,8 @@ def _expand_with(pick: str = "rng", player: int = 1, flip: bool = True) -> Calla
             action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(self.state))))
         elif pick == "first":
             action = int(moves[0])
+        elif pick == "global":
+            action = int(np.random.choice(moves))
         else:
             action = int(rng.choice(moves))
         self.expandable_moves[action] = 0
@@ -446,6 +526,8 @@ EXPAND_MISTAKES = [
             "child's state with change_perspective(..., -1)", _expand_with(player=-1, flip=False)),
     Mistake("draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
             "not the first one", _expand_with(pick="first")),
+    Mistake("draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the search's "
+            "seed must decide every draw", _expand_with(pick="global")),
     Mistake("draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
             _expand_with(pick="legal")),
 ]  # fmt: skip
@@ -631,10 +713,12 @@ SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the 
 def check_search(mcts_class: type, num_searches: int = 600) -> type:
     """``MCTS(game, num_searches, C, seed).search(state)``: the root's visit shares, shape ``(action_size,)``.
 
-    Compared with the library's search (same settings, same seed) on decisive and open positions: the shares
-    sum to 1, are 0 on illegal moves, pick the same move where one move is clearly best, and agree within
-    ``SEARCH_TOLERANCE`` (exactly, when the learner's Node draws as the library's does). ``search`` must also
-    keep the root in ``self.root`` (the tree picture reads it). Returns the learner's class or ``LibrarySearch``.
+    Compared on decisive and open positions with the library's search loop run on nodes of the learner's own
+    ``Node`` class (same settings, same seed), so that an expansion that draws in another order than the
+    library's is followed, not punished: the shares sum to 1, are 0 on illegal moves, pick the library's move where
+    one move is clearly best, and agree within ``SEARCH_TOLERANCE`` (exactly, for the loop as written here).
+    ``search`` must also keep the root in ``self.root`` (the tree picture reads it). Returns the learner's class
+    or ``LibrarySearch``.
     """
 
     def case(name: str, state: np.ndarray, decisive: bool, seed: int) -> Case:
@@ -658,34 +742,32 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
                     Text(f"the root node with {num_searches} visits"),
                     "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
                 )
-            return got
-
-        def same(got: np.ndarray, exp: np.ndarray) -> bool:
-            if got.shape != exp.shape:
-                return False
+            reference = expected if type(root) is LibraryNode else _search_with_nodes(type(root), state, seed)
+            if got.shape != reference.shape:
+                raise Mismatch(got, reference, "one share per action: shape (self.game.action_size,)")
             if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
                 raise Mismatch(
                     got,
-                    exp,
+                    reference,
                     "return each root child's visit count divided by the total: shares that "
                     "sum to 1, 0 for moves without a child",
                 )
-            if decisive and int(np.argmax(got)) != int(np.argmax(exp)):
+            if decisive and int(np.argmax(got)) != int(np.argmax(expected)):
                 raise Mismatch(
                     got,
-                    exp,
-                    f"{name}: the library's search puts most visits on {int(np.argmax(exp))}; "
+                    reference,
+                    f"{name}: the library's search puts most visits on {int(np.argmax(expected))}; "
                     "check the sign flips (get_ucb and backpropagate) and the terminal nodes",
                 )
-            if np.max(np.abs(got - exp)) > SEARCH_TOLERANCE:
+            if np.max(np.abs(got - reference)) > SEARCH_TOLERANCE:
                 raise Mismatch(
                     got,
-                    exp,
+                    reference,
                     "the shares differ more than random draws explain: check the sign flips and the loop: select "
                     "while fully expanded, then (if the node is not terminal) expand + simulate, else use "
                     "node.terminal_value; then backpropagate",
                 )
-            return True
+            return got
 
         return Case(
             f"MCTS(game, num_searches={num_searches}, C=1.41, seed={seed}).search({board(state)})  # {name}",
@@ -693,7 +775,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             expected,
             "select while fully expanded; at a terminal node use node.terminal_value instead of expanding (it has "
             "no move left); otherwise expand and simulate; then backpropagate",
-            same,
+            lambda got, exp: True,  # run compared it with the search on the learner's nodes
         )
 
     def cases() -> list[Case]:
@@ -709,16 +791,38 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
         how = "write def search(self, state) inside class MCTS and run its cell again"
         print(missing_method(mcts_class, "search", "self, state", how), flush=True)
         return LibrarySearch
-    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), SEARCH_MISTAKES, own=["search"])
+    mistakes = search_mistakes(_learners_node(mcts_class))
+    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), mistakes, own=["search"])
+
+
+def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int = 600) -> np.ndarray:
+    """The library's search loop (``alphazero_lib.mcts.MCTS.search``, C = 1.41) on nodes of ``node_class``: the
+    reference for a learner whose ``Node`` draws its moves in another order than the library's."""
+    rng = np.random.default_rng(seed)
+    root = node_class(GAME, state.copy())
+    for _ in range(num_searches):
+        node = root
+        while node.is_fully_expanded():
+            node = node.select(1.41)
+        value = node.terminal_value
+        if not node.is_terminal:
+            node = node.expand(rng)
+            value = node.simulate(rng)
+        node.backpropagate(value)
+    visits = np.zeros(GAME.action_size)
+    for child in root.children:
+        visits[child.action_taken] = child.visit_count
+    return visits / visits.sum()
 
 
 class _WrongSearch(LibrarySearch):
     """The library's search with one known mistake (for the diagnosis)."""
 
     mistake = ""
+    node_class: type = LibraryNode
 
     def search(self, state: np.ndarray) -> np.ndarray:
-        root = self.root = LibraryNode(self.game, state.copy())
+        root = self.root = self.node_class(self.game, state.copy())
         rng = self.rng
         for _ in range(self.config.num_searches):
             node = root
@@ -735,18 +839,27 @@ class _WrongSearch(LibrarySearch):
         return visits if self.mistake == "counts" else visits / visits.sum()
 
 
-def _wrong_search(mistake: str) -> type:
-    return type("MCTS", (_WrongSearch,), {"mistake": mistake})
+def _wrong_search(mistake: str, node_class: type = LibraryNode) -> type:
+    return type("MCTS", (_WrongSearch,), {"mistake": mistake, "node_class": node_class})
 
 
-SEARCH_MISTAKES = [
-    Mistake("a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
-            _wrong_search("terminal")),
-    Mistake("walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
-            "unexpanded move gets a new child first", _wrong_search("children")),
-    Mistake("return the visit SHARES: each child's visit count divided by the sum of them",
-            _wrong_search("counts")),
-]  # fmt: skip
+def search_mistakes(node_class: type = LibraryNode) -> list[Mistake]:
+    """The known wrong searches, on nodes of ``node_class`` (the learner's, so that they draw as the learner's)."""
+    return [
+        Mistake("a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
+                _wrong_search("terminal", node_class)),
+        Mistake("walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
+                "unexpanded move gets a new child first", _wrong_search("children", node_class)),
+        Mistake("return the visit SHARES: each child's visit count divided by the sum of them",
+                _wrong_search("counts", node_class)),
+    ]  # fmt: skip
+
+
+def _learners_node(mcts_class: type) -> type:
+    """The ``Node`` class the learner's ``search`` builds its tree from (the notebook's), else the library's."""
+    search = mcts_class.__dict__.get("search")
+    node = getattr(search, "__globals__", {}).get("Node")
+    return node if isinstance(node, type) and all(hasattr(node, m) for m in ("expand", "simulate")) else LibraryNode
 
 
 # ---- the learner's search as a player -----------------------------------------------------------------------

@@ -18,9 +18,20 @@ import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same, show
+from alphazero_lib.exercises.core import (
+    Case,
+    Mismatch,
+    Mistake,
+    Text,
+    board,
+    check,
+    check_method,
+    hints_for,
+    same,
+    show,
+)
 from alphazero_lib.games import ConnectFour, TicTacToe
-from alphazero_lib.inference import masked_softmax
+from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
 
 HINTS = {
@@ -437,8 +448,16 @@ def _run_masked(masked_policy: Callable[..., Any], logits: np.ndarray, valid: np
 
 # ---- exercise 5: Dirichlet noise at the root -----------------------------------------------------------------------
 def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """``add_dirichlet_noise(priors, valid, epsilon, alpha, rng)``: noise on the legal moves only, one draw of
-    ``len(legal)`` numbers from ``rng``; a new array (the input is not changed)."""
+    """``add_dirichlet_noise(priors, valid, epsilon, alpha, rng)``: ``(1 - epsilon) * prior + epsilon * noise`` on
+    the legal moves, ``noise`` one Dirichlet(alpha) sample over the legal moves only, drawn from ``rng``; a new
+    array (the input is not changed), illegal moves unchanged.
+
+    How the sample is drawn is the learner's design (``rng.dirichlet``, normalised ``rng.gamma`` draws, ...): the
+    first cases check each answer's form (the noise read back from the mix is a probability vector over the legal
+    moves; the same seed gives the same answer), the last ones the distribution of the noise over ``NOISE_DRAWS``
+    seeds: its mean share (1 / legal moves) and its mean sum of squares ((alpha + 1) / (legal moves * alpha + 1),
+    which tells the concentration alpha).
+    """
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(17)
@@ -452,31 +471,53 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
             priors = masked_softmax(rng.normal(size=size), valid)
             epsilon, alpha = float(rng.choice([0.25, 0.5, 1.0])), float(rng.choice([0.03, 0.3, 1.0]))
             seed = 100 + number
-            expected = library_dirichlet_noise(priors, valid, epsilon, alpha, np.random.default_rng(seed))
             out.append(
                 Case(
                     f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
                     f"alpha={alpha}, rng=np.random.default_rng({seed}))",
                     lambda f, p=priors, v=valid, e=epsilon, a=alpha, s=seed: _run_noise(f, p, v, e, a, s),
-                    expected,
+                    NOISE_FORM,
                     hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it into the legal "
                     "moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay 0.",
+                    same=lambda got, exp: got == exp,
                 )
             )
+        for size, legal, epsilon, alpha in [(9, [0, 2, 3, 5, 8], 0.25, 0.3), (7, [1, 4, 6], 0.5, 1.0),
+                                            (9, list(range(9)), 0.25, 0.03)]:  # fmt: skip
+            valid = np.zeros(size, dtype=np.uint8)
+            valid[legal] = 1
+            priors = masked_softmax(np.linspace(-1.0, 1.5, size), valid)  # unequal priors
+            out.append(_noise_statistics_case(priors, valid, epsilon, alpha))
         return out
 
     return check("add_dirichlet_noise", add_dirichlet_noise, library_dirichlet_noise, cases, NOISE_MISTAKES)
+
+
+NOISE_FORM = "a new array: the priors mixed with a noise vector over the legal moves"
+NOISE_DRAWS = 2000  # calls, one seed each, to judge the noise's distribution
+NOISE_SIGMAS = 5.0  # accepted distance of a statistic from its exact value, in standard errors of the mean
 
 
 def _noise_with(kind: str) -> Callable[..., np.ndarray]:
     def add_dirichlet_noise(priors: Any, valid: Any, epsilon: float, alpha: float, rng: Any) -> np.ndarray:
         priors = np.array(priors, dtype=np.float64)
         legal = np.flatnonzero(valid)
-        noise = rng.dirichlet([alpha] * len(legal))
+        if kind == "every action":
+            noise = rng.dirichlet([alpha] * len(priors))[legal]
+        elif kind == "video":  # noise over every action, mixed, masked, renormalised
+            noise = rng.dirichlet([alpha] * len(priors))
+            mixed = ((1 - epsilon) * priors + epsilon * noise) * (np.asarray(valid) > 0)
+            return mixed / mixed.sum()
+        elif kind == "inverse alpha":
+            noise = rng.dirichlet([1 / alpha] * len(legal))
+        else:
+            noise = rng.dirichlet([alpha] * len(legal))
         if kind == "swapped":
             priors[legal] = epsilon * priors[legal] + (1 - epsilon) * noise
         elif kind == "added":
             priors[legal] = priors[legal] + epsilon * noise
+        else:
+            priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise
         return priors
 
     return add_dirichlet_noise
@@ -486,32 +527,92 @@ NOISE_MISTAKES = [
     Mistake("the weights: (1 - epsilon) * prior + epsilon * noise (epsilon is the noise's share)",
             _noise_with("swapped")),
     Mistake("scale the prior by (1 - epsilon) too, so the mix still sums to 1", _noise_with("added")),
+    Mistake("one Dirichlet draw over the legal moves only (not over every action): its numbers must sum to 1 on "
+            "the legal moves", _noise_with("every action")),
+    Mistake("draw the noise over the legal moves only, not over every action followed by a mask and a "
+            "renormalisation: that shrinks the noise's share as the board fills up", _noise_with("video")),
+    Mistake("alpha is each legal move's concentration: rng.dirichlet([alpha] * number_of_legal_moves)",
+            _noise_with("inverse alpha")),
 ]  # fmt: skip
+
+
+def _noise_read_back(got: Any, priors: np.ndarray, valid: np.ndarray, eps: float) -> np.ndarray:
+    """The noise in ``got = (1 - eps) * priors + eps * noise`` on the legal moves."""
+    legal = np.flatnonzero(valid)
+    return (np.asarray(got, dtype=np.float64)[legal] - (1 - eps) * priors[legal]) / eps
 
 
 def _run_noise(
     f: Callable[..., Any], priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float, seed: int
 ) -> Any:
     given = priors.copy()
-    rng, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)
     got = f(given, valid.copy(), eps, alpha, rng)
     if not np.array_equal(given, priors):
         raise Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
     if rng.bit_generator.state == np.random.default_rng(seed).bit_generator.state:
         raise Mismatch(
             "no draw from rng",
-            "one rng.dirichlet([alpha] * len(legal))",
+            "a draw from rng",
             "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed "
             "must decide it.",
         )
-    reference.dirichlet([alpha] * int(valid.sum()))
-    if got.shape == priors.shape and rng.random() != reference.random():
+    if not isinstance(got, np.ndarray) or got.shape != priors.shape:
+        raise Mismatch(got, Text(f"a numpy array of shape {priors.shape}"), "return the mixed priors as a new array")
+    again = f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(seed))
+    if not np.array_equal(np.asarray(again), got):
         raise Mismatch(
-            "a different number of draws from rng",
-            "one rng.dirichlet([alpha] * len(legal))",
-            "one Dirichlet draw over the legal moves (not over every action), so the search matches the library.",
+            "another answer for the same seed",
+            "the same answer for the same seed",
+            "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed "
+            "must decide it.",
         )
-    return got
+    illegal = np.asarray(valid) == 0
+    if not np.array_equal(got[illegal], priors[illegal]):
+        raise Mismatch(
+            Text(f"illegal moves changed to {show(got[illegal])}"),
+            Text("illegal moves unchanged (0)"),
+            "mix the noise into the legal moves only; the illegal ones keep their prior of 0.",
+        )
+    noise = _noise_read_back(got, priors, valid, eps)
+    if not np.isclose(noise.sum(), 1.0, atol=1e-6) or noise.min() < -1e-9:
+        raise Mismatch(
+            Text(f"noise read back from the mix that sums to {noise.sum():.3f}, smallest share {noise.min():.3f}"),
+            Text("a noise vector over the legal moves: shares >= 0 summing to 1"),
+            "one Dirichlet draw over the legal moves, mixed as (1 - epsilon) * prior + epsilon * noise.",
+        )
+    return NOISE_FORM
+
+
+def _noise_statistics_case(priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float) -> Case:
+    k = int(valid.sum())
+    squares = (alpha + 1) / (k * alpha + 1)
+    expected = Text(f"Dirichlet({alpha}) over the {k} legal moves: 1/{k} = {1 / k:.3f} each on average, a mean sum "
+                    f"of squares of {squares:.3f}")  # fmt: skip
+
+    def run(f: Callable[..., Any]) -> Any:
+        answers = [f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(s)) for s in range(NOISE_DRAWS)]
+        samples = np.stack([_noise_read_back(answer, priors, valid, eps) for answer in answers])
+        means, square_sums = samples.mean(axis=0), (samples**2).sum(axis=1)
+        error = samples.std(axis=0).max() / math.sqrt(NOISE_DRAWS) + 1e-3
+        square_error = square_sums.std() / math.sqrt(NOISE_DRAWS) + 1e-3
+        seen = Text(f"noise read back from the mix averaging {show(means.round(3))}, a mean sum of squares of "
+                    f"{square_sums.mean():.3f}")  # fmt: skip
+        if np.max(np.abs(means - 1 / k)) > NOISE_SIGMAS * error:
+            raise Mismatch(seen, expected, "every legal move gets the same noise on average: one Dirichlet draw over "
+                           "the legal moves, mixed as (1 - epsilon) * prior + epsilon * noise.")  # fmt: skip
+        if abs(square_sums.mean() - squares) > NOISE_SIGMAS * square_error:
+            raise Mismatch(seen, expected, "the noise is too even or too spiky for this alpha: "
+                           "rng.dirichlet([alpha] * number_of_legal_moves)")  # fmt: skip
+        return expected
+
+    return Case(
+        f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={eps}, alpha={alpha}, "
+        f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
+        run,
+        expected,
+        same=lambda got, exp: got == exp,
+    )
 
 
 # ---- exercise 6: the search ------------------------------------------------------------------------------------
@@ -529,10 +630,22 @@ def search_positions(game: Any) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def check_search(cls: type, model: Any, game: Any = None) -> type:
+def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., np.ndarray] | None = None) -> type:
     """``AlphaMCTS.search(self, state)``: the visit counts of the library's ``AlphaMCTS`` with the same network,
-    config and seed, exactly (with and without root noise; two searches in a row share the generator)."""
+    config and seed, exactly (with and without root noise; two searches in a row share the generator).
+
+    ``noise``: the learner's ``add_dirichlet_noise`` (what their search calls). Where it draws in another order
+    than the library's, the searches with root noise are compared with the library's search loop using it, so a
+    correct noise of the learner's own design is followed, not punished."""
     game = TicTacToe() if game is None else game
+    noise = library_dirichlet_noise if noise is None else noise
+
+    def reference(network: Any, config: SearchConfig, state: np.ndarray) -> Any:
+        """The search to compare with: the library's, or its loop with the learner's noise."""
+        if noise is library_dirichlet_noise or not config.dirichlet_epsilon:
+            return LibraryAlphaMCTS(game, network, config)
+        return _Plumbing(game, network, config, _search_with("", noise))
+
     settings = [
         SearchConfig(num_searches=1, C=2.0, seed=0),
         SearchConfig(num_searches=10, C=2.0, seed=0),
@@ -549,7 +662,7 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
         for network, name, configs in ((model, "model", settings), (weak, "an untrained network", weak_settings)):
             for config in configs:
                 for what, state in search_positions(game):
-                    expected = _counts(LibraryAlphaMCTS(game, network, config).search(state), config)
+                    expected = _counts(reference(network, config, state).search(state), config)
                     extra = (
                         f", dirichlet_epsilon={config.dirichlet_epsilon}, dirichlet_alpha={config.dirichlet_alpha}"
                         if config.dirichlet_epsilon
@@ -566,8 +679,8 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
                         )
                     )
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
-        library = LibraryAlphaMCTS(game, model, twice)
         state = game.get_initial_state()
+        library = reference(model, twice, state)
         expected = (_counts(library.search(state), twice), _counts(library.search(state), twice))
         out.append(
             Case(
@@ -580,7 +693,7 @@ def check_search(cls: type, model: Any, game: Any = None) -> type:
         )
         return out
 
-    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=SEARCH_MISTAKES)
+    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=search_mistakes(noise))
 
 
 def _weak_network(game: Any) -> Any:
@@ -591,8 +704,26 @@ def _weak_network(game: Any) -> Any:
     return randomize(ResNet(game, 1, 8), seed=61).eval()
 
 
-def _search_with(kind: str) -> Callable[..., np.ndarray]:
-    """The library's search with one known mistake (for the diagnosis), in the learner's ``AlphaMCTS``."""
+class _Plumbing:
+    """The notebook's ``AlphaMCTS`` plumbing (game, model, config, one generator, ``evaluate``) around ``search``."""
+
+    def __init__(self, game: Any, model: Any, config: SearchConfig, search: Callable[..., np.ndarray]) -> None:
+        self.game, self.model, self.config, self.root = game, model, config, None
+        self.rng = np.random.default_rng(config.seed)
+        self._search = search
+
+    def evaluate(self, state: np.ndarray) -> tuple[np.ndarray, float]:
+        logits, values = evaluate(self.model, self.game.get_encoded_state(state)[None])
+        return logits[0], float(values[0])
+
+    def search(self, state: np.ndarray) -> np.ndarray:
+        return self._search(self, state)
+
+
+def _search_with(kind: str, noise: Callable[..., np.ndarray] | None = None) -> Callable[..., np.ndarray]:
+    """The library's search with one known mistake (for the diagnosis), in the learner's ``AlphaMCTS``; root noise
+    from ``noise`` (the library's by default)."""
+    noise = library_dirichlet_noise if noise is None else noise
 
     def search(self: Any, state: np.ndarray) -> np.ndarray:
         game, config = self.game, self.config
@@ -601,7 +732,7 @@ def _search_with(kind: str) -> Callable[..., np.ndarray]:
         logits, _ = self.evaluate(state)
         priors = masked_softmax(logits, valid)
         if config.dirichlet_epsilon > 0:
-            priors = library_dirichlet_noise(priors, valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
+            priors = noise(priors, valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
         root = self.root = _Plain(state)
         root.visit_count = 0 if kind == "root zero" else 1
         library_expand(root, game, priors)
@@ -628,19 +759,21 @@ def _search_with(kind: str) -> Callable[..., np.ndarray]:
     return search
 
 
-SEARCH_MISTAKES = [
-    Mistake("mask the network's policy at EVERY node you expand (masked_policy(logits, valid) with that node's "
-            "legal moves), not only at the root: an untrained network puts weight on occupied cells",
-            _search_with("leaf mask")),
-    Mistake("the rules score a finished game for the player who just moved (the parent's mover): the leaf's value "
-            "is -value", _search_with("terminal sign")),
-    Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
-            _search_with("network sign")),
-    Mistake("root.visit_count = 1 before the simulations (the root's own evaluation); with 0 the first selection "
-            "has sqrt(0) = 0 and ignores the priors", _search_with("root zero")),
-    Mistake("create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
-            _search_with("new rng")),
-]  # fmt: skip
+def search_mistakes(noise: Callable[..., np.ndarray] | None = None) -> list[Mistake]:
+    """The known wrong searches, with the learner's root noise (``noise``; the library's by default)."""
+    return [
+        Mistake("mask the network's policy at EVERY node you expand (masked_policy(logits, valid) with that node's "
+                "legal moves), not only at the root: an untrained network puts weight on occupied cells",
+                _search_with("leaf mask", noise)),
+        Mistake("the rules score a finished game for the player who just moved (the parent's mover): the leaf's "
+                "value is -value", _search_with("terminal sign", noise)),
+        Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
+                _search_with("network sign", noise)),
+        Mistake("root.visit_count = 1 before the simulations (the root's own evaluation); with 0 the first "
+                "selection has sqrt(0) = 0 and ignores the priors", _search_with("root zero", noise)),
+        Mistake("create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
+                _search_with("new rng", noise)),
+    ]  # fmt: skip
 
 
 def _search_hint(config: SearchConfig) -> str:

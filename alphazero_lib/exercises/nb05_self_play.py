@@ -610,11 +610,12 @@ def check_train(train: Callable) -> Callable:
                     same=lambda got, exp: True,
                 )
             )
+        meta_memory = _random_memory(ConnectFour(), 21, rng)
         out.append(
             Case(
                 "train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, "
                 "np.random.default_rng(0))",
-                lambda f, mem=_random_memory(ConnectFour(), 21, rng): _run_on_meta(f, mem),
+                lambda f, mem=meta_memory: _run_on_meta(f, mem),
                 ON_THE_MODELS_DEVICE,
                 same=lambda got, exp: got == exp,
             )
