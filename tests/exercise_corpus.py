@@ -1322,6 +1322,7 @@ CORPUS["06_connect_four"] = NB06
 
 # ---- notebook 7: parallel self-play -------------------------------------------------------------------------------
 P = "MCTSParallel"
+BACKWARDS_LOOP = "        for i in reversed(range(len(spgs))):  # backwards: deleting game i leaves the games before it in place\n            spg = spgs[i]\n"
 NB07 = [
     # SPG
     right("check_spg", '''class SPG:
@@ -1445,6 +1446,114 @@ return counts / counts.sum(axis=-1, keepdims=True)"""), "comprehension", downstr
     wrong("check_search", swap("    for _ in range(self.config.num_searches):\n        self.simulate(spgs)\n",
                                "    for _ in range(self.config.num_searches - 1):\n        self.simulate(spgs)\n"),
           "one simulation short", "returned"),
+    # parallel_self_play
+    right("check_parallel_self_play", """def parallel_self_play(game, search, num_games, rng, temperature=1.25):
+    return_memory = []
+    player = 1
+    spGames = [SPG(game) for spg in range(num_games)]
+    while len(spGames) > 0:
+        states = np.stack([spg.state for spg in spGames])
+        neutral_states = states * player
+        search(neutral_states, spGames)
+        for i in range(len(spGames))[::-1]:
+            spg = spGames[i]
+            action_probs = np.zeros(game.action_size)
+            for child in spg.root.children:
+                action_probs[child.action_taken] = child.visit_count
+            action_probs /= np.sum(action_probs)
+            spg.memory.append((spg.root.state, action_probs, player))
+            temperature_action_probs = apply_temperature(action_probs, temperature)
+            action = rng.choice(game.action_size, p=temperature_action_probs)
+            spg.state = game.get_next_state(spg.state, action, player)
+            value, is_terminal = game.get_value_and_terminated(spg.state, action)
+            if is_terminal:
+                for hist_neutral_state, hist_action_probs, hist_player in spg.memory:
+                    hist_outcome = value if hist_player == player else game.get_opponent_value(value)
+                    return_memory.append((game.get_encoded_state(hist_neutral_state), hist_action_probs, hist_outcome))
+                del spGames[i]
+        player = game.get_opponent(player)
+    return return_memory
+""", "the video's way: probabilities read from spg.root", downstream=True),
+    right("check_parallel_self_play", """def parallel_self_play(game, search, num_games, rng, temperature=1.25):
+    memory = []
+    games = [SPG(game) for _ in range(num_games)]
+    moves = 0
+    while games:
+        player = 1 if moves % 2 == 0 else -1
+        states = np.array([game.change_perspective(g.state, player) for g in games])
+        probs = search(states, games)
+        still_playing = []
+        for g, state, p in zip(games, states, probs):
+            g.memory.append((state, p, player))
+            action = int(rng.choice(len(p), p=apply_temperature(p, temperature)))
+            g.state = game.get_next_state(g.state, action, player)
+            value, done = game.get_value_and_terminated(g.state, action)
+            if done:
+                memory.extend((game.get_encoded_state(s), q, float(value * mover * player)) for s, q, mover in g.memory)
+            else:
+                still_playing.append(g)
+        games = still_playing
+        moves += 1
+    return memory
+""", "forwards, a new list, zip, outcome value * mover * player"),
+    wrong("check_parallel_self_play", swap("                del spgs[i]\n", ""), "finished games stay",
+          "searched after it ended", "take a game out of the list when it ends"),
+    wrong("check_parallel_self_play", edit((BACKWARDS_LOOP, "        for i, spg in enumerate(spgs):\n"),
+                                           ("del spgs[i]", "spgs.remove(spg)")),
+          "removed while looping forwards", "one move per game and step", "skips the game after it"),
+    wrong("check_parallel_self_play", swap(BACKWARDS_LOOP, "        for i in range(len(spgs)):\n            spg = spgs[i]\n"),
+          "del while counting up", "raised IndexError", "deleting spgs[i] while i counts up"),
+    wrong("check_parallel_self_play", swap("memory += game_memory(game, spg.memory, value, player)",
+                                           "memory += [(game.get_encoded_state(s), p, value) for s, p, _ in spg.memory]"),
+          "outcome not flipped", "seen by ITS mover"),
+    wrong("check_parallel_self_play", swap("game_memory(game, spg.memory, value, player)",
+                                           "game_memory(game, spg.memory, value, game.get_opponent(player))"),
+          "the wrong last player", "outcome is seen by the player who moved there"),
+    wrong("check_parallel_self_play", edit(("memory, player = [], 1", "memory, player, history = [], 1, []"),
+                                           ("spg.memory.append(", "history.append("),
+                                           ("game_memory(game, spg.memory,", "game_memory(game, history,")),
+          "one history for all games", "one list for all games"),
+    wrong("check_parallel_self_play", edit((BACKWARDS_LOOP, "        for i, spg in enumerate(reversed(spgs)):\n"),
+                                           ("del spgs[i]", "spgs.remove(spg)")),
+          "enumerate(reversed(spgs))", "row i of probs"),
+    wrong("check_parallel_self_play", edit(("        player = game.get_opponent(player)\n", ""),
+                                           ("                del spgs[i]\n", "                del spgs[i]\n            player = game.get_opponent(player)\n")),
+          "player flipped per game", "flip player once per step"),
+    wrong("check_parallel_self_play", swap("p=apply_temperature(probs[i], temperature)", "p=probs[i]"),
+          "temperature ignored", "apply_temperature(probs[i], temperature)"),
+    wrong("check_parallel_self_play", swap("search(states, spgs)", "search(np.stack([spg.state for spg in spgs]), spgs)"),
+          "absolute boards", "as it is", "game.change_perspective(spg.state, player)"),
+    wrong("check_parallel_self_play", edit(("        probs = search(states, spgs)\n", ""),
+                                           ("            spg = spgs[i]\n", "            spg = spgs[i]\n            probs = {i: search(states[i:i + 1], [spg])[0]}\n")),
+          "one search call per game", "the first search call got 1 game", "in ONE call per step"),
+    wrong("check_parallel_self_play", swap("    while spgs:\n", "    while len(spgs) == num_games:\n"),
+          "stops when the first game ends", "not finished when the loop returned", "while any game is still playing"),
+    unfinished("check_parallel_self_play", """def parallel_self_play(game, search, num_games, rng, temperature=1.25):
+    memory, player = [], 1
+    spgs = [SPG(game) for _ in range(num_games)]
+    while spgs:
+        states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
+        probs = search(states, spgs)
+        raise NotImplementedError("a move in every game")
+    return memory
+""", "the moves not written", "not written yet"),
+    unfinished("check_parallel_self_play", """def play_move(game, spg, state, probs, player, rng, temperature):
+    raise NotImplementedError("later")
+
+
+def parallel_self_play(game, search, num_games, rng, temperature=1.25):
+    memory, player = [], 1
+    spgs = [SPG(game) for _ in range(num_games)]
+    while spgs:
+        states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
+        probs = search(states, spgs)
+        for i in reversed(range(len(spgs))):
+            if play_move(game, spgs[i], states[i], probs[i], player, rng, temperature):
+                memory += game_memory(game, spgs[i].memory, 1, player)
+                del spgs[i]
+        player = game.get_opponent(player)
+    return memory
+""", "a helper still a stub", "`play_move`, called from your code, still raises NotImplementedError"),
     # select_actions
     right("check_select_actions", '''def select_actions(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
     actions = []

@@ -73,7 +73,10 @@ SHRINK: dict[str, tuple[tuple[str, str], ...]] = {
         ("SearchConfig(num_searches=40, dirichlet_epsilon", "SearchConfig(num_searches=10, dirichlet_epsilon"),
         ("for _ in range(10):", "for _ in range(2):"),
     ),
-    "07_parallel_self_play": (("random_positions(c4, 64,", "random_positions(c4, 8,"),),
+    "07_parallel_self_play": (
+        ("random_positions(c4, 64,", "random_positions(c4, 8,"),
+        ("SearchConfig(num_searches=50, dirichlet_epsilon", "SearchConfig(num_searches=10, dirichlet_epsilon"),
+    ),
     "08_kaggle_playoffs": (("SearchConfig(num_searches=100, seed=0)", "SearchConfig(num_searches=20, seed=0)"),),
 }
 

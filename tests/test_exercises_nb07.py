@@ -315,3 +315,141 @@ def test_search_step_by_step_ends_where_the_search_ends():
     whole.search(states)
     assert np.array_equal(stepped.visit_count, whole.visit_count)
     assert np.array_equal(stepped.value_sum, whole.value_sum)
+
+
+# ---- the self-play loop ----------------------------------------------------------------------------------------
+def loop(source: str):
+    """``parallel_self_play`` from a cell's source, with the names the notebook gives it: the checked ``SPG`` (the
+    library's here) and notebook 5's ``apply_temperature`` and ``game_memory`` (the library's)."""
+    from alphazero_lib.selection import apply_temperature
+    from alphazero_lib.training import game_memory
+
+    namespace = {"np": np, "SPG": nb07.SPG, "apply_temperature": apply_temperature, "game_memory": game_memory}
+    exec(source, namespace)
+    return namespace["parallel_self_play"]
+
+
+def test_parallel_self_play_stub_solution_and_the_other_order(capsys):
+    stub, solution = exercise("parallel_self_play")
+    assert nb07.check_parallel_self_play(loop(stub)) is nb07._library_loop
+    assert verdict(capsys) == (
+        "⏳ parallel_self_play: not written yet; the rest of this notebook uses the library's version"
+    )
+    learner = loop(solution)
+    assert nb07.check_parallel_self_play(learner) is learner
+    assert verdict(capsys) == "✅ parallel_self_play: agrees with the library on 8 cases; the cells below use yours"
+    # forwards through the list, a new list of the games still playing: the draws in the other order pass too
+    forwards = edited(
+        solution,
+        ("for i in reversed(range(len(spgs))):", "still = []\n        for i in range(len(spgs)):"),
+        ("                del spgs[i]\n", "            else:\n                still.append(spg)\n"),
+        (
+            "        player = game.get_opponent(player)",
+            "        spgs = still\n        player = game.get_opponent(player)",
+        ),
+    )
+    assert nb07.check_parallel_self_play(loop(forwards)).__name__ == "parallel_self_play"
+    assert verdict(capsys).startswith("✅ parallel_self_play")
+
+
+def edited(source: str, *edits: tuple[str, str]) -> str:
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
+BACKWARDS = (
+    "        for i in reversed(range(len(spgs))):  # backwards: deleting game i leaves the games before it in place\n"
+    "            spg = spgs[i]\n"
+)
+DEL = "                del spgs[i]\n"
+FLIP = "        player = game.get_opponent(player)\n"
+LOOP_MISTAKES = {
+    "finished game kept": ([(DEL, "")], 1, ["game 0 was searched after it ended", "take a game out of the list"]),
+    "removed while looping forwards": (
+        [(BACKWARDS, "        for i, spg in enumerate(spgs):\n"), ("del spgs[i]", "spgs.remove(spg)")],
+        2,
+        ["has 4 pieces, expected 5 (one move per game and step)", "skips the game after it"],
+    ),
+    "del while counting up": (
+        [(BACKWARDS, "        for i in range(len(spgs)):\n            spg = spgs[i]\n")],
+        2,
+        ["raised IndexError", "deleting spgs[i] while i counts up"],
+    ),
+    "outcome not flipped": (
+        [
+            (
+                "game_memory(game, spg.memory, value, player)",
+                "[(game.get_encoded_state(s), p, value) for s, p, _ in spg.memory]",
+            )
+        ],
+        1,
+        ["outcomes +1: 5, 0: 0, -1: 0, expected outcomes +1: 3, 0: 0, -1: 2", "seen by ITS mover"],
+    ),
+    "memory shared": (
+        [
+            ("memory, player = [], 1", "memory, player, history = [], 1, []"),
+            ("spg.memory.append(", "history.append("),
+            ("game_memory(game, spg.memory,", "game_memory(game, history,"),
+        ],
+        2,
+        ["146 samples, expected 35 samples", "one list for all games"],
+    ),
+    "the wrong game's probabilities": (
+        [(BACKWARDS, "        for i, spg in enumerate(reversed(spgs)):\n"), ("del spgs[i]", "spgs.remove(spg)")],
+        2,
+        ["row i of probs"],
+    ),
+    "player flipped per game": ([(FLIP, ""), (DEL, DEL + "    " + FLIP)], 2, ["flip player once per step"]),
+    "absolute boards": (
+        [("search(states, spgs)", "search(np.stack([spg.state for spg in spgs]), spgs)")],
+        1,
+        ["game 0's board as it is", "game.change_perspective(spg.state, player)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", list(LOOP_MISTAKES))
+def test_parallel_self_play_mistakes_fail_with_their_hint(capsys, mistake):
+    edits, case, words = LOOP_MISTAKES[mistake]
+    source = edited(exercise("parallel_self_play")[1], *edits)
+    assert nb07.check_parallel_self_play(loop(source)) is nb07._library_loop
+    line = verdict(capsys)
+    failed(line, "parallel_self_play")
+    assert f"case {case} of 8" in line
+    for text in words:
+        assert text in line
+
+
+def test_parallel_self_play_reference_plays_notebook_5s_game_with_one_game():
+    """With one game the video's loop is the serial self-play of notebook 5: the same moves, the same samples."""
+    from alphazero_lib.training import self_play
+
+    for game, seed, temperature in [(TicTacToe(), 0, 1.25), (TicTacToe(), 3, 0.5), (nb07.ConnectFour(), 6, 1.0)]:
+        fake = nb07.fake_parallel_search(game, seed)
+        parallel = nb07.parallel_self_play(game, fake, 1, np.random.default_rng(seed), temperature)
+
+        def serial_search(state, fake=fake):
+            counts = fake.counts(state)
+            return counts / counts.sum()
+
+        serial = self_play(game, serial_search, np.random.default_rng(seed), temperature)
+        assert len(parallel) == len(serial) == sum(fake.batch_sizes)
+        for (s1, p1, z1), (s2, p2, z2) in zip(parallel, serial, strict=True):
+            assert np.array_equal(s1, s2) and np.allclose(p1, p2) and z1 == z2
+
+
+def test_parallel_self_play_orders_differ_and_games_leave_the_batch():
+    """The two orders of the draws give other games (so accepting both is a choice the check makes), and the
+    batch shrinks as games end, by one sample per game and step."""
+    game = TicTacToe()
+    runs = {}
+    for backwards in (True, False):
+        fake = nb07.fake_parallel_search(game, 2)
+        memory = nb07.parallel_self_play(game, fake, 8, np.random.default_rng(2), 1.0, backwards=backwards)
+        runs[backwards] = (fake.moves(), fake.batch_sizes)
+        assert len(memory) == sum(fake.batch_sizes)
+        assert fake.batch_sizes[0] == 8 and fake.batch_sizes == sorted(fake.batch_sizes, reverse=True)
+        assert fake.batch_sizes[-1] < 8
+    assert runs[True][0] != runs[False][0]

@@ -13,7 +13,10 @@ row is computed alone), so that "identical" really means identical whatever the 
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +24,12 @@ import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS, Node
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.selection import apply_temperature
+from alphazero_lib.training import game_memory
 
 __all__ = [
     "SPG",
@@ -32,11 +37,14 @@ __all__ = [
     "backup",
     "check_backup",
     "check_expand_roots",
+    "check_parallel_self_play",
     "check_search",
     "check_select_actions",
     "check_simulate",
     "check_spg",
     "expand_roots",
+    "fake_parallel_search",
+    "parallel_self_play",
     "random_positions",
     "search",
     "search_step_by_step",
@@ -57,6 +65,11 @@ HINTS = {
     "priors and backpropagate its value.",
     "search": "self.expand_roots(states, spgs); num_searches times self.simulate(spgs); then counts [B, A] from each "
     "root's children, divided by each ROW's sum (axis=1, keepdims=True).",
+    "parallel_self_play": "spgs = [SPG(game) for _ in range(num_games)], player = 1; while spgs: states = np.stack("
+    "[game.change_perspective(spg.state, player) for spg in spgs]); probs = search(states, spgs) (ONE call); for i "
+    "in reversed(range(len(spgs))): spg.memory.append((states[i], probs[i], player)); action = rng.choice("
+    "game.action_size, p=apply_temperature(probs[i], temperature)); play it on spg.state; if the game ended: memory "
+    "+= game_memory(game, spg.memory, value, player) and del spgs[i]. Then player = game.get_opponent(player).",
     "select_actions": "Q = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0); score = Q + C * "
     "prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count); -inf where not legal; argmax(axis=1).",
     "backup": "for each game b with depth[b] >= 0: value = leaf_value[b]; for level from depth[b] down to 0: "
@@ -144,6 +157,43 @@ class MCTSParallel:
     search = search
 
 
+def parallel_self_play(
+    game: Game,
+    search: Callable[..., np.ndarray],
+    num_games: int,
+    rng: np.random.Generator,
+    temperature: float = 1.25,
+    backwards: bool = True,
+) -> list:
+    """The video's self-play loop: ``num_games`` games side by side, ONE ``search(states [B, R, C], spgs) -> probs
+    [B, A]`` per step for the games still playing, one move in each, finished games leave the list.
+
+    Every game moves at every step, so one ``player`` serves them all. The moves are drawn with ``rng`` game by
+    game, backwards through the list as in the video (``backwards=False``: forwards); a finished game's samples are
+    ``game_memory(game, spg.memory, value, player)``, the outcome seen by each position's mover (notebook 5).
+    """
+    memory: list = []
+    player = 1
+    spgs = [SPG(game) for _ in range(num_games)]
+    while spgs:
+        states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
+        probs = search(states, spgs)
+        order = range(len(spgs) - 1, -1, -1) if backwards else range(len(spgs))
+        ended = set()
+        for i in order:
+            spg = spgs[i]
+            spg.memory.append((states[i], probs[i], player))
+            action = int(rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)))
+            spg.state = game.get_next_state(spg.state, action, player)
+            value, is_terminal = game.get_value_and_terminated(spg.state, action)
+            if is_terminal:
+                memory += game_memory(game, spg.memory, value, player)
+                ended.add(i)
+        spgs = [spg for i, spg in enumerate(spgs) if i not in ended]
+        player = game.get_opponent(player)
+    return memory
+
+
 def select_actions(
     value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits, C=2.0
 ) -> np.ndarray:
@@ -182,6 +232,154 @@ class RowNet:
         logits = np.stack([row @ self.w_policy for row in rows]) if len(rows) else np.zeros((0, 1))
         values = np.array([math.tanh(float(row @ self.w_value)) for row in rows])
         return logits.astype(np.float32), values.astype(np.float32)
+
+
+class FakeParallelSearch:
+    """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``.
+
+    Each game's "visit counts" are 1..20 on its legal moves, from a hash of its canonical board (as notebook 5's
+    ``fake_search``), so the games are the same on every computer; each ``spg.root`` gets a ``Node`` with those
+    visit counts in its children, as a real search leaves it. ``batch_sizes`` records how many games each call
+    searched. It also watches the loop that calls it and raises ``Mismatch`` (saying what is wrong) when a call is
+    not one step of the video's loop: the canonical boards of every game still playing, each moved once since the
+    call before, none finished.
+    """
+
+    def __init__(self, game: Game, seed: int = 0, num_games: int | None = None) -> None:
+        self.game, self.seed, self.num_games = game, seed, num_games
+        self.batch_sizes: list[int] = []
+        self.games: list = []  # every SPG searched, in the order of the first call
+        self.boards: dict[int, list[np.ndarray]] = {}  # id(spg) -> its board at each call
+
+    def counts(self, state: np.ndarray) -> np.ndarray:
+        """The fake visit counts ``[A]`` of one canonical board: 1..20 on legal moves, 0 elsewhere."""
+        state = np.asarray(state, dtype=np.int8)
+        digest = hashlib.sha256(state.tobytes() + bytes([self.seed % 256])).digest()
+        counts = np.array([1 + digest[a % len(digest)] % 20 for a in range(self.game.action_size)], dtype=np.int64)
+        return counts * self.game.get_valid_moves(state)
+
+    def __call__(self, states: Any, spgs: Any) -> np.ndarray:
+        step = len(self.batch_sizes)
+        states = np.asarray(states)
+        spgs = list(spgs)
+        shape = (len(spgs), self.game.row_count, self.game.column_count)
+        if states.shape != shape:
+            raise Mismatch(
+                Text(f"search(states of shape {states.shape}, {len(spgs)} games)"),
+                Text(f"states of shape {shape}"),
+                "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still playing "
+                "and those B games, in the same order.",
+            )
+        self.batch_sizes.append(len(spgs))
+        if step == 0:
+            if self.num_games is not None and len(spgs) != self.num_games:
+                raise Mismatch(
+                    Text(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}"),
+                    Text(f"all {self.num_games}"),
+                    "search every game in ONE call per step: make all num_games SPGs first, then search them "
+                    "together (search(states, spgs)).",
+                )
+            self.games = spgs
+            self.boards = {id(spg): [] for spg in spgs}
+        player = 1 if step % 2 == 0 else -1
+        for i, spg in enumerate(spgs):
+            if id(spg) not in self.boards:
+                raise Mismatch(
+                    Text(f"step {step + 1}: a game that was not in the first call"),
+                    Text("the same SPGs at every step"),
+                    "make the SPGs once, before the loop; each keeps its board in spg.state.",
+                )
+            self._watch(step, player, i, spg, states[i])
+        searched = {id(spg) for spg in spgs}
+        for k, spg in enumerate(self.games):
+            if id(spg) not in searched and not _over(self.game, spg.state):
+                raise Mismatch(
+                    Text(f"step {step + 1}: game {k} is still playing but was not searched"),
+                    Text("every game still playing searched"),
+                    "take a game out of the list only when it has ended; search all the others in one call per step.",
+                )
+        probs = np.zeros((len(spgs), self.game.action_size))
+        for i, spg in enumerate(spgs):
+            counts = self.counts(states[i])
+            probs[i] = counts / counts.sum()
+            spg.root = Node(states[i])
+            spg.root.visit_count = int(counts.sum()) + 1
+            for action in np.flatnonzero(counts):
+                child = Node(None, spg.root, int(action), 0.0)
+                child.visit_count = int(counts[action])
+                spg.root.children.append(child)
+        return probs
+
+    def _watch(self, step: int, player: int, i: int, spg: Any, state: np.ndarray) -> None:
+        k = next(k for k, game in enumerate(self.games) if game is spg)
+        board = np.asarray(getattr(spg, "state", None))
+        if board.shape != state.shape:
+            raise Mismatch(Text(f"game {k}'s spg.state of shape {board.shape}"), Text(f"shape {state.shape}"),
+                           "keep each game's board in its spg.state.")  # fmt: skip
+        if _over(self.game, board):
+            raise Mismatch(
+                Text(f"step {step + 1}: game {k} was searched after it ended"),
+                Text("a finished game leaves the list"),
+                "take a game out of the list as soon as it ends (the loop runs while any game is still playing).",
+            )
+        pieces = int(np.count_nonzero(board))
+        if pieces != step:
+            raise Mismatch(
+                Text(f"step {step + 1}: game {k} has {pieces} pieces"),
+                Text(f"{step} (one move per game and step)"),
+                "every game still in the list moves once per step; removing a game from the list you are looping "
+                "over skips the game after it: loop backwards (for i in reversed(range(len(spgs))): ... del "
+                "spgs[i]) or build a new list of the games still playing."
+                if pieces < step
+                else "one move per game and step.",
+            )
+        if not np.array_equal(state, board * player):
+            if np.array_equal(state, board):
+                raise Mismatch(
+                    Text(f"step {step + 1}: game {k}'s board as it is"),
+                    Text("seen by the player to move"),
+                    "search the canonical boards: game.change_perspective(spg.state, player) for each game.",
+                )
+            raise Mismatch(
+                Text(f"step {step + 1}: states[{i}] is not game {k}'s board"),
+                Text(f"spgs[{i}].state seen by the player to move"),
+                "states[i] is the board of spgs[i] (its spg.state) seen by the player to move: stack them in the "
+                "list's order.",
+            )
+        self.boards[id(spg)].append(board.copy())
+
+    def moves(self) -> list[list[int]]:
+        """Each game's moves, in the order of the first call: from its boards at the calls and its final board."""
+        out = []
+        for spg in self.games:
+            boards = [*self.boards[id(spg)], np.asarray(spg.state)]
+            played = []
+            for before, after in itertools.pairwise(boards):
+                cells = np.flatnonzero(before.reshape(-1) != after.reshape(-1))
+                for cell in cells:
+                    if self.game.action_size == before.size:
+                        played.append(int(cell))
+                    else:  # a column game: the action is the column
+                        played.append(int(cell % self.game.column_count))
+            out.append(played)
+        return out
+
+
+def fake_parallel_search(game: Game, seed: int = 0) -> FakeParallelSearch:
+    """A deterministic ``search(states, spgs) -> probs [B, A]`` for self-play loops (see ``FakeParallelSearch``)."""
+    return FakeParallelSearch(game, seed)
+
+
+def _over(game: Game, state: np.ndarray) -> bool:
+    """Whether a Tic-Tac-Toe or Connect Four board is over: a line of either player, or no legal move."""
+    state = np.asarray(state)
+    if not game.get_valid_moves(state).any():
+        return True
+    for action in range(game.action_size):
+        occupied = state.reshape(-1)[action] != 0 if game.action_size == state.size else state[:, action].any()
+        if occupied and game.check_win(state, action):
+            return True
+    return False
 
 
 def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
@@ -590,6 +788,238 @@ SEARCH_MISTAKES = [
             "games", _search_with("one sum")),
     Mistake("return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
             _search_with("a list")),
+]  # fmt: skip
+
+
+# ---- the self-play loop -----------------------------------------------------------------------------------------
+def _loop_settings() -> list[tuple[Game, int, int, float]]:
+    """(game, number of games, seed, temperature) of the loop's cases."""
+    return [
+        (TicTacToe(), 1, 0, 1.25),
+        (TicTacToe(), 5, 1, 1.25),
+        (TicTacToe(), 8, 2, 1.0),
+        (TicTacToe(), 6, 3, 0.5),
+        (TicTacToe(), 4, 4, 0.0),
+        (TicTacToe(), 12, 5, 2.0),
+        (ConnectFour(), 3, 6, 1.25),
+        (ConnectFour(), 5, 7, 1.0),
+    ]
+
+
+def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float) -> tuple[Any, list]:
+    """Run a loop ``f`` on the watching fake search: (its samples, each game's moves)."""
+    search = FakeParallelSearch(game, seed, num_games)
+    memory = f(game, search, num_games, np.random.default_rng(seed), temperature)
+    if not search.games:
+        raise Mismatch(Text("search was never called"), Text("one call per step"),
+                       "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
+    for k, spg in enumerate(search.games):
+        if not _over(game, spg.state):
+            raise Mismatch(
+                Text(f"game {k} not finished when the loop returned"),
+                Text("every game played to its end"),
+                "loop while any game is still playing (while spgs:), not until the first one ends.",
+            )
+    return memory, search.moves()
+
+
+def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float, expected: dict) -> Any:
+    memory, moves = _play(f, game, num_games, seed, temperature)
+    # the draws may go forwards or backwards through the list: compare with the reference that went the same way
+    scores = {}
+    for way, (_, want) in expected.items():
+        scores[way] = sum(_common_prefix(a, b) for a, b in zip(moves, want, strict=True))
+    way = max(expected, key=lambda w: (scores[w], w == "backwards"))
+    want_memory, want_moves = expected[way]
+    for k, (got, want) in enumerate(zip(moves, want_moves, strict=True)):
+        if got != want:
+            raise Mismatch(Text(f"game {k}'s moves {got}"), Text(f"{want}"))
+    _compare_samples(game, memory, want_memory)
+    return "agrees"
+
+
+def _common_prefix(a: list, b: list) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _compare_samples(game: Game, got: Any, expected: list) -> None:
+    """The samples of all games, as a multiset (games end in any order): positions, then policies, then outcomes."""
+    if not isinstance(got, (list, tuple)):
+        raise Mismatch(got, Text(f"a list of {len(expected)} samples"),
+                       "return one list with the samples (encoded state, probs, outcome) of every game.")  # fmt: skip
+    shape = (3, game.row_count, game.column_count)
+    for sample in got:
+        if not isinstance(sample, (tuple, list)) or len(sample) != 3:
+            raise Mismatch(sample, Text("(encoded state, probs, outcome)"),
+                           "each sample is (encoded state, probs, outcome), as game_memory makes them.")  # fmt: skip
+        state, _, outcome = sample
+        if not isinstance(state, np.ndarray) or state.shape != shape:
+            raise Mismatch(Text(f"a sample's state {show(state, 60)}"), Text(f"an encoded state of shape {shape}"),
+                           "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
+        if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
+            raise Mismatch(Text(f"a sample's outcome {show(outcome, 60)}"), Text("a number (1, 0 or -1)"),
+                           "the outcome is a number, seen by the position's mover.")  # fmt: skip
+    if len(got) != len(expected):
+        raise Mismatch(
+            Text(f"{len(got)} samples"),
+            Text(f"{len(expected)} samples"),
+            "one sample per position of every game, added once, when its game ends: game_memory(game, spg.memory, "
+            "value, player), with each game's own spg.memory.",
+        )
+
+    def key(sample: Any) -> tuple[bytes, float]:
+        return np.asarray(sample[0], dtype=np.float32).tobytes(), float(np.asarray(sample[2]))
+
+    mine, theirs = sorted(got, key=key), sorted(expected, key=key)
+    positions = sorted(key(s)[0] for s in got) != sorted(key(s)[0] for s in expected)
+    if positions:
+        stray = _count_missing([key(s)[0] for s in got], [key(s)[0] for s in expected])
+        raise Mismatch(
+            Text(f"{stray} of {len(got)} samples at positions the games did not search"),
+            Text("each game's positions, seen by their movers"),
+            "store states[i] (the canonical board the search saw) in spg.memory; game_memory encodes it.",
+        )
+    by_position = {key(s)[0]: s[1] for s in theirs}
+    other = sum(
+        1 for s in mine if not np.allclose(np.asarray(s[1], dtype=np.float64), by_position[key(s)[0]], atol=1e-5)
+    )
+    if other:
+        raise Mismatch(
+            Text(f"{other} of {len(got)} samples with other probabilities"),
+            Text("the search's probabilities"),
+            "store probs[i], the search's probabilities of game i's board (before temperature).",
+        )
+    if [key(s) for s in mine] != [key(s) for s in theirs]:
+        raise Mismatch(Text(_outcome_counts(mine)), Text(_outcome_counts(theirs)),
+                       "each position's outcome is seen by the player who moved there: game_memory(game, spg.memory, "
+                       "value, player) with the player who made the last move.")  # fmt: skip
+
+
+def _count_missing(got: list, expected: list) -> int:
+    left = list(expected)
+    stray = 0
+    for item in got:
+        if item in left:
+            left.remove(item)
+        else:
+            stray += 1
+    return stray
+
+
+def _outcome_counts(samples: list) -> str:
+    values = [float(np.asarray(s[2])) for s in samples]
+    return "outcomes " + ", ".join(f"{name}: {values.count(v)}" for name, v in (("+1", 1.0), ("0", 0.0), ("-1", -1.0)))
+
+
+def check_parallel_self_play(learner: Any) -> Any:
+    """Check ``parallel_self_play(game, search, num_games, rng, temperature)``: the video's loop, game for game.
+
+    The search is a deterministic fake (``FakeParallelSearch``) that also watches each call: one per step, with
+    the canonical boards of every game still playing, each moved once since, none finished. Then each game's
+    moves must be the library's ``parallel_self_play``'s with the same seed (the draws going forwards or
+    backwards through the list, as the video does), and the samples the same (in any order).
+    Cases: Tic-Tac-Toe with 1 to 12 games and Connect Four with 3 and 5, temperatures 0 to 2.
+    """
+
+    def cases() -> list[Case]:
+        out = []
+        for game, num_games, seed, temperature in _loop_settings():
+            expected = {
+                way: _play(lambda *a, w=way: parallel_self_play(*a, backwards=w == "backwards"), game, num_games,
+                           seed, temperature)
+                for way in ("backwards", "forwards")
+            }  # fmt: skip
+            out.append(
+                Case(
+                    f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
+                    f"temperature={temperature})",
+                    lambda f, a=(game, num_games, seed, temperature), e=expected: _run_loop(f, *a, e),
+                    "agrees",
+                    "each step: ONE search for all games still playing; then for each game i its move "
+                    "rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)), one draw per game "
+                    "(through the list forwards or backwards); player flips once per step.",
+                )
+            )
+        return out
+
+    return check("parallel_self_play", learner, _library_loop, cases, LOOP_MISTAKES)
+
+
+def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator,
+                  temperature: float = 1.25) -> list:  # fmt: skip
+    return parallel_self_play(game, search, num_games, rng, temperature)
+
+
+def _loop_with(kind: str) -> Callable[..., list]:
+    def loop(game: Any, search: Callable, num_games: int, rng: np.random.Generator, temperature: float = 1.25) -> list:
+        memory, player, shared = [], 1, []
+        spgs = [SPG(game) for _ in range(num_games)]
+        while spgs:
+            states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
+            probs = search(states, spgs)
+            if kind == "skips":  # the live list: removing a game shifts the next one under the loop
+                games = enumerate(spgs)
+            elif kind == "del forwards":
+                games = ((i, spgs[i]) for i in range(len(spgs)))
+            elif kind == "wrong row":
+                games = enumerate(reversed(spgs))
+            else:
+                games = ((i, spgs[i]) for i in reversed(range(len(spgs))))
+            ended = []
+            for i, spg in list(games) if kind not in ("skips", "del forwards") else games:
+                history = shared if kind == "shared" else spg.memory
+                history.append((states[i], probs[i], player))
+                weights = np.asarray(probs[i], dtype=np.float64)
+                if kind != "no temperature":
+                    weights = apply_temperature(weights, temperature)
+                action = int(rng.choice(game.action_size, p=weights / weights.sum()))
+                spg.state = game.get_next_state(spg.state, action, player)
+                value, done = game.get_value_and_terminated(spg.state, action)
+                if done:
+                    if kind == "outcome":
+                        memory += [(game.get_encoded_state(s), q, value) for s, q, _ in history]
+                    else:
+                        memory += game_memory(game, history, value, player)
+                    if kind == "skips":
+                        spgs.remove(spg)
+                    elif kind == "del forwards":
+                        del spgs[i]
+                    elif kind != "kept":
+                        ended.append(spg)
+                if kind == "player per game":
+                    player = game.get_opponent(player)
+            spgs = [spg for spg in spgs if all(spg is not e for e in ended)]
+            if kind != "player per game":
+                player = game.get_opponent(player)
+        return memory
+
+    return loop
+
+
+LOOP_MISTAKES = [
+    Mistake("take a game out of the list when it ends: a finished game left in it is searched again",
+            _loop_with("kept")),
+    Mistake("removing a game from the list you are looping over skips the game after it (and its row of probs "
+            "no longer lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the "
+            "video does, or build a new list of the games still playing", _loop_with("skips")),
+    Mistake("deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
+            "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
+            _loop_with("del forwards")),
+    Mistake("each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives the "
+            "other player's positions game.get_opponent_value(value)", _loop_with("outcome")),
+    Mistake("each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
+            "into every finished game's samples", _loop_with("shared")),
+    Mistake("game i's move and sample come from row i of probs (and of states), the row of ITS board: "
+            "enumerate(reversed(spgs)) counts from 0 at the last game", _loop_with("wrong row")),
+    Mistake("all games move together: flip player once per step, after every game has moved",
+            _loop_with("player per game")),
+    Mistake("draw each move from apply_temperature(probs[i], temperature), not from the search's probabilities as "
+            "they are", _loop_with("no temperature")),
 ]  # fmt: skip
 
 
