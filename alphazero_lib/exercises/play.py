@@ -131,11 +131,22 @@ def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> No
         print(f"Play cell: {title or 'a game against the agent'} (shown only in an interactive notebook).")
         return None
     try:
-        import ipywidgets as widgets
+        import ipywidgets  # noqa: F401 (board builds with it)
         from IPython.display import display
     except ImportError:
         print("Play cell: needs ipywidgets (`pip install ipywidgets`); Colab has it.")
         return None
+    display(board(game, opponent, human, title)[0])
+    return None
+
+
+def board(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> tuple[Any, PlaySession]:
+    """The board of ``play`` without showing it: ``(an ipywidgets VBox, its PlaySession)``.
+
+    Core widgets only (``HTML``, ``Button``, ``ToggleButtons``, ``GridBox``, ``HBox``, ``VBox``), which Colab's own
+    widget manager renders with no opt-in, and which ipywidgets 7 and 8 both have.
+    """
+    import ipywidgets as widgets
 
     session = PlaySession(game, opponent, human=human)
     rows, columns = game.row_count, game.column_count
@@ -179,4 +190,4 @@ def play(game: Any, opponent: Any = None, human: int = 1, title: str = "") -> No
     grid = widgets.GridBox(cells, layout=widgets.Layout(grid_template_columns=f"repeat({columns}, 46px)"))
     parts = [status] + ([widgets.HBox(drops)] if session.columns_only else []) + [grid, widgets.HBox([side, restart])]
     redraw()
-    display(widgets.VBox(parts))
+    return widgets.VBox(parts), session
