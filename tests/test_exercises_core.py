@@ -241,3 +241,44 @@ def test_hint_and_solution_on_request(capsys):
     assert "def check_win(self, state, action):" in capsys.readouterr().out
     hint("nothing")
     assert "the exercises: get_initial_state" in capsys.readouterr().out
+
+
+# ---- the checks' one source of positions ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello"])
+def test_random_game_plays_legal_moves_to_the_end_or_the_limit(name):
+    from alphazero_lib import make_game
+    from alphazero_lib.exercises.core import random_game
+
+    game = make_game(name)
+    for seed in range(5):
+        moves = random_game(game, np.random.default_rng(seed))
+        again = random_game(game, np.random.default_rng(seed))
+        assert [a for _, a, _, _ in moves] == [a for _, a, _, _ in again]  # the seed decides
+        state, player = game.get_initial_state(), 1
+        for after, action, mover, ended in moves:
+            assert mover == player and game.get_valid_moves(state, player)[action]
+            state = game.get_next_state(state, action, player)
+            assert np.array_equal(after, state)
+            assert ended == game.get_value_and_terminated(state, action)[1]
+            player = -player
+        assert moves[-1][3] and not any(ended for *_, ended in moves[:-1])
+        short = random_game(game, np.random.default_rng(seed), max_moves=3)
+        assert [a for _, a, _, _ in short] == [a for _, a, _, _ in moves][:3]
+
+
+def test_the_checkers_position_generators_draw_from_random_game():
+    """Notebook 7's live positions: canonical (the player to move is 1: equal counts when X moves, one more -1
+    when O does), not over, a legal move left."""
+    from reference import has_line
+
+    from alphazero_lib.exercises import nb07_parallel
+    from alphazero_lib.games import ConnectFour, TicTacToe
+
+    for game, in_a_row in ((TicTacToe(), 3), (ConnectFour(), 4)):
+        states = nb07_parallel.random_positions(game, 40, np.random.default_rng(3), max_moves=12)
+        assert len({s.tobytes() for s in states}) > 20
+        for state in states:
+            mine, theirs = np.count_nonzero(state == 1), np.count_nonzero(state == -1)
+            assert theirs - mine in (0, 1)  # X (1 here when X moves) never has fewer pieces than O
+            assert game.get_valid_moves(state).any()
+            assert not has_line(state, 1, in_a_row) and not has_line(state, -1, in_a_row)

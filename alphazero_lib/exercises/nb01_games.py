@@ -30,6 +30,7 @@ from alphazero_lib.exercises.core import (
     with_methods,
 )
 from alphazero_lib.exercises.core import _stand_in as core_stand_in
+from alphazero_lib.exercises.core import random_game as core_random_game
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
 
@@ -109,15 +110,8 @@ def replay(moves: Sequence[int]) -> list[tuple[np.ndarray, int, int]]:
 
 
 def random_game(rng: np.random.Generator) -> list[int]:
-    """The moves of one uniformly random game, to its end."""
-    state, player, moves = LIBRARY.get_initial_state(), 1, []
-    while True:
-        action = int(rng.choice(np.flatnonzero(LIBRARY.get_valid_moves(state))))
-        state = LIBRARY.get_next_state(state, action, player)
-        moves.append(action)
-        if LIBRARY.get_value_and_terminated(state, action)[1]:
-            return moves
-        player = -player
+    """The moves of one uniformly random game, to its end (``core.random_game`` on the library's rules)."""
+    return [action for _, action, _, _ in core_random_game(LIBRARY, rng)]
 
 
 def positions(seed: int, games: int) -> list[tuple[np.ndarray, int, int]]:

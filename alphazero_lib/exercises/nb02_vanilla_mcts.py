@@ -32,6 +32,7 @@ from alphazero_lib.exercises.core import (
     check_method,
     hints_for,
     missing_method,
+    random_game,
     show,
 )
 from alphazero_lib.games import TicTacToe
@@ -63,22 +64,16 @@ def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
 
 
 def canonical_positions(seed: int, count: int, live: bool = True) -> list[np.ndarray]:
-    """``count`` canonical Tic-Tac-Toe positions (player to move = 1) from seeded random play; ``live``: not over."""
+    """``count`` canonical Tic-Tac-Toe positions (player to move = 1) after 0 to 7 random moves
+    (``core.random_game``); ``live``: not over."""
     rng = np.random.default_rng(seed)
     out: list[np.ndarray] = []
     while len(out) < count:
-        state, player = GAME.get_initial_state(), 1
-        for _ in range(int(rng.integers(0, 8))):
-            action = int(rng.choice(np.flatnonzero(GAME.get_valid_moves(state))))
-            state = GAME.get_next_state(state, action, player)
-            player = -player
-            if GAME.get_value_and_terminated(state, action)[1]:
-                break
-        else:
-            out.append(GAME.change_perspective(state, player))
+        moves = random_game(GAME, rng, max_moves=int(rng.integers(0, 8)))
+        if moves and moves[-1][3] and live:
             continue
-        if not live:
-            out.append(GAME.change_perspective(state, player))
+        state, to_move = (moves[-1][0], -moves[-1][2]) if moves else (GAME.get_initial_state(), 1)
+        out.append(GAME.change_perspective(state, to_move))
     return out
 
 

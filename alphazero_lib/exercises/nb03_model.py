@@ -16,7 +16,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same
+from alphazero_lib.exercises.core import (
+    Case,
+    Mismatch,
+    Mistake,
+    board,
+    check,
+    check_method,
+    hints_for,
+    random_game,
+    same,
+)
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.model import ResBlock as LibraryResBlock
@@ -43,21 +53,12 @@ hint, solution = hints_for(HINTS, "03_model.ipynb")
 
 
 def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """``count`` positions of ``game`` reached by random legal moves (0 to a full game), as int8 arrays."""
+    """``count`` positions of ``game`` reached by random legal moves (0 to a full game, ``core.random_game``),
+    as int8 arrays."""
     states = []
     for _ in range(count):
-        state, player = game.get_initial_state(), 1
-        for _ in range(int(rng.integers(0, game.row_count * game.column_count))):
-            legal = np.flatnonzero(game.get_valid_moves(state))
-            if len(legal) == 0:
-                break
-            action = int(rng.choice(legal))
-            state = game.get_next_state(state, action, player)
-            _, done = game.get_value_and_terminated(state, action)
-            if done:
-                break
-            player = -player
-        states.append(state)
+        moves = random_game(game, rng, max_moves=int(rng.integers(0, game.row_count * game.column_count)))
+        states.append(moves[-1][0] if moves else game.get_initial_state())
     return states
 
 

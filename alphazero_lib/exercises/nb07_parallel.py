@@ -24,7 +24,18 @@ import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS, Node
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
+from alphazero_lib.exercises.core import (
+    Case,
+    Mismatch,
+    Mistake,
+    Text,
+    board,
+    check,
+    check_method,
+    hints_for,
+    random_game,
+    show,
+)
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
@@ -383,17 +394,17 @@ def _over(game: Game, state: np.ndarray) -> bool:
 
 
 def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
-    """``count`` canonical positions ``[count, R, C]`` after 0..max_moves random moves, every one still live."""
+    """``count`` canonical positions ``[count, R, C]`` after 0..max_moves random moves (``core.random_game``),
+    every one still live: a move that would end the game is not played."""
     positions = []
     while len(positions) < count:
-        state, player = game.get_initial_state(), 1
-        for _ in range(int(rng.integers(0, max_moves + 1))):
-            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state, player))))
-            after = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(after, action)[1]:
-                break
-            state, player = after, -player
-        canonical = game.change_perspective(state, player)
+        moves = random_game(game, rng, max_moves=int(rng.integers(0, max_moves + 1)))
+        if moves and moves[-1][3]:  # the position before the ending move, its mover to move
+            before = moves[-2][0] if len(moves) > 1 else game.get_initial_state()
+            state, to_move = before, moves[-1][2]
+        else:
+            state, to_move = (moves[-1][0], -moves[-1][2]) if moves else (game.get_initial_state(), 1)
+        canonical = game.change_perspective(state, to_move)
         if game.get_valid_moves(canonical).any():
             positions.append(canonical)
     return np.stack(positions)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for, random_game
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
 
@@ -102,19 +102,12 @@ def reference_evaluate_both_seats(
 
 # ---- positions ------------------------------------------------------------------------------------------------
 def random_positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
-    """Absolute states from seeded random playouts of ``game`` (the empty board and a few full ones included)."""
+    """Absolute states from seeded random games of ``game`` (``core.random_game``): each game's empty board and
+    every position after it, so finished boards are included."""
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
-        state, player = game.get_initial_state(), 1
-        out.append(state)
-        while True:
-            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state))))
-            state = game.get_next_state(state, action, player)
-            out.append(state)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = -player
+        out += [game.get_initial_state(), *(state for state, _, _, _ in random_game(game, rng))]
     return out[:count]
 
 
