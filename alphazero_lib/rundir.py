@@ -53,6 +53,7 @@ __all__ = [
     "iteration_path",
     "open_run",
     "read_json_object",
+    "require_registered",
     "run_dir_holds_files",
     "run_lock",
     "saved_iterations",
@@ -62,6 +63,16 @@ __all__ = [
 
 
 # ---- deciding what a run trains -------------------------------------------------------------------------
+def require_registered(game: Any) -> None:
+    """Refuse, saying why, a game a run directory cannot record: one without the registry's ``Game.config``."""
+    if not isinstance(getattr(game, "config", None), dict):
+        raise ValueError(
+            f"a run directory records its game so that a resume can rebuild it, and {type(game).__name__} has no "
+            "registry description (Game.config, from make_game's registry): train a registered game into a run "
+            "directory, or train this one without a run directory (build_trainer without run_dir)"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class Run:
     """What ``open_run`` decided: the run directory, its game and settings, and whether it resumes or replaces."""
@@ -126,6 +137,8 @@ def open_run(
     if resume and overwrite:
         raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
     named = make_game(game) if isinstance(game, str) else game
+    if named is not None:
+        require_registered(named)
     if resume:
         recorded_game, train_settings, origin = _recorded_run(run_dir, game if isinstance(game, str) else None)
         if named is not None and named != recorded_game:

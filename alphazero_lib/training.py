@@ -29,6 +29,7 @@ from alphazero_lib.rundir import (
     check_resumable,
     claim_run_dir,
     iteration_path,
+    require_registered,
     run_lock,
     write_config,
     write_json,
@@ -201,6 +202,8 @@ class AlphaZero:
         self.optimizer = optimizer
         self.game = game
         self.config = config
+        if run_dir is not None:
+            require_registered(game)
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.progress = progress
         self.overwrite = overwrite  # True: a fresh run may replace the checkpoints already in run_dir

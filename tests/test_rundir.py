@@ -78,3 +78,17 @@ def test_overwrite_replaces_and_resume_with_a_reshaped_network_is_refused(tmp_pa
         open_run(out, resume=True, config_file=settings)
     again = train(open_run(out, game="tictactoe", overrides=TINY, overwrite=True))
     assert again.iteration == 1 and not (out / "checkpoints" / "iter_0002.pt").exists()
+
+
+def test_a_game_without_a_registry_description_is_refused_before_anything_is_written(tmp_path):
+    """A learner's own class (notebook 6) trains in memory; a run directory must be able to rebuild its game."""
+
+    class MyConnectFour:  # the course's API, not a registered library game
+        row_count, column_count, action_size = 6, 7, 7
+
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match="MyConnectFour has no registry description"):
+        open_run(out, game=MyConnectFour(), preset="connect_four_small")
+    with pytest.raises(ValueError, match="train this one without a run directory"):
+        build_trainer(MyConnectFour(), TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu"), run_dir=out)
+    assert not out.exists()
