@@ -27,10 +27,11 @@ pytestmark = pytest.mark.slow
 
 def shipped_files() -> list[str]:
     """Paths inside the wheel that must be there: every module, every shipped weights file, the registry, Pons'
-    benchmark positions (``alphazero_lib.strength``)."""
+    benchmark positions (``alphazero_lib.strength``), notebook 5's broken runs."""
     files = [p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
     files += [*PACKAGE.glob("weights/*/*.pt"), PACKAGE / "weights" / "registry.json", PACKAGE / "py.typed"]
     files += [*PACKAGE.glob("data/pons/*.txt"), PACKAGE / "data" / "pons" / "README.md"]
+    files += [PACKAGE / "data" / "broken_runs.json"]  # notebook 5's broken runs (exercises.nb05_self_play)
     return sorted(p.relative_to(ROOT).as_posix() for p in files)
 
 
