@@ -1224,6 +1224,32 @@ NB05 = [
     wrong("check_learn", Edit((("        for _ in range(num_games):\n            memory += play_game()\n        for _ in range(num_epochs):\n            losses = train_epoch(memory)\n",
                                 "        for _ in range(num_games):\n            memory += play_game()\n            for _ in range(num_epochs):\n                losses = train_epoch(memory)\n"),)),
           "trains after every game", "epochs"),
+    # diagnosis (section 11: four broken runs read from their curves)
+    right("check_diagnosis", '''diagnosis = {"a": "Replay_Window_1", "b": "no value sign flip", "c": "No Dirichlet noise",
+             "d": "the video's temperature bug"}
+''', "a dict, not a function; other spellings", downstream=True),
+    right("check_diagnosis", '''def diagnosis():
+    causes = ["replay window of 1", "no sign flip", "no root noise", "temperature unused"]
+    return list(zip("ABCD", causes))
+''', "a list of pairs"),
+    wrong("check_diagnosis", swap('"A": "replay window 1", "B": "no sign flip"', '"A": "no sign flip", "B": "replay window 1"'),
+          "A and B swapped", "2 of 4 runs right", "A is not 'no sign flip': look at A at iteration 1",
+          "B is not 'replay window 1': look at B's value loss, low and flat"),
+    wrong("check_diagnosis", swap('"C": "no root noise", "D": "temperature unused"', '"C": "no root noise", "D": "no root noise"'),
+          "both exploration bugs called noise", "3 of 4 runs right", "D is not 'no root noise'",
+          "policy loss and perfect moves, on the reference's", "Each cause fits exactly one run."),
+    wrong("check_diagnosis", '''def diagnosis():
+    return {"replay window 1": "A", "no sign flip": "B", "no root noise": "C", "temperature unused": "D"}
+''', "causes as keys", "the keys are the run labels A to D"),
+    wrong("check_diagnosis", swap('"B": "no sign flip"', '"B": "value targets wrong"'),
+          "own words", "'value targets wrong' (run B) is not one of the causes", "'no sign flip'"),
+    unfinished("check_diagnosis", swap('"C": "no root noise", "D": "temperature unused"', '"C": ..., "D": None'),
+               "two left open", "no cause yet for runs C, D"),
+    unfinished("check_diagnosis", '''def diagnosis():
+    """Each run's cause: {"A": cause, "B": cause, "C": cause, "D": cause}, every cause one of CAUSES."""
+    answer = {"B": "no sign flip"}
+    return answer
+''', "only the loudest one", "no cause yet for runs A, C, D"),
 ]
 CORPUS["05_self_play_training"] = NB05
 

@@ -1,5 +1,6 @@
 """Notebook 05's checks: the committed stub is "not written yet", the notebook's solution passes, a plausible
-wrong version fails with its first failing case."""
+wrong version fails with its first failing case; the diagnosis of the broken runs gets, for each run named wrong,
+the hint of the signal to look at."""
 
 from __future__ import annotations
 
@@ -63,8 +64,8 @@ def verdict(capsys) -> str:
     return out.strip()
 
 
-def test_the_notebook_has_the_seven_exercises():
-    assert list(CODE) == list(LIBRARY)
+def test_the_notebook_has_the_seven_exercises_and_the_diagnosis():
+    assert list(CODE) == [*LIBRARY, "diagnosis"]
 
 
 @pytest.mark.parametrize("name", list(LIBRARY))
@@ -182,3 +183,84 @@ def test_an_epoch_that_leaves_its_batches_on_the_cpu_fails_on_the_meta_device(ca
 def test_library_train_step_agrees_with_the_trainer(capsys):
     assert nb05.check_train_step(nb05.library_train_step) is nb05.library_train_step
     assert verdict(capsys).startswith("✅ train_step")
+
+
+# ---- the diagnosis of the broken runs (section 11) -------------------------------------------------------------
+KEY = nb05.library_diagnosis()
+#: Words of each cause's signal hint (nb05.SIGNALS), which name what to look at and not the cause.
+SIGNAL_WORDS = {
+    "no sign flip": "value loss, low and flat from iteration 1, next to its value error",
+    "temperature unused": "policy loss and perfect moves, on the reference's, next to its draws",
+    "no root noise": "last iterations: draws and value loss, the positions reached",
+    "replay window 1": "at iteration 1, where it is the reference exactly",
+}
+
+
+def test_the_answer_names_every_cause_once():
+    assert sorted(KEY) == ["A", "B", "C", "D"] and sorted(KEY.values()) == sorted(nb05.CAUSES)
+    assert set(SIGNAL_WORDS) == set(nb05.SIGNALS)
+    for cause, words in SIGNAL_WORDS.items():
+        assert words in nb05.SIGNALS[cause] and cause not in nb05.SIGNALS[cause]
+
+
+def test_diagnosis_stub_is_not_written_yet(capsys):
+    stub = define(CODE["diagnosis"][0], "diagnosis")
+    assert nb05.check_diagnosis(stub) is nb05.library_diagnosis
+    assert verdict(capsys).startswith("⏳ diagnosis: not written yet")
+
+
+def test_diagnosis_solution_passes(capsys):
+    solution = define(CODE["diagnosis"][1], "diagnosis")
+    assert nb05.check_diagnosis(solution) is solution
+    assert verdict(capsys) == "✅ diagnosis: all four runs diagnosed right"
+
+
+@pytest.mark.parametrize("label", sorted(KEY))
+@pytest.mark.parametrize("offset", [1, 2, 3])
+def test_each_wrong_run_gets_the_hint_of_its_signal(label, offset, capsys):
+    causes = list(nb05.CAUSES)
+    guess = causes[(causes.index(KEY[label]) + offset) % len(causes)]
+    answer = {**KEY, label: guess}
+    assert nb05.check_diagnosis(lambda: answer) is nb05.library_diagnosis
+    line = verdict(capsys)
+    assert line.startswith("❌ diagnosis: 3 of 4 runs right. Hint: "), line
+    assert f"{label} is not '{guess}': look at {label}" in line and SIGNAL_WORDS[KEY[label]] in line, line
+    assert f"'{KEY[label]}'" not in line, "the hint names the signal, not the answer"
+    assert line.endswith("Each cause fits exactly one run."), line
+    for other, words in SIGNAL_WORDS.items():
+        assert other == KEY[label] or words not in line, "one hint per wrong run, the right runs get none"
+
+
+def test_two_swapped_runs_get_a_hint_each(capsys):
+    answer = {**KEY, "A": KEY["C"], "C": KEY["A"]}
+    nb05.check_diagnosis(answer)  # a dict works as well as a function
+    line = verdict(capsys)
+    assert line.startswith("❌ diagnosis: 2 of 4 runs right. Hint: A is not "), line
+    assert SIGNAL_WORDS[KEY["A"]] in line and SIGNAL_WORDS[KEY["C"]] in line and "exactly one" not in line
+
+
+@pytest.mark.parametrize(
+    ("answer", "start", "words"),
+    [
+        ({k.lower(): v.upper().replace(" ", "_") for k, v in KEY.items()}, "✅", "all four runs"),
+        ({cause: label for label, cause in KEY.items()}, "❌", "the keys are the run labels A to D"),
+        ({**KEY, "D": ...}, "⏳", "no cause yet for run D"),
+        ({"A": KEY["A"], "B": None}, "⏳", "no cause yet for runs B, C, D"),
+        ({**KEY, "B": "the value is wrong"}, "❌", "'the value is wrong' (run B) is not one of the causes"),
+        ({**KEY, "E": "no root noise"}, "❌", "no run is labelled 'E'"),
+        ("no root noise", "❌", "return a dict label -> cause"),
+    ],
+    ids=["other spelling", "inverted", "one left", "three left", "unknown cause", "fifth label", "a string"],
+)
+def test_diagnosis_verdicts(answer, start, words, capsys):
+    nb05.check_diagnosis(lambda: answer)
+    line = verdict(capsys)
+    assert line.startswith(start) and words in line, line
+
+
+def test_diagnosis_that_raises_is_reported(capsys):
+    def diagnosis():
+        return {"A": causes}  # noqa: F821
+
+    assert nb05.check_diagnosis(diagnosis) is nb05.library_diagnosis
+    assert verdict(capsys).startswith("❌ diagnosis: diagnosis() raised NameError")

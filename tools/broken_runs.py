@@ -111,8 +111,10 @@ def untempered_select_action(probs: np.ndarray, temperature: float, rng: np.rand
     return int(rng.choice(len(probs), p=probs / probs.sum()))
 
 
-PATCHES = {"no_sign_flip": ("outcome_for", unflipped_outcome), "temperature_unused": ("select_action",
-                                                                                      untempered_select_action)}
+PATCHES = {
+    "no_sign_flip": ("outcome_for", unflipped_outcome),
+    "temperature_unused": ("select_action", untempered_select_action),
+}
 
 
 @contextlib.contextmanager
@@ -338,9 +340,11 @@ def main(argv: list[str]) -> int:
             tmp.replace(args.out)
     for name, record in data["runs"].items():
         s = record["series"]
-        print(f"{name:>18}: policy loss {s['policy_loss'][-1]:.3f}, value loss {s['value_loss'][-1]:.3f}, draws "
-              f"{s['draw_rate'][-1]:.2f}, perfect moves {s['perfect_moves'][-1]:.3f}, value error "
-              f"{s['value_error'][-1]:.3f}, positions {s['distinct_positions'][-1]} ({record['wall_seconds']:.0f} s)")
+        print(
+            f"{name:>18}: policy loss {s['policy_loss'][-1]:.3f}, value loss {s['value_loss'][-1]:.3f}, draws "
+            f"{s['draw_rate'][-1]:.2f}, perfect moves {s['perfect_moves'][-1]:.3f}, value error "
+            f"{s['value_error'][-1]:.3f}, positions {s['distinct_positions'][-1]} ({record['wall_seconds']:.0f} s)"
+        )
     return 0
 
 

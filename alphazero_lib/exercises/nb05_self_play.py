@@ -1,11 +1,15 @@
 """Checks for notebook 05 (self-play and training): temperature, a game's memory, self-play, minibatches, the
-training step, one epoch of training and the learn loop.
+training step, one epoch of training and the learn loop; then the diagnosis of four broken runs from their curves.
 
 Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.selection.apply_temperature``,
 ``alphazero_lib.training.AlphaZero`` and ``minibatches``) on seeded cases, prints one verdict line and returns the
 learner's code when every case agrees, the library's otherwise. Self-play is checked with a deterministic fake
 search (visit counts from a hash of the position), training with fixed model copies and plain SGD (Adam would
 turn float noise in a zero gradient into a full step), so every verdict is the same on every CPU.
+
+The diagnosis is not code: ``check_diagnosis`` judges the learner's ``{label: cause}`` against the causes planted
+in the shipped runs (``data/broken_runs.json``, made by ``tools/broken_runs.py``) and, for each run named wrong,
+says which signal to look at, never the cause.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import contextlib
 import copy
 import hashlib
 import io
+import json
 import numbers
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +29,20 @@ import torch
 import torch.nn.functional as F
 
 from alphazero_lib.config import TrainConfig
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, hints_for, same, show
+from alphazero_lib.exercises.core import (
+    FAILED,
+    NOT_WRITTEN,
+    PASSED,
+    Case,
+    Mismatch,
+    Mistake,
+    Text,
+    check,
+    hints_for,
+    is_stub,
+    same,
+    show,
+)
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.model import ResNet
 from alphazero_lib.selection import apply_temperature as library_apply_temperature
@@ -55,6 +74,9 @@ HINTS = {
     "train_step; sum loss * len(batch); divide by len(memory).",
     "learn": "for iteration 1..num_iterations: memory = []; num_games times memory += play_game(); num_epochs times "
     "losses = train_epoch(memory); append {'iteration', 'games', 'samples': len(memory), **losses}.",
+    "diagnosis": "for each bug ask what it changes first: the value targets, the policy targets (the search's visit "
+    "shares), the moves played, or which games the network trains on; then find the panel where that shows, "
+    "starting at iteration 1. Return {'A': cause, ..., 'D': cause} with the names of CAUSES.",
 }
 hint, solution = hints_for(HINTS, "05_self_play_training.ipynb")
 
@@ -853,3 +875,172 @@ def _library_learn(
     return [
         {k: record[k] for k in ("iteration", "games", "samples", "policy_loss", "value_loss")} for record in history
     ]
+
+
+# ---- exercise 8: reading the curves of broken runs -------------------------------------------------------------
+#: Five Tic-Tac-Toe runs from zero, four with a bug planted on purpose (``tools/broken_runs.py`` made them).
+BROKEN_RUNS = Path(__file__).resolve().parents[1] / "data" / "broken_runs.json"
+
+#: The causes a learner names, each with the spellings accepted for it (after ``_plain``).
+CAUSES: dict[str, tuple[str, ...]] = {
+    "no sign flip": ("no value sign flip", "sign flip", "no flip", "missing sign flip", "value sign flip"),
+    "temperature unused": ("temperature bug", "temperature ignored", "video's temperature bug", "untempered",
+                           "temperature not used", "video temperature bug"),
+    "no root noise": ("no noise", "no dirichlet noise", "root noise", "no exploration noise"),
+    "replay window 1": ("replay window of 1", "window 1", "replay window", "replay window one"),
+}  # fmt: skip
+#: The runs behind the labels of the exercise's plot (the reference, the correct run, is shown as such).
+LABELS = {"A": "replay_window_1", "B": "no_sign_flip", "C": "no_root_noise", "D": "temperature_unused"}
+_CAUSE_OF_RUN = {
+    "no_sign_flip": "no sign flip",
+    "temperature_unused": "temperature unused",
+    "no_root_noise": "no root noise",
+    "replay_window_1": "replay window 1",
+}
+#: Per true cause, the signal to look at in a run whose cause the learner got wrong (never the cause itself).
+SIGNALS: dict[str, str] = {
+    "no sign flip": "{label}'s value loss, low and flat from iteration 1, next to its value error, the highest of "
+    "all (targets can be easy to fit and still far from the game's true values)",
+    "temperature unused": "{label}'s policy loss and perfect moves, on the reference's, next to its draws and value "
+    "loss, which are not (its games are less varied, but the search's own distributions, the policy targets, are "
+    "not touched)",
+    "no root noise": "{label}'s last iterations: draws and value loss, the positions reached, the perfect moves, "
+    "and a policy loss far below the reference's (think of what keeps the search itself trying other moves)",
+    "replay window 1": "{label} at iteration 1, where it is the reference exactly (its bug cannot act yet), then "
+    "its losses at iteration 2, below the reference's, while its perfect moves stay behind (think of which samples "
+    "it trains on)",
+}
+
+
+def load_broken_runs() -> dict[str, Any]:
+    """The shipped runs: ``{"metadata": ..., "runs": {name: {"cause", "planted", "config", "series", ...}}}``."""
+    return json.loads(BROKEN_RUNS.read_text(encoding="utf-8"))
+
+
+#: The panels of ``plot_broken_runs``: (series, title, y label).
+PANELS = (
+    ("policy_loss", "policy loss", "cross-entropy, last epoch"),
+    ("value_loss", "value loss", "MSE, last epoch"),
+    ("draw_rate", "self-play draws", "share of the games"),
+    ("perfect_moves", "perfect moves (network alone)", "share of positions"),
+    ("value_error", "value error vs perfect play", "MSE to the exact value"),
+    ("distinct_positions", "positions reached in self-play", "different positions"),
+)
+
+
+def runs_by_label(data: dict[str, Any] | None = None) -> dict[str, dict[str, list]]:
+    """``{"reference": series, "A": series, ..., "D": series}``: each run's per-iteration lists (``PANELS``' keys
+    and ``"iteration"``) under the name the exercise gives it."""
+    data = data if data is not None else load_broken_runs()
+    return {"reference": data["runs"]["correct"]["series"],
+            **{label: data["runs"][run]["series"] for label, run in LABELS.items()}}  # fmt: skip
+
+
+def plot_broken_runs(data: dict[str, Any] | None = None) -> Any:
+    """The reference run (black, dashed) and the runs ``A`` to ``D`` in six panels; returns the Figure (made
+    without pyplot: show it with ``display(fig)``)."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=(11, 6))
+    axes = fig.subplots(2, 3).ravel()
+    styles = {"reference": ("black", "--"), "A": ("#1565c0", "-"), "B": ("#c62828", "-"), "C": ("#2e7d32", "-"),
+              "D": ("#ef6c00", "-")}  # fmt: skip
+    runs = runs_by_label(data)
+    for ax, (key, title, unit) in zip(axes, PANELS, strict=True):
+        for label, series in runs.items():
+            color, style = styles[label]
+            name = "reference (correct)" if label == "reference" else f"run {label}"
+            ax.plot(series["iteration"], series[key], style, color=color, marker=".", label=name)
+        ax.set_title(title)
+        ax.set_ylabel(unit)
+        ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _plain(text: str) -> str:
+    """A cause as written, in one spelling: lower case, ``_``/``-`` as spaces, no quotes, full stop or "the"."""
+    text = str(text).lower().replace("_", " ").replace("-", " ").replace("’", "'")
+    return " ".join(text.strip(" .!\"'`").split()).removeprefix("the ")
+
+
+def _cause(text: Any) -> str | None:
+    """The cause ``text`` names (a key of ``CAUSES``), or None."""
+    if not isinstance(text, str):
+        return None
+    plain = _plain(text)
+    for cause, others in CAUSES.items():
+        if plain == cause or plain in others:
+            return cause
+    return None
+
+
+def library_diagnosis() -> dict[str, str]:
+    """The answer: each label's cause."""
+    return {label: _CAUSE_OF_RUN[run] for label, run in LABELS.items()}
+
+
+def _undecided(value: Any) -> bool:
+    return value is None or value is Ellipsis or (isinstance(value, str) and _plain(value) in ("", "?", "todo"))
+
+
+def _say(line: str, result: Any) -> Any:
+    print(line, flush=True)
+    return result
+
+
+def check_diagnosis(diagnosis: Any) -> Any:
+    """``diagnosis()`` (or a dict): ``{"A": cause, ..., "D": cause}``, one of ``CAUSES`` per run of the plot.
+
+    One verdict line: every run right; or, for each wrong run, the signal to look at (never the answer); or the
+    runs still without a cause. Returns the learner's answer when it is right, ``library_diagnosis`` otherwise.
+    """
+    name, later = "diagnosis", "the Solution below explains each run"
+    if is_stub(diagnosis):
+        return _say(f"{NOT_WRITTEN} {name}: not written yet; {later}", library_diagnosis)
+    try:
+        answer = diagnosis() if callable(diagnosis) else diagnosis
+    except NotImplementedError:
+        return _say(f"{NOT_WRITTEN} {name}: not written yet; {later}", library_diagnosis)
+    except Exception as error:  # a check never stops Run all
+        detail = " ".join(str(error).split())[:200]
+        return _say(f"{FAILED} {name}: diagnosis() raised {type(error).__name__}: {detail}", library_diagnosis)
+    example = "{'A': 'no root noise', 'B': ..., 'C': ..., 'D': ...}"
+    try:
+        answer = dict(answer)
+    except (TypeError, ValueError):
+        return _say(f"{FAILED} {name}: returned {show(answer)}; return a dict label -> cause, e.g. {example}",
+                        library_diagnosis)  # fmt: skip
+    labels = {str(k).strip().upper(): v for k, v in answer.items()}
+    if any(_cause(k) for k in answer) or any(_plain(str(v)) in ("a", "b", "c", "d") for v in answer.values()):
+        return _say(f"{FAILED} {name}: the keys are the run labels A to D and the values their causes, e.g. "
+                        f"{example}", library_diagnosis)  # fmt: skip
+    unknown = sorted(set(labels) - set(LABELS))
+    if unknown:
+        return _say(f"{FAILED} {name}: no run is labelled {', '.join(map(repr, unknown))}; the runs are A, B, C "
+                        f"and D (the reference is the correct run)", library_diagnosis)  # fmt: skip
+    missing = [label for label in LABELS if label not in labels or _undecided(labels[label])]
+    if missing:
+        runs = ", ".join(missing)
+        return _say(f"{NOT_WRITTEN} {name}: no cause yet for run{'s' if len(missing) > 1 else ''} {runs}; name "
+                        f"one of {', '.join(map(repr, CAUSES))} for each", library_diagnosis)  # fmt: skip
+    for label in LABELS:
+        if _cause(labels[label]) is None:
+            return _say(f"{FAILED} {name}: {show(labels[label])} (run {label}) is not one of the causes: "
+                            f"{', '.join(map(repr, CAUSES))}", library_diagnosis)  # fmt: skip
+    key = library_diagnosis()
+    wrong = [label for label in LABELS if _cause(labels[label]) != key[label]]
+    if not wrong:
+        return _say(f"{PASSED} {name}: all four runs diagnosed right", diagnosis)
+    hints = "; ".join(
+        f"{label} is not {show(_cause(labels[label]))}: look at " + SIGNALS[key[label]].format(label=label)
+        for label in wrong
+    )
+    twice = len({_cause(v) for v in labels.values()}) < len(LABELS)
+    note = " Each cause fits exactly one run." if twice else ""
+    right = len(LABELS) - len(wrong)
+    return _say(f"{FAILED} {name}: {right} of {len(LABELS)} runs right. Hint: {hints}.{note}", library_diagnosis)
