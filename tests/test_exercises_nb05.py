@@ -118,15 +118,27 @@ def wrong_train_step(model, optimizer, states, policy_targets, value_targets):  
     return policy_loss.item(), value_loss.item()
 
 
-def wrong_train(model, optimizer, memory, batch_size, rng):  # forgets model.train()
-    states = torch.tensor(np.stack([s for s, _, _ in memory]))
-    policies = torch.tensor(np.stack([p for _, p, _ in memory]))
-    values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32).unsqueeze(1)
-    totals = [0.0, 0.0]
-    for batch in nb05.library_minibatches(len(memory), batch_size, rng):
-        losses = nb05.library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
-        totals = [t + x * len(batch) for t, x in zip(totals, losses, strict=True)]
-    return {"policy_loss": totals[0] / len(memory), "value_loss": totals[1] / len(memory)}
+def epoch(train_mode: bool = True, on_the_models_device: bool = True):
+    """An epoch as a learner writes it, with one of two mistakes: no model.train(), or CPU tensors."""
+
+    def train(model, optimizer, memory, batch_size, rng):
+        if train_mode:
+            model.train()
+        device = next(model.parameters()).device if on_the_models_device else torch.device("cpu")
+        states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32, device=device)
+        policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32, device=device)
+        values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32, device=device).unsqueeze(1)
+        totals = [0.0, 0.0]
+        for batch in nb05.library_minibatches(len(memory), batch_size, rng):
+            losses = nb05.library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
+            totals = [t + x * len(batch) for t, x in zip(totals, losses, strict=True)]
+        return {"policy_loss": totals[0] / len(memory), "value_loss": totals[1] / len(memory)}
+
+    return train
+
+
+wrong_train = epoch(train_mode=False)  # forgets model.train()
+cpu_tensor_train = epoch(on_the_models_device=False)  # right on a CPU model, batches left on the CPU
 
 
 def wrong_learn(play_game, train_epoch, num_iterations, num_games, num_epochs):  # memory never reset
@@ -158,18 +170,6 @@ def test_wrong_version_fails_with_its_case(name, capsys):
     line = verdict(capsys)
     assert line.startswith(f"❌ {name}: case "), line
     assert " of " in line and hint in line, line
-
-
-def cpu_tensor_train(model, optimizer, memory, batch_size, rng):  # right on a CPU model, batches left on the CPU
-    model.train()
-    states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32)
-    policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32)
-    values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32).unsqueeze(1)
-    totals = [0.0, 0.0]
-    for batch in nb05.library_minibatches(len(memory), batch_size, rng):
-        losses = nb05.library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
-        totals = [t + x * len(batch) for t, x in zip(totals, losses, strict=True)]
-    return {"policy_loss": totals[0] / len(memory), "value_loss": totals[1] / len(memory)}
 
 
 def test_an_epoch_that_leaves_its_batches_on_the_cpu_fails_on_the_meta_device(capsys):
