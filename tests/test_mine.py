@@ -185,6 +185,21 @@ def test_a_global_named_like_a_method_is_imported(home):
     assert "from alphazero_lib.inference import evaluate" in path.read_text()
 
 
+def test_a_piece_handed_out_by_load_pieces_is_imported_not_copied(home):
+    """Notebook 7 takes notebook 5's pieces from load_pieces (the library's where notebook 5 did not pass): the
+    counting wrapper of a library function is imported by the kept module, whose copied source (with its
+    annotations) would not import."""
+    ns = notebook()
+    pieces = load_yours([Piece("nb05_self_play", "game_memory", nb05_self_play._library_game_memory)], quiet=True)
+    ns["game_memory"] = pieces["game_memory"]
+    cell(ns, "def samples(game, history, value, player):\n    return game_memory(game, history, value, player)\n")
+    path = keep("nb07_parallel", "samples", ns["samples"], "a test")
+    text = path.read_text()
+    assert "from alphazero_lib.exercises.nb05_self_play import _library_game_memory as game_memory" in text, text
+    yours = load_yours([Piece("nb07_parallel", "samples", lambda *a: None)], quiet=True)
+    assert yours.mine == ["samples"], yours.library
+
+
 def test_a_kept_module_imports_kaggle_environments_quietly(home):
     """Notebook 8's kept code names kaggle's ``make``: the module imports it through the library's quiet import,
     so loading the learner's pieces prints no "Loading environment lux_ai_s2 failed" lines."""

@@ -226,6 +226,8 @@ def _plain_import_line(name: str, value: Any, index: dict[str, Any], module: str
         isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value)
     ):
         return f"{name} = {value!r}"
+    if callable(value):  # load_yours hands out counting wrappers (functools.wraps): import what they wrap
+        value = inspect.unwrap(value)
     owner = getattr(value, "__module__", None)
     qualname = getattr(value, "__qualname__", None)
     if owner and owner != "__main__" and qualname and "." not in qualname and "<" not in qualname:
