@@ -1614,6 +1614,45 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
     wrong("check_select_actions", swap("np.sqrt(parent_visits)[:, None]", "np.sqrt(parent_visits)"), "no broadcast axis",
           "raised ValueError"),
     # backup
+    # on_path and level_signs: the backup's first two steps
+    right("check_on_path", '''def on_path(path, depth):
+    return np.less_equal.outer(np.arange(path.shape[0]), depth)
+''', "np.less_equal.outer"),
+    right("check_on_path", '''def on_path(path, depth):
+    mask = np.zeros(path.shape, dtype=bool)
+    for b, d in enumerate(depth):
+        mask[: d + 1, b] = True
+    return mask
+''', "a loop over the games", downstream=True),
+    wrong("check_on_path", swap("<= np.asarray(depth)[None, :]", "< np.asarray(depth)[None, :]"), "strictly below",
+          "levels <= depth (not <)"),
+    wrong("check_on_path", '''def on_path(path, depth):
+    return path > 0
+''', "the nodes instead of the depth", "read depth, not the node numbers"),
+    wrong("check_on_path", swap("return np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]",
+                                "return np.arange(len(path))[None, :] <= np.asarray(depth)[:, None]"), "transposed", "rows are levels"),
+    wrong("check_on_path", swap("return np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]",
+                                "return np.where(np.arange(len(path))[:, None] <= np.asarray(depth)[None, :], 1, 0)"),
+          "ones and zeros", "dtype bool"),
+    right("check_level_signs", '''def level_signs(path, depth):
+    return (-1.0) ** (np.asarray(depth)[None, :] - np.arange(len(path))[:, None])
+''', "powers of -1"),
+    right("check_level_signs", '''def level_signs(path, depth):
+    signs = np.empty(path.shape)
+    for b, d in enumerate(depth):
+        for level in range(len(path)):
+            signs[level, b] = 1.0 if (d - level) % 2 == 0 else -1.0
+    return signs
+''', "loops", downstream=True),
+    wrong("check_level_signs", '''def level_signs(path, depth):
+    return np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(path.shape)
+''', "from the root", "count from the LEAF"),
+    wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return np.where(distance % 2 == 0, -1.0, 1.0)"),
+          "the leaf negative", "the leaf gets +leaf_value"),
+    wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return (distance % 2).astype(float)"),
+          "the parity itself", "+1 where depth[b] - level is even"),
+    wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return np.where(distance % 2 == 0, 1.0, -1.0).T"),
+          "transposed", "one row per level"),
     right("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
     for b in range(len(depth)):
         for level in range(depth[b] + 1):
@@ -1630,11 +1669,11 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
         visit_count[games, nodes] += 1
         value_sum[games, nodes] += np.where((depth[games] - level) % 2 == 0, 1, -1) * value[games]
 ''', "level by level, vectorised"),
-    wrong("check_backup", swap("signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)", "signs = np.ones_like(depth - levels, dtype=float)"),
+    wrong("check_backup", swap("signs = level_signs(path, depth)", "signs = np.ones(path.shape)"),
           "no flip", "flip the value's sign"),
-    wrong("check_backup", swap("signs = np.where((depth - levels) % 2 == 0, 1.0, -1.0)", "signs = np.where((depth - levels) % 2 == 0, -1.0, 1.0)"),
+    wrong("check_backup", swap("signs = level_signs(path, depth)", "signs = -level_signs(path, depth)"),
           "the leaf flipped", "the leaf itself gets +leaf_value"),
-    wrong("check_backup", swap("on_path = levels <= depth", "on_path = (levels <= depth) | (depth >= 0)"),
+    wrong("check_backup", swap("mask = on_path(path, depth)", "mask = on_path(path, depth) | (np.asarray(depth) >= 0)"),
           "every level", "node 0"),
     wrong("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
     visit_count = visit_count.copy()

@@ -45,6 +45,8 @@ def scaffold() -> dict:
         "evaluate": evaluate,
         "masked_softmax": masked_softmax,
         "add_to_class": add_to_class,
+        "on_path": nb07.on_path,  # the backup's first two steps, as earlier cells define them
+        "level_signs": nb07.level_signs,
     }
     given = next(
         solve_notebooks.source(c)
@@ -285,6 +287,33 @@ def test_backup_three_ways(capsys):
         line = verdict(capsys)
         failed(line, "backup")
         assert "case 1 of" in line
+
+
+@pytest.mark.parametrize(
+    "name, wrong, hint",
+    [
+        ("on_path", "return np.arange(len(path))[:, None] < np.asarray(depth)[None, :]", "levels <= depth (not <)"),
+        ("on_path", "return path > 0", "read depth, not the node numbers"),
+        ("on_path", "return (np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]).T", "rows are levels"),
+        ("level_signs", "return np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(path.shape)",
+         "count from the LEAF"),
+        ("level_signs", "return np.where((np.asarray(depth)[None, :] - np.arange(len(path))[:, None]) % 2 == 0, "
+         "-1.0, 1.0)", "the leaf gets +leaf_value"),
+    ],
+)  # fmt: skip
+def test_the_backups_steps_three_ways(capsys, name, wrong, hint):
+    checker, library = getattr(nb07, f"check_{name}"), getattr(nb07, name)
+    stub, solution = exercise(name)
+    assert checker(run(stub, name)[name]) is library
+    assert verdict(capsys).startswith(f"⏳ {name}: not written yet")
+    learner = run(solution, name)[name]
+    assert checker(learner) is learner
+    assert verdict(capsys).startswith(f"✅ {name}: agrees with the library on 5 cases")
+    signature = solution.split("\n", 1)[0]
+    assert checker(run(f"{signature}\n    {wrong}\n", name)[name]) is library
+    line = verdict(capsys)
+    failed(line, name)
+    assert hint in line, line
 
 
 def test_backup_reference_is_node_backpropagate():

@@ -48,6 +48,8 @@ __all__ = [
     "backup",
     "check_backup",
     "check_expand_roots",
+    "check_level_signs",
+    "check_on_path",
     "check_parallel_self_play",
     "check_search",
     "check_select_actions",
@@ -55,6 +57,8 @@ __all__ = [
     "check_spg",
     "expand_roots",
     "fake_parallel_search",
+    "level_signs",
+    "on_path",
     "parallel_self_play",
     "random_positions",
     "search",
@@ -83,6 +87,9 @@ HINTS = {
     "+= game_memory(game, spg.memory, value, player) and del spgs[i]. Then player = game.get_opponent(player).",
     "select_actions": "Q = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0); score = Q + C * "
     "prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count); -inf where not legal; argmax(axis=1).",
+    "on_path": "levels = np.arange(len(path))[:, None]; return levels <= depth[None, :] (shape [L, B]).",
+    "level_signs": "levels = np.arange(len(path))[:, None]; return np.where((depth[None, :] - levels) % 2 == 0, 1.0, "
+    "-1.0).",
     "backup": "for each game b with depth[b] >= 0: value = leaf_value[b]; for level from depth[b] down to 0: "
     "visit_count[b, path[level, b]] += 1, value_sum[b, path[level, b]] += value, value = -value.",
 }
@@ -212,6 +219,19 @@ def select_actions(
     q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
     score = q_value + C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
     return np.where(legal, score, -np.inf).argmax(axis=1)
+
+
+def on_path(path: np.ndarray, depth) -> np.ndarray:
+    """``[L, B]`` bool: True at levels ``0..depth[b]`` of game ``b``'s path, False below its leaf (all False for a
+    game that did not search, ``depth[b] = -1``)."""
+    return np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]
+
+
+def level_signs(path: np.ndarray, depth) -> np.ndarray:
+    """``[L, B]`` float: +1 at game ``b``'s leaf level ``depth[b]``, then -1, +1, ... up to the root; the same
+    alternation goes on below the leaf (those levels are off the path)."""
+    distance = np.asarray(depth)[None, :] - np.arange(len(path))[:, None]
+    return np.where(distance % 2 == 0, 1.0, -1.0)
 
 
 def backup(visit_count: np.ndarray, value_sum: np.ndarray, path: np.ndarray, depth, leaf_value) -> None:
@@ -1229,6 +1249,116 @@ def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...]) -> tuple[np
     path, depth, leaf_value = args[2].copy(), args[3].copy(), args[4].copy()
     f(visit_count, value_sum, path, depth, leaf_value)
     return visit_count, value_sum
+
+
+STEP_HINTS = {
+    "on_path": "level l of game b is on the path when l <= depth[b]: np.arange(len(path))[:, None] <= "
+    "np.asarray(depth)[None, :] gives [L, B] booleans",
+    "level_signs": "+1 where depth[b] - level is even, -1 where it is odd: np.where((depth[None, :] - "
+    "np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0)",
+}
+
+
+def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
+    """Cases for the backup's two steps: hand-made paths (a game not searching, a leaf at the root, a path to the
+    last level) and seeded batches; ``reference(path, depth)`` gives the expected ``[L, B]`` array."""
+    hand = [
+        (np.array([[1], [3], [2], [4], [0]], dtype=np.intp), np.array([3])),
+        (np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp), np.array([1, 2, -1])),
+        (np.array([[1, 1], [0, 5], [0, 6]], dtype=np.intp), np.array([0, 2])),
+    ]
+    rng = np.random.default_rng(5)
+    seeded = [_backup_inputs(rng, B, N, L)[2:4] for B, N, L in [(4, 8, 4), (16, 20, 7)]]
+    cases = []
+    for path, depth in [*hand, *seeded]:
+        expected = reference(path, depth)
+        cases.append(
+            Case(
+                f"{name}(path, depth) with path={show(path)}, depth={show(depth)}",
+                lambda f, p=path, d=depth, k=expected.dtype.kind: _run_step(f, p, d, k),
+                expected,
+                hint=STEP_HINTS[name],
+                same=lambda got, exp: (
+                    isinstance(got, np.ndarray) and got.shape == exp.shape and np.array_equal(got, exp)
+                ),
+            )
+        )
+    return cases
+
+
+def _run_step(f: Callable[..., Any], path: np.ndarray, depth: np.ndarray, kind: str) -> Any:
+    given_path, given_depth = path.copy(), depth.copy()
+    got = f(given_path, given_depth)
+    if not (np.array_equal(given_path, path) and np.array_equal(given_depth, depth)):
+        raise Mismatch(
+            "path or depth changed", "both untouched", "compute a new array; do not write into path or depth"
+        )
+    if not isinstance(got, np.ndarray):
+        raise Mismatch(
+            got, Text("a numpy array [L, B]"), "return a numpy array with one row per level, one column per game"
+        )
+    if got.shape != path.shape:
+        raise Mismatch(Text(f"shape {got.shape}"), Text(f"shape {path.shape} (levels, games)"),
+                       "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
+                       "with depth[None, :] (broadcasting)")  # fmt: skip
+    if kind == "b" and got.dtype != bool:
+        raise Mismatch(Text(f"dtype {got.dtype}"), Text("dtype bool"), "a comparison gives booleans: levels <= depth")
+    return got.astype(float) if kind == "f" else got
+
+
+def check_on_path(learner: Any) -> Any:
+    """Check ``on_path(path, depth)``: ``[L, B]`` booleans, level ``l`` of game ``b`` on its path (``l <=
+    depth[b]``)."""
+    return check("on_path", learner, on_path, lambda: _step_cases(on_path, "on_path"), ON_PATH_MISTAKES)
+
+
+def check_level_signs(learner: Any) -> Any:
+    """Check ``level_signs(path, depth)``: +1 at each game's leaf level, alternating up to the root."""
+    return check("level_signs", learner, level_signs, lambda: _step_cases(level_signs, "level_signs"),
+                 SIGN_MISTAKES)  # fmt: skip
+
+
+def _on_path_with(kind: str) -> Callable[..., np.ndarray]:
+    def wrong(path: Any, depth: Any) -> np.ndarray:
+        levels, depth = np.arange(len(path))[:, None], np.asarray(depth)[None, :]
+        if kind == "strict":
+            return levels < depth
+        if kind == "nodes":
+            return np.asarray(path) > 0
+        return (levels <= depth).T
+
+    return wrong
+
+
+ON_PATH_MISTAKES = [
+    Mistake("the leaf's own level is on the path: levels 0..depth[b], so levels <= depth (not <)",
+            _on_path_with("strict")),
+    Mistake(
+        "read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
+        "a level is on the path when level <= depth[b]",
+        _on_path_with("nodes")),
+    Mistake("rows are levels and columns games: np.arange(len(path))[:, None] <= depth[None, :] gives [L, B]",
+            _on_path_with("transposed")),
+]  # fmt: skip
+
+
+def _signs_with(kind: str) -> Callable[..., np.ndarray]:
+    def wrong(path: Any, depth: Any) -> np.ndarray:
+        levels, depth = np.arange(len(path))[:, None], np.asarray(depth)[None, :]
+        if kind == "from root":
+            return np.broadcast_to(np.where(levels % 2 == 0, 1.0, -1.0), np.asarray(path).shape).copy()
+        flip = np.where((depth - levels) % 2 == 0, 1.0, -1.0)
+        return -flip
+
+    return wrong
+
+
+SIGN_MISTAKES = [
+    Mistake("count from the LEAF, not from the root: the leaf's level depth[b] gets +1, so the sign depends on "
+            "depth[b] - level", _signs_with("from root")),
+    Mistake("the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
+            _signs_with("minus")),
+]  # fmt: skip
 
 
 def check_backup(learner: Any) -> Any:
