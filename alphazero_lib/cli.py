@@ -390,7 +390,6 @@ def _train(args: argparse.Namespace) -> int:
         if checkpoint is not None:
             trainer.restore(checkpoint)
             print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {where}")
-        print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {checkpoint}")
         print(
             f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
             + (

@@ -254,7 +254,8 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(tmp_path, capsys):
     config = tmp_path / "tiny.json"
     config.write_text(json.dumps({**TINY, "games_per_iteration": 2}))
     assert main(["train", *tiny, "--config", str(config), "--iterations", "1"]) == 0
-    assert "iteration 1/1" in capsys.readouterr().out
+    captured = capsys.readouterr().out
+    assert "iteration 1/1" in captured and "resuming" not in captured  # a new run resumes nothing
 
     assert main(["train", *tiny, "--config", str(config)]) == 2
     assert "already exists" in capsys.readouterr().err
@@ -262,6 +263,7 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(tmp_path, capsys):
     assert main(["train", *tiny, "--resume", "--iterations", "2"]) == 0
     captured = capsys.readouterr().out
     assert "resuming" in captured and "after iteration 1 of 2" in captured and "iteration 2/2" in captured
+    assert captured.count(" after iteration ") == 1, captured  # said once, naming the checkpoint and why
     assert len(json.loads((out / "history.json").read_text())) == 2
     assert (out / "checkpoints" / "iter_0002.pt").is_file()
 
