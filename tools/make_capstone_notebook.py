@@ -103,9 +103,9 @@ node), 64 simulations, visit counts as targets. The curve on the right is your n
 against the library's depth-2 negamax, 20 games after every iteration: it is not counted in the budget.
 
 `MINUTES = 20` fits a free Colab CPU session. `DEVICE = "auto"` trains on a GPU when the runtime has one
-(notebook 5, section 8): your network goes there, your `train` builds its batches beside it, and the search's
-network calls follow it. We have not timed the run on a Colab GPU, and the searches' small batches may gain less
-than the training steps; `DEVICE = "cpu"` keeps it on the CPU."""
+(notebook 5, section 8): your network goes there, your `train` builds its batches beside it, the search's network
+calls follow it, and a GPU runtime plays 256 games an iteration instead of 128, so that each network call carries
+more positions. We have not timed the run on a Colab GPU; `DEVICE = "cpu"` keeps it on the CPU with 128 games."""
 
 SETTINGS = """from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, LiveCurves
 
@@ -113,6 +113,8 @@ MINUTES = 20  # the training budget, wall clock (the iteration running when it e
 FAST = True  # Gumbel AlphaZero and better targets (False: PUCT, as in notebook 5)
 GAMES = 128  # self-play games an iteration
 DEVICE = "auto"  # a CUDA GPU when the runtime has one, else the CPU ("cpu" to stay there)
+if DEVICE != "cpu" and torch.cuda.is_available():
+    GAMES = 256  # the larger setting for a GPU runtime: each network call takes twice the games (not timed here)
 if QUICK:
     MINUTES, GAMES, DEVICE = 0.3, 16, "cpu"
 
