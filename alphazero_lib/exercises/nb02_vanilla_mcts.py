@@ -793,21 +793,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
 def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int = 600) -> np.ndarray:
     """The library's search loop (``alphazero_lib.mcts.MCTS.search``, C = 1.41) on nodes of ``node_class``: the
     reference for a learner whose ``Node`` draws its moves in another order than the library's."""
-    rng = np.random.default_rng(seed)
-    root = node_class(GAME, state.copy())
-    for _ in range(num_searches):
-        node = root
-        while node.is_fully_expanded():
-            node = node.select(1.41)
-        value = node.terminal_value
-        if not node.is_terminal:
-            node = node.expand(rng)
-            value = node.simulate(rng)
-        node.backpropagate(value)
-    visits = np.zeros(GAME.action_size)
-    for child in root.children:
-        visits[child.action_taken] = child.visit_count
-    return visits / visits.sum()
+    return _wrong_search("", node_class)(GAME, num_searches, 1.41, seed).search(state.copy())
 
 
 class _WrongSearch(LibrarySearch):
