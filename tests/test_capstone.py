@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
@@ -209,3 +210,109 @@ def capstone_root():
     from pathlib import Path
 
     return Path(__file__).resolve().parents[1]
+
+
+# ---- the capstone's run directory ------------------------------------------------------------------------
+def same_samples(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(
+        np.array_equal(x[0], y[0]) and np.allclose(x[1], y[1]) and abs(float(x[2]) - float(y[2])) < 1e-6
+        for x, y in zip(a, b, strict=True)  # saved as float32
+    )
+
+
+def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(home, tmp_path):
+    """The disconnect a Colab learner meets: the run saved after each iteration comes back whole in a new Capstone
+    (network, optimizer, replay window, history, random state), goes on from there, and its files are the
+    library's own (``load_model`` reads them, ``find_resume_checkpoint`` finds them)."""
+    import json
+
+    from alphazero_lib.checkpoints import load_model
+    from alphazero_lib.rundir import find_resume_checkpoint
+
+    run_dir = tmp_path / "run"
+    first = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
+    assert first.start_note == f"a new run in {run_dir}"
+    first.run(minutes=0.0)
+    first.run(minutes=0.0)
+    names = sorted(p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*") if p.is_file())
+    assert names == [
+        "checkpoints/iter_0001.pt", "checkpoints/iter_0002.pt", "config.json", "history.json", "latest.pt"
+    ]  # fmt: skip
+    assert find_resume_checkpoint(run_dir)[0] == run_dir / "latest.pt"
+    assert json.loads((run_dir / "history.json").read_text()) == first.history
+    assert json.loads((run_dir / "config.json").read_text())["train_config"] == first.config.to_dict()
+    library = load_model(run_dir / "latest.pt")
+    assert all(torch.equal(v, first.model.state_dict()[k]) for k, v in library.state_dict().items())
+
+    again = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
+    assert again.start_note.startswith(f"resuming {run_dir} after iteration 2 (")
+    assert again.history == first.history and again.seconds == first.seconds
+    for k, v in first.model.state_dict().items():
+        assert torch.equal(v, again.model.state_dict()[k]), k
+    saved, restored = first.optimizer.state_dict()["state"], again.optimizer.state_dict()["state"]
+    assert saved.keys() == restored.keys() and all(
+        torch.equal(saved[i]["exp_avg"], restored[i]["exp_avg"]) for i in saved
+    )
+    assert len(again.window) == 2 and all(same_samples(a, b) for a, b in zip(first.window, again.window, strict=True))
+    assert again.rng.bit_generator.state == first.rng.bit_generator.state
+    (run_dir / "checkpoints" / "iter_0002.pt").unlink()  # as if killed between latest.pt and this file
+    again = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
+    assert load_model(run_dir / "checkpoints" / "iter_0002.pt").state_dict().keys() == library.state_dict().keys()
+    again.run(minutes=0.0)
+    assert len(again.history) == 3 and (run_dir / "checkpoints" / "iter_0003.pt").is_file()
+    assert again.history[:2] == first.history
+
+
+def test_a_finished_run_trains_no_more_and_a_changed_setting_is_said_and_recorded(home, tmp_path, capsys):
+    import json
+
+    run_dir = tmp_path / "run"
+    Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir).run()  # minutes=0: one iteration
+    done = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
+    assert done.run() == done.history and len(done.history) == 1
+    assert re.search(
+        r"the run has trained \d+\.\d of its 0 minutes: raise minutes to train on", capsys.readouterr().out
+    )
+    changed = Capstone(
+        load_pieces(quiet=True), CapstoneSettings(**{**small(True).__dict__, "lr": 0.002}), run_dir=run_dir
+    )
+    assert changed.start_note.endswith("; lr 0.001 -> 0.002")
+    assert changed.optimizer.param_groups[0]["lr"] == 0.002
+    changed.run(minutes=0.0)
+    recorded = json.loads((run_dir / "config.json").read_text())
+    assert recorded["changes"] == [{"iteration": 2, "field": "lr", "old": 0.001, "new": 0.002}]
+    assert recorded["train_config"]["lr"] == 0.002
+
+
+def test_a_run_directory_refuses_what_it_cannot_continue(home, tmp_path):
+    from alphazero_lib.checkpoints import CheckpointError
+
+    run_dir = tmp_path / "run"
+    Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir).run()
+    wider = CapstoneSettings(**{**small(True).__dict__, "num_hidden": 16})
+    with pytest.raises(ValueError, match=r"holds a network of 8 channels, and your settings ask for 16: .* Set "
+                                         r"num_hidden back, or give a new run_dir"):  # fmt: skip
+        Capstone(load_pieces(quiet=True), wider, run_dir=run_dir)
+    (run_dir / "latest.pt").write_bytes(b"not a checkpoint")
+    for path in (run_dir / "checkpoints").glob("*.pt"):
+        path.write_bytes(b"")
+    with pytest.raises(ValueError, match="nothing intact to resume"):
+        Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match=r"has no config\.json"):
+        Capstone(load_pieces(quiet=True), small(True), run_dir=other)
+    import dataclasses
+
+    from alphazero_lib.training import build_trainer
+
+    library_run = tmp_path / "library"  # a run of the library's trainer: its checkpoints lack the capstone's state
+    config = dataclasses.replace(small(True).train_config(), num_iterations=1)
+    build_trainer(ConnectFour(), config, run_dir=library_run, progress=False).learn()
+    with pytest.raises(
+        CheckpointError, match=r"was not written by a Capstone .* python -m alphazero_lib train --resume"
+    ):
+        Capstone(load_pieces(quiet=True), small(True), run_dir=library_run)
+    with pytest.raises(ValueError, match="no run_dir to save into"):
+        Capstone(load_pieces(quiet=True), small(True)).save()

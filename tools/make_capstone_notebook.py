@@ -105,9 +105,21 @@ against the library's depth-2 negamax, 20 games after every iteration: it is not
 `MINUTES = 20` fits a free Colab CPU session. `DEVICE = "auto"` trains on a GPU when the runtime has one
 (notebook 5, section 8): your network goes there, your `train` builds its batches beside it, the search's network
 calls follow it, and a GPU runtime plays 256 games an iteration instead of 128, so that each network call carries
-more positions. We have not timed the run on a Colab GPU; `DEVICE = "cpu"` keeps it on the CPU with 128 games."""
+more positions. We have not timed the run on a Colab GPU; `DEVICE = "cpu"` keeps it on the CPU with 128 games.
 
-SETTINGS = """from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, LiveCurves
+The run lives in `RUN_DIR` (`capstone_run/` beside your `my_alphazero/`), in the library's run-directory format:
+after every iteration it saves the network, the optimizer, the replay window, the history and the random state.
+If the kernel dies or you stop it, run the notebook again: the run continues from its last iteration (the games
+that were in flight start again) until it has had its `MINUTES` in all, and a finished run trains no more (raise
+`MINUTES` to go on). Colab's disk lasts as long as the runtime: `keep_on_drive()` (notebook 1) puts both folders
+on your Google Drive. To start afresh, delete the folder or name another; a `RUN_DIR` holding a network of
+another size is refused, not overwritten. The checkpoints are the library's own, so
+`python -m alphazero_lib strength --player alphazero:capstone_run/latest.pt:100` measures your network too."""
+
+SETTINGS = """import tempfile
+
+from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, LiveCurves
+from alphazero_lib.exercises.mine import home
 
 MINUTES = 20  # the training budget, wall clock (the iteration running when it ends is finished)
 FAST = True  # Gumbel AlphaZero and better targets (False: PUCT, as in notebook 5)
@@ -115,16 +127,20 @@ GAMES = 128  # self-play games an iteration
 DEVICE = "auto"  # a CUDA GPU when the runtime has one, else the CPU ("cpu" to stay there)
 if DEVICE != "cpu" and torch.cuda.is_available():
     GAMES = 256  # the larger setting for a GPU runtime: each network call takes twice the games (not timed here)
+RUN_DIR = home() / "capstone_run"  # saved after every iteration; run the notebook again to continue
 if QUICK:
     MINUTES, GAMES, DEVICE = 0.3, 16, "cpu"
+    QUICK_DIR = tempfile.TemporaryDirectory(prefix="capstone-run-")  # a new run each time, removed at the end
+    RUN_DIR = QUICK_DIR.name
 
 settings = CapstoneSettings(minutes=MINUTES, fast=FAST, games_per_iteration=GAMES, device=DEVICE, seed=0)
-run = Capstone(yours, settings)
+run = Capstone(yours, settings, run_dir=RUN_DIR)
 print(f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {run.config.search.num_searches} "
       f"{run.config.search.policy} simulations a move, {GAMES} games an iteration, {MINUTES} min, on {run.device}")"""
 
 RUN = """# NBVAL_IGNORE_OUTPUT
 # (a training run: its games depend on the last bits of the CPU's arithmetic)
+print(run.start_note)
 curves = LiveCurves(run, games=20 if not QUICK else 4)
 history = run.run(on_iteration=curves)
 print(yours.counter.report())"""

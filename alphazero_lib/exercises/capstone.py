@@ -27,6 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,14 @@ import torch
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.checkpoints import (
+    CheckpointError,
+    check_game,
+    load_checkpoint,
+    load_state,
+    make_checkpoint,
+    save_checkpoint,
+)
 from alphazero_lib.config import SearchConfig, TrainConfig
 from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
 from alphazero_lib.exercises.mine import Piece, Yours, load_yours
@@ -42,8 +51,19 @@ from alphazero_lib.games import ConnectFour as LibraryConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
+from alphazero_lib.rundir import (
+    check_resumable,
+    claim_run_dir,
+    iteration_path,
+    open_run,
+    run_dir_holds_files,
+    run_lock,
+    write_config,
+    write_json,
+)
 from alphazero_lib.selfplay import BatchedSelfPlay
 from alphazero_lib.training import minibatches as library_minibatches
+from alphazero_lib.training import replay_from_tensors, replay_to_tensors
 from alphazero_lib.utils import resolve_device
 
 
@@ -155,11 +175,20 @@ def with_player_argument(game_class: type) -> type:
 
 @dataclass
 class Capstone:
-    """One AlphaZero assembled from ``yours`` (``load_pieces()``), trained by your ``learn`` under a time budget."""
+    """One AlphaZero assembled from ``yours`` (``load_pieces()``), trained by your ``learn`` under a time budget.
+
+    With ``run_dir`` the run lives in a run directory of the library's (``alphazero_lib.rundir``): ``run`` saves it
+    after every iteration (``latest.pt`` with the optimizer, the replay window and the random state;
+    ``checkpoints/iter_NNNN.pt``; ``history.json``; ``config.json``), and a ``Capstone`` built on a directory that
+    holds a run continues it, so a runtime that disconnects loses at most the iteration it was in (the games in
+    flight then are played again from their start). The files are the library's own format:
+    ``python -m alphazero_lib strength --player alphazero:RUN_DIR/latest.pt:100`` measures your network.
+    """
 
     yours: Yours
     settings: CapstoneSettings = field(default_factory=CapstoneSettings)
     history: list[dict[str, Any]] = field(default_factory=list)
+    run_dir: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
         s, y = self.settings, self.yours
@@ -185,17 +214,108 @@ class Capstone:
             root_selection=your_selection if puct else None, interior_selection=your_selection if puct else None,
             backup=y["backup"],
         )  # fmt: skip
-        self.finished: deque[list] = deque()
-        self.self_play = BatchedSelfPlay(
-            self.game, self.model, self.config, slots=s.games_per_iteration, seed_parts=(s.seed, 1), total=None,
-            mcts=self.mcts, make_samples=self._samples, choose=self._choose,
-        )  # fmt: skip
         counter = y.counter  # the library's share of the work, counted beside yours
         self.mcts.run = counter.wrap("BatchedMCTS.run", self.mcts.run, "library")  # type: ignore[method-assign]
         self.mcts._evaluate = counter.wrap("BatchedMCTS network call", self.mcts._evaluate, "library")  # type: ignore[method-assign]
-        self.self_play.step = counter.wrap("BatchedSelfPlay.step", self.self_play.step, "library")  # type: ignore[method-assign]
+        self._start_self_play((s.seed, 1))
         self.window: deque[list] = deque(maxlen=max(1, s.replay_window))
         self.seconds = 0.0
+        self.path = None if self.run_dir is None else Path(self.run_dir)
+        self.start_note = "a new run (not saved: no run_dir)"
+        if self.path is not None:
+            self._open_run(self.path)
+
+    def _start_self_play(self, seed_parts: tuple[int, ...]) -> None:
+        self.finished: deque[list] = deque()
+        self.self_play = BatchedSelfPlay(
+            self.game, self.model, self.config, slots=self.settings.games_per_iteration, seed_parts=seed_parts,
+            total=None, mcts=self.mcts, make_samples=self._samples, choose=self._choose,
+        )  # fmt: skip
+        wrap = self.yours.counter.wrap
+        self.self_play.step = wrap("BatchedSelfPlay.step", self.self_play.step, "library")  # type: ignore[method-assign]
+
+    # ---- the run directory ------------------------------------------------------------------------------
+    def _open_run(self, path: Path) -> None:
+        """Start a run in ``path``, or continue the one it holds (``open_run`` decides and refuses, saying why)."""
+        resume = run_dir_holds_files(path)
+        run = open_run(path, game="connect_four", resume=resume, overrides=None if resume else self.config.to_dict())
+        self.changes: list[dict[str, Any]] = []
+        if not resume:
+            self.start_note = f"a new run in {path}"
+            return
+        recorded = run.config
+        for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
+            if getattr(recorded, name) != getattr(self.config, name):
+                raise ValueError(
+                    f"{path} holds a network of {getattr(recorded, name)} {what}, and your settings ask for "
+                    f"{getattr(self.config, name)}: a resumed run keeps its network. Set {name} back, or give a new "
+                    f"run_dir (or delete {path}) to start afresh"
+                )
+        with run.claimed(say=lambda text: None) as (source, note):
+            if source is None:
+                self.start_note = f"a new run in {path} ({note})"
+                return
+            self._restore(source)
+        changes = self.config.changes_from(recorded)
+        self.changes = [
+            {"iteration": len(self.history) + 1, "field": name, "old": old, "new": new}
+            for name, (old, new) in changes.items()
+        ]
+        said = "".join(f"; {name} {old!r} -> {new!r}" for name, (old, new) in changes.items())
+        self.start_note = (
+            f"resuming {path} after iteration {len(self.history)} ({self.seconds / 60:.1f} min trained), from "
+            f"{source}{said}"
+        )
+
+    def _restore(self, source: Path) -> None:
+        """The network, optimizer, replay window, history and random state saved in ``source``."""
+        checkpoint = load_checkpoint(source)
+        check_game(checkpoint, LibraryConnectFour(), source)
+        check_resumable(checkpoint, source)
+        state = checkpoint.get("capstone")
+        if not isinstance(state, dict) or not {"rng", "seconds"} <= set(state):
+            raise CheckpointError(
+                f"{source} was not written by a Capstone (it lacks the capstone's random state): continue it with "
+                "python -m alphazero_lib train --resume, or give the Capstone another run_dir"
+            )
+        load_state(self.model, checkpoint["model"], source)
+        self.optimizer.load_state_dict(checkpoint["optimizer"])
+        for group in self.optimizer.param_groups:  # the settings' values, as a library resume does
+            group["lr"], group["weight_decay"] = self.settings.lr, self.settings.weight_decay
+        self.history = list(checkpoint["history"])
+        self.window.extend(replay_from_tensors(games) for games in checkpoint.get("replay", []))
+        self.rng.bit_generator.state = state["rng"]
+        self.seconds = float(state["seconds"])
+        self._start_self_play((self.settings.seed, 1, len(self.history)))
+        missing = iteration_path(self.path, len(self.history))  # killed between latest.pt and the iteration's file
+        if self.path is not None and self.history and not missing.is_file():
+            with run_lock(self.path):
+                save_checkpoint(missing, self._checkpoint(with_replay=False))
+
+    def _checkpoint(self, with_replay: bool) -> dict[str, Any]:
+        extra: dict[str, Any] = {
+            "optimizer": self.optimizer.state_dict(), "train_config": self.config.to_dict(),
+            "iteration": len(self.history), "history": self.history,
+            "capstone": {"rng": self.rng.bit_generator.state, "seconds": self.seconds},
+        }  # fmt: skip
+        if with_replay:
+            extra["replay"] = [replay_to_tensors(games) for games in self.window]
+        return make_checkpoint(self.library_network(), LibraryConnectFour(), **extra)
+
+    def save(self) -> None:
+        """Write the run after an iteration (``run`` calls it): ``latest.pt`` first, then the iteration's file,
+        ``history.json`` and, on the first save, ``config.json``; every file written whole or not at all."""
+        if self.path is None:
+            raise ValueError("this Capstone has no run_dir to save into: Capstone(yours, settings, run_dir=...)")
+        iteration = len(self.history)
+        with run_lock(self.path):
+            claim_run_dir(self.path, iteration - 1, overwrite=False)
+            save_checkpoint(self.path / "latest.pt", self._checkpoint(with_replay=True))
+            save_checkpoint(iteration_path(self.path, iteration), self._checkpoint(with_replay=False))
+            write_json(self.path, "history.json", self.history)
+            if iteration == 1 or self.changes:
+                write_config(self.path, LibraryConnectFour(), self.config, self.changes, iteration - 1)
+                self.changes = []
 
     # ---- the pieces the library's self-play calls back ------------------------------------------------------
     def _choose(self, probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
@@ -242,7 +362,7 @@ class Capstone:
 
     # ---- the run ----------------------------------------------------------------------------------------
     def iteration(self) -> dict[str, Any]:
-        """One iteration of your ``learn``: ``games_per_iteration`` games, then the epochs."""
+        """One iteration of your ``learn``: ``games_per_iteration`` games, then the epochs (``run`` saves it)."""
         start = time.perf_counter()
         memory: list = []
 
@@ -273,15 +393,25 @@ class Capstone:
             torch.set_num_threads(1)
 
     def run(self, minutes: float | None = None, on_iteration: Callable[[dict], None] | None = None) -> list[dict]:
-        """Iterations until ``minutes`` (default: the settings') of wall time have passed: at least one, and the
-        last one is finished, not cut. Call it again to go on from where it stopped."""
-        budget = 60 * (self.settings.minutes if minutes is None else minutes)
-        start = self.seconds
+        """Train until the run has had the settings' ``minutes`` of wall time in all (a resumed run counts what it
+        trained before, and one that has had them trains no more), or, given ``minutes``, that many more: at least
+        one iteration, and the last one is finished, not cut. With a ``run_dir`` each iteration is saved after
+        ``on_iteration`` has seen (and perhaps added to) its record."""
+        if minutes is None:
+            end = 60 * self.settings.minutes
+            if self.history and self.seconds >= end:
+                print(f"the run has trained {self.seconds / 60:.1f} of its {self.settings.minutes:g} minutes: "
+                      "raise minutes to train on")  # fmt: skip
+                return self.history
+        else:
+            end = self.seconds + 60 * minutes
         while True:
             record = self.iteration()
             if on_iteration is not None:
                 on_iteration(record)
-            if self.seconds - start >= budget:
+            if self.path is not None:
+                self.save()
+            if self.seconds >= end:
                 return self.history
 
     # ---- the agent --------------------------------------------------------------------------------------
@@ -340,13 +470,11 @@ class LiveCurves:
 
     def __init__(self, capstone: Capstone, games: int = 20, depth: int = 2) -> None:
         self.capstone, self.games, self.depth = capstone, games, depth
-        self.scores: list[float] = []
         self.handle: Any = None
 
     def __call__(self, record: dict[str, Any]) -> None:
         score = quick_score(self.capstone.library_network(), self.games, self.depth, seed=record["iteration"])
-        record["score_vs_negamax"] = score
-        self.scores.append(score)
+        record["score_vs_negamax"] = score  # kept in the run's history (and saved with it)
         print(
             f"iteration {record['iteration']}: {record['games']} games, {record['samples']} samples, policy loss "
             f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}, network alone vs negamax:"
@@ -366,7 +494,8 @@ class LiveCurves:
         losses.plot(minutes, [r["value_loss"] for r in history], "o-", label="value loss")
         losses.set_xlabel("training minutes")
         losses.legend()
-        score.plot(minutes[: len(self.scores)], self.scores, "o-", color="#2e7d32")
+        scored = [(r["minutes"], r["score_vs_negamax"]) for r in history if "score_vs_negamax" in r]
+        score.plot([m for m, _ in scored], [v for _, v in scored], "o-", color="#2e7d32")
         score.set_ylim(-0.02, 1.02)
         score.set_ylabel("score (win 1, draw 1/2)")
         score.set_xlabel("training minutes")
