@@ -14,6 +14,7 @@ import io
 import random
 import re
 import sys
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -172,6 +173,39 @@ def environment_agent(game: Game, agent: Any) -> Any:
     raise TypeError(f"an agent is a Player, a built-in agent's name or a function, not {agent!r}")
 
 
+@contextlib.contextmanager
+def _ctrl_c_remembered() -> Iterator[Callable[[], None]]:
+    """Ctrl-C during kaggle-environments' code: yields ``check``, which raises ``KeyboardInterrupt`` once a Ctrl-C
+    has come. kaggle-environments 1.12's ``utils.get`` wraps its lookups in a bare ``except:``, which swallows a
+    ``KeyboardInterrupt`` raised there, so one Ctrl-C could be lost and a long evaluation ran on; the handler here
+    still raises at once, and remembers, so that ``check`` between episodes stops it. Off the main thread, or
+    with a SIGINT handler of someone else's in place, ``check`` only does nothing."""
+    import signal
+    import threading
+
+    came = [False]
+
+    def check() -> None:
+        if came[0]:
+            raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield check
+        return
+
+    def remember(signum: int, frame: Any) -> None:
+        came[0] = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, remember)
+    try:
+        yield check
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _run(game: Game, agents: list[Any], seed: Any) -> Any:
     """A fresh kaggle-environments env for ``game``, run with ``agents``; the global ``random`` (which the
     built-in agents draw from) is seeded for the run and restored afterwards. Returns the env."""
@@ -303,23 +337,25 @@ def evaluate_against_builtin(
     bar = tqdm(total=2 * episodes, desc=f"{spec} vs {opponent}", disable=not progress, leave=False)
     rng = random.Random(seed)
     try:
-        for seat, index in (("first", 0), ("second", 1)):
-            for _ in range(episodes):
-                agents = [timed, opponent.removeprefix("kaggle:")]
-                if index == 1:
-                    agents.reverse()
-                env = _run(game, agents, rng.random())
-                final = env.steps[-1]
-                ours, theirs = final[index], final[1 - index]
-                if ours["status"] != "DONE":
-                    results[seat]["errors"] += 1
-                elif ours["reward"] == theirs["reward"]:
-                    results[seat]["draws"] += 1
-                elif ours["reward"] > theirs["reward"]:
-                    results[seat]["wins"] += 1
-                else:
-                    results[seat]["losses"] += 1
-                bar.update(1)
+        with _ctrl_c_remembered() as stop_if_asked:
+            for seat, index in (("first", 0), ("second", 1)):
+                for _ in range(episodes):
+                    agents = [timed, opponent.removeprefix("kaggle:")]
+                    if index == 1:
+                        agents.reverse()
+                    env = _run(game, agents, rng.random())
+                    stop_if_asked()  # a Ctrl-C swallowed during the episode: it is not counted
+                    final = env.steps[-1]
+                    ours, theirs = final[index], final[1 - index]
+                    if ours["status"] != "DONE":
+                        results[seat]["errors"] += 1
+                    elif ours["reward"] == theirs["reward"]:
+                        results[seat]["draws"] += 1
+                    elif ours["reward"] > theirs["reward"]:
+                        results[seat]["wins"] += 1
+                    else:
+                        results[seat]["losses"] += 1
+                    bar.update(1)
     except KeyboardInterrupt:
         raise Interrupted(summary(interrupted=True)) from None
     finally:
