@@ -213,10 +213,16 @@ def test_a_ctrl_c_that_kaggle_environments_swallows_still_stops_the_evaluation(m
         return real(*args, **kwargs)
 
     monkeypatch.setattr(environment, "_run", swallowing)
-    with pytest.raises(Interrupted) as stop:
-        evaluate_against_builtin(game, StopsAfter(game, moves=-1), "reaction", episodes=5, progress=False)
+    # Python's own Ctrl-C handler, as in a terminal: a test run before this one in the same worker (Ray's, for
+    # one) may have left its own, under which the evaluation leaves SIGINT alone
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(Interrupted) as stop:
+            evaluate_against_builtin(game, StopsAfter(game, moves=-1), "reaction", episodes=5, progress=False)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back as it was
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert len(runs) == 2 and stop.value.partial["episodes_played"] == 1
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back as it was
 
 
 def test_kaggle_eval_prints_the_results_so_far_on_ctrl_c(monkeypatch, capsys):
