@@ -51,6 +51,7 @@ __all__ = [
     "clean_stale_temp_files",
     "find_resume_checkpoint",
     "iteration_path",
+    "network_changes",
     "open_run",
     "read_json_object",
     "require_registered",
@@ -278,15 +279,23 @@ def _apply_settings(recorded: dict, given: dict) -> dict:
     return merged
 
 
+def network_changes(config: TrainConfig, recorded: TrainConfig) -> list[tuple[str, str, int, int]]:
+    """The settings that would reshape ``recorded``'s network: ``(field, what it counts, old, new)`` each."""
+    fields = (("num_res_blocks", "residual blocks"), ("num_hidden", "channels"))
+    return [
+        (name, what, getattr(recorded, name), getattr(config, name))
+        for name, what in fields
+        if getattr(recorded, name) != getattr(config, name)
+    ]
+
+
 def _refuse_network_changes(config: TrainConfig, recorded: TrainConfig, source: str, run_dir: Path) -> None:
     """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why."""
-    for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
-        old, new = getattr(recorded, name), getattr(config, name)
-        if old != new:
-            raise ValueError(
-                f"{source} sets {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues "
-                f"its weights, so its shape cannot change; start a new run with these settings (another --out)"
-            )
+    for name, what, old, new in network_changes(config, recorded):
+        raise ValueError(
+            f"{source} sets {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues "
+            f"its weights, so its shape cannot change; start a new run with these settings (another --out)"
+        )
 
 
 def read_json_object(path: Path) -> dict:

@@ -55,6 +55,7 @@ from alphazero_lib.rundir import (
     check_resumable,
     claim_run_dir,
     iteration_path,
+    network_changes,
     open_run,
     run_dir_holds_files,
     run_lock,
@@ -244,13 +245,11 @@ class Capstone:
             self.start_note = f"a new run in {path}"
             return
         recorded = run.config
-        for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
-            if getattr(recorded, name) != getattr(self.config, name):
-                raise ValueError(
-                    f"{path} holds a network of {getattr(recorded, name)} {what}, and your settings ask for "
-                    f"{getattr(self.config, name)}: a resumed run keeps its network. Set {name} back, or give a new "
-                    f"run_dir (or delete {path}) to start afresh"
-                )
+        for name, what, old, new in network_changes(self.config, recorded):
+            raise ValueError(
+                f"{path} holds a network of {old} {what}, and your settings ask for {new}: a resumed run keeps its "
+                f"network. Set {name} back, or give a new run_dir (or delete {path}) to start afresh"
+            )
         with run.claimed(say=lambda text: None) as (source, note):
             if source is None:
                 self.start_note = f"a new run in {path} ({note})"
@@ -287,20 +286,19 @@ class Capstone:
         self.rng.bit_generator.state = state["rng"]
         self.seconds = float(state["seconds"])
         self._start_self_play((self.settings.seed, 1, len(self.history)))
+        assert self.path is not None  # _open_run's
         missing = iteration_path(self.path, len(self.history))  # killed between latest.pt and the iteration's file
-        if self.path is not None and self.history and not missing.is_file():
+        if self.history and not missing.is_file():
             with run_lock(self.path):
-                save_checkpoint(missing, self._checkpoint(with_replay=False))
+                save_checkpoint(missing, self._checkpoint())
 
-    def _checkpoint(self, with_replay: bool) -> dict[str, Any]:
-        extra: dict[str, Any] = {
-            "optimizer": self.optimizer.state_dict(), "train_config": self.config.to_dict(),
-            "iteration": len(self.history), "history": self.history,
-            "capstone": {"rng": self.rng.bit_generator.state, "seconds": self.seconds},
-        }  # fmt: skip
-        if with_replay:
-            extra["replay"] = [replay_to_tensors(games) for games in self.window]
-        return make_checkpoint(self.library_network(), LibraryConnectFour(), **extra)
+    def _checkpoint(self) -> dict[str, Any]:
+        """The run's state as an iteration file (``latest.pt`` adds the replay window)."""
+        return make_checkpoint(
+            self.library_network(), LibraryConnectFour(), optimizer=self.optimizer.state_dict(),
+            train_config=self.config.to_dict(), iteration=len(self.history), history=self.history,
+            capstone={"rng": self.rng.bit_generator.state, "seconds": self.seconds},
+        )  # fmt: skip
 
     def save(self) -> None:
         """Write the run after an iteration (``run`` calls it): ``latest.pt`` first, then the iteration's file,
@@ -310,8 +308,10 @@ class Capstone:
         iteration = len(self.history)
         with run_lock(self.path):
             claim_run_dir(self.path, iteration - 1, overwrite=False)
-            save_checkpoint(self.path / "latest.pt", self._checkpoint(with_replay=True))
-            save_checkpoint(iteration_path(self.path, iteration), self._checkpoint(with_replay=False))
+            checkpoint = self._checkpoint()  # the network converted and the state copied once for both files
+            replay = [replay_to_tensors(games) for games in self.window]
+            save_checkpoint(self.path / "latest.pt", {**checkpoint, "replay": replay})
+            save_checkpoint(iteration_path(self.path, iteration), checkpoint)
             write_json(self.path, "history.json", self.history)
             if iteration == 1 or self.changes:
                 write_config(self.path, LibraryConnectFour(), self.config, self.changes, iteration - 1)
