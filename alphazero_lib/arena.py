@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.outcome import winner_of
 from alphazero_lib.players import Player
@@ -186,12 +187,21 @@ def play_match(
     progress: bool = True,
     opening_moves: int = 0,
     seed: int | None = None,
+    batched: bool = False,
 ) -> MatchResult:
     """``num_games`` games, player 1 moving first in even-numbered games (0, 2, ...) and second in the others.
 
     With ``opening_moves`` > 0, each pair of games starts from the same random opening of that many moves
     (seeded by ``seed``), once with each player on each seat: deterministic players then meet in many
     different positions instead of replaying one game, and neither seat gets an easier opening.
+
+    With ``batched``, the games are played side by side, one move in every game per round: a player that
+    ``choosers.batched_chooser`` knows (``AlphaZeroPlayer``, ``PolicyPlayer``) chooses its moves in all of them
+    with one batched search or network call, its own ``get_action`` rule applied to each. The openings and seats
+    are the same; the games may differ from one-at-a-time play in the order the players' random draws are taken
+    and in the last bits of a batched network call. A player that keeps something between moves (it overrides
+    ``reset``) cannot have its games interleaved: ``ValueError``.
+
     Ctrl-C raises ``utils.Interrupted`` (a ``KeyboardInterrupt``) whose ``partial`` is the result of the games
     finished so far.
     """
@@ -202,6 +212,15 @@ def play_match(
     rng = np.random.default_rng(seed)
     result = MatchResult(player1=player1.name, player2=player2.name)
     bar = tqdm(range(num_games), desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
+    if batched:
+        pairs = [random_opening(game, opening_moves, rng) if opening_moves else [] for _ in range(0, num_games, 2)]
+        try:
+            _play_side_by_side(game, (player1, player2), [pairs[i // 2] for i in range(num_games)], result, bar)
+        except KeyboardInterrupt:
+            bar.close()
+            raise Interrupted(result) from None
+        bar.close()
+        return result
     opening: list[int] = []
     try:
         for i in bar:
@@ -215,6 +234,63 @@ def play_match(
         bar.close()
         raise Interrupted(result) from None
     return result
+
+
+def _play_side_by_side(
+    game: Game, pair: tuple[Player, Player], openings: list[list[int]], result: MatchResult, bar: Any
+) -> None:
+    """``play_match(..., batched=True)``'s games, one round at a time: each player chooses its moves in every
+    game where it is to move (in one call where ``batched_chooser`` knows it); finished games are counted in the
+    order they end."""
+    player1, player2 = pair
+    num_games = len(openings)
+    players = [player1] if player2 is player1 else [player1, player2]
+    for p in players:
+        if type(p).reset is not Player.reset:
+            raise ValueError(
+                f"{p.name} keeps something between moves (its class overrides reset), so its games cannot be "
+                "played side by side; use batched=False"
+            )
+        p.reset()
+    choosers = {id(p): batched_chooser(p) for p in players}
+    seats = [(player1, player2) if i % 2 == 0 else (player2, player1) for i in range(num_games)]
+    states = [game.get_initial_state() for _ in range(num_games)]
+    to_move, plies = [1] * num_games, [0] * num_games
+    live = list(range(num_games))
+    while live:
+        actions: dict[int, int] = {}
+        waiting: dict[int, list[int]] = {id(p): [] for p in players}  # the games where each player is to move
+        for i in live:
+            if plies[i] < len(openings[i]):
+                actions[i] = int(openings[i][plies[i]])
+            else:
+                waiting[id(seats[i][0] if to_move[i] == 1 else seats[i][1])].append(i)
+        for p in players:
+            mine, choose = waiting[id(p)], choosers[id(p)]
+            if not mine:
+                continue
+            if choose is None:
+                for i in mine:
+                    actions[i] = int(p.get_action(states[i].copy(), to_move[i]))
+                continue
+            for i in mine:
+                p.check_turn(states[i], to_move[i])  # before the search: a finished game is refused clearly
+            chosen = choose(np.stack([states[i] for i in mine]), np.array([to_move[i] for i in mine]))
+            actions.update(zip(mine, (int(a) for a in chosen), strict=True))
+        still = []
+        for i in live:
+            mover = to_move[i]
+            states[i] = game.get_next_state(states[i], actions[i], mover)  # raises ValueError for an illegal move
+            plies[i] += 1
+            value, terminated = game.get_value_and_terminated(states[i], actions[i])
+            if terminated:
+                result.add(winner_of(value, mover), i % 2 == 0)
+                bar.update(1)
+                bar.set_postfix(score=f"{result.score:.3f}")
+            else:
+                to_move[i] = game.get_opponent(mover)
+                still.append(i)
+        live = still
 
 
 def fit_elo(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
+from fakes import FakeNet
 
 from alphazero_lib import make_game
 from alphazero_lib.arena import (
@@ -15,7 +17,7 @@ from alphazero_lib.arena import (
     round_robin,
     wilson_interval,
 )
-from alphazero_lib.players import PerfectPlayer, Player, RandomPlayer
+from alphazero_lib.players import PerfectPlayer, Player, PolicyPlayer, RandomPlayer
 
 
 class Scripted(Player):
@@ -173,3 +175,77 @@ def test_openings_are_shared_by_each_pair_of_games():
     assert openings[0] == openings[1] and openings[2] == openings[3] and openings[0] != openings[2]
     for opening, moves in records:
         assert [m for _, m in moves[: len(opening)]] == list(opening)
+
+
+class _CountingNet(torch.nn.Module):
+    """A FakeNet that counts its calls and the largest batch it was asked about."""
+
+    def __init__(self, game, seed):
+        super().__init__()
+        self.net, self.calls, self.largest = FakeNet(game, seed), 0, 0
+
+    def forward(self, x):
+        self.calls, self.largest = self.calls + 1, max(self.largest, x.shape[0])
+        return self.net(x)
+
+
+def _policy_players(game):
+    return PolicyPlayer(game, _CountingNet(game, 0), seed=0), PolicyPlayer(game, _CountingNet(game, 1), seed=0)
+
+
+def test_a_batched_match_plays_the_same_games_in_fewer_network_calls():
+    """Side by side, deterministic players (the network's top move, no ties) play exactly the games they play
+    one at a time, with the same openings and seats, but each round's positions go to a network in one call."""
+    game = make_game("connect_four")
+    results, calls = [], []
+    for batched in (False, True):
+        a, b = _policy_players(game)
+        results.append(play_match(game, a, b, 8, progress=False, opening_moves=2, seed=3, batched=batched))
+        calls.append((a.model.calls, a.model.largest, b.model.calls))
+    one_at_a_time, side_by_side = results
+    assert side_by_side.to_dict() == one_at_a_time.to_dict()
+    first_seat = side_by_side.wins_first + side_by_side.draws_first + side_by_side.losses_first
+    assert side_by_side.games == 8 and first_seat == 4
+    (calls_before, largest_before, _), (calls_after, largest_after, b_calls_after) = calls
+    assert largest_before == 1 and largest_after == 4  # a is to move in half the games each round: one call
+    assert 2 * calls_after < calls_before and b_calls_after <= calls_after + 1, calls  # a call a round, not a move
+
+
+def test_a_batched_match_mixes_batched_and_one_at_a_time_players_and_one_player_on_both_seats():
+    from alphazero_lib.config import SearchConfig
+    from alphazero_lib.players import AlphaZeroPlayer, NegamaxPlayer
+
+    game = make_game("connect_four")
+    searcher = AlphaZeroPlayer(game, _CountingNet(game, 0), SearchConfig(num_searches=4), seed=0)
+    result = play_match(game, searcher, NegamaxPlayer(game, depth=1, seed=0), 6, progress=False, batched=True)
+    assert result.games == 6 and result.wins_second + result.draws_second + result.losses_second == 3
+    assert searcher.model.largest > 1  # its searches ran side by side
+    policy, _ = _policy_players(game)
+    mirror = play_match(game, policy, policy, 4, progress=False, opening_moves=2, seed=0, batched=True)
+    assert mirror.games == 4 and mirror.wins_first == mirror.losses_second  # its first-seat wins are its losses too
+
+
+def test_a_batched_match_refuses_a_player_that_keeps_something_between_moves():
+    game = make_game("tictactoe")
+    with pytest.raises(ValueError, match=r"keeps something between moves .*overrides reset.* use batched=False"):
+        play_match(game, Scripted(game, "scripted"), RandomPlayer(game, 0), 2, progress=False, batched=True)
+
+
+def test_a_batched_match_stopped_by_ctrl_c_hands_back_the_games_finished_so_far():
+    from alphazero_lib.utils import Interrupted
+
+    game = make_game("tictactoe")
+
+    class Stopping(RandomPlayer):
+        moves = 0
+
+        def get_action(self, state, player):
+            Stopping.moves += 1
+            if Stopping.moves == 100:  # 15 moves a round: after the 7th ply, when the first games are over
+                raise KeyboardInterrupt
+            return super().get_action(state, player)
+
+    fast = PolicyPlayer(game, FakeNet(game, 0), seed=0)
+    with pytest.raises(Interrupted) as stop:
+        play_match(game, fast, Stopping(game, 1), 30, progress=False, batched=True)
+    assert 0 < stop.value.partial.games < 30

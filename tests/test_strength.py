@@ -10,6 +10,7 @@ import pytest
 from fakes import FakeNet
 
 from alphazero_lib.arena import wilson_interval
+from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.cli import main
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games import ConnectFour, TicTacToe
@@ -19,7 +20,6 @@ from alphazero_lib.strength import (
     DATA_DIR,
     SETS,
     PositionSet,
-    batched_chooser,
     choose_actions,
     evaluate_player,
     load_set,
