@@ -44,7 +44,7 @@ np.set_printoptions(precision=3, suppress=True)
 %matplotlib inline
 
 # The course's tests run this notebook quickly (ALPHAZERO_CAPSTONE_QUICK=1), and so were the stored outputs made:
-# 20 seconds of training instead of 20 minutes, and a few games. Your Run all does the real thing.
+# 20 seconds of training instead of 20 minutes, a few games, 20 simulations a move. Your Run all does the real thing.
 QUICK = os.environ.get("ALPHAZERO_CAPSTONE_QUICK") == "1"
 print("quick run (the course's tests)" if QUICK else "full run")"""
 
@@ -125,11 +125,12 @@ MINUTES = 20  # the training budget, wall clock (the iteration running when it e
 FAST = True  # Gumbel AlphaZero and better targets (False: PUCT, as in notebook 5)
 GAMES = 128  # self-play games an iteration
 DEVICE = "auto"  # a CUDA GPU when the runtime has one, else the CPU ("cpu" to stay there)
+SEARCHES = 100  # PUCT simulations a move when your agent plays (sections 3 to 6; the submission twice as many)
 if DEVICE != "cpu" and torch.cuda.is_available():
     GAMES = 256  # the larger setting for a GPU runtime: each network call takes twice the games (not timed here)
 RUN_DIR = home() / "capstone_run"  # saved after every iteration; run the notebook again to continue
 if QUICK:
-    MINUTES, GAMES, DEVICE = 0.3, 16, "cpu"
+    MINUTES, GAMES, DEVICE, SEARCHES = 0.3, 16, "cpu", 20
     QUICK_DIR = tempfile.TemporaryDirectory(prefix="capstone-run-")  # a new run each time, removed at the end
     RUN_DIR = QUICK_DIR.name
 
@@ -156,7 +157,7 @@ PLAY = """from alphazero_lib.exercises import play, search_agent
 from alphazero_lib.games import ConnectFour
 
 board_game = ConnectFour()
-play(board_game, search_agent(board_game, run.search(100)), human=1, title="you (red) against your AlphaZero")"""
+play(board_game, search_agent(board_game, run.search(SEARCHES)), human=1, title="you (red) against your AlphaZero")"""
 
 KAGGLE_TEXT = """## 4. Against Kaggle's negamax
 
@@ -172,7 +173,7 @@ from alphazero_lib.kaggle import episode_states, import_kaggle_environments
 
 make = import_kaggle_environments().make  # quietly: kaggle_environments talks about environments it cannot load
 
-agent = run.agent(100)
+agent = run.agent(SEARCHES)
 random.seed(0)  # the built-in agents draw from Python's random
 env = make("connectx", debug=True)
 env.run([agent, "negamax"])
@@ -229,8 +230,9 @@ from alphazero_lib.strength import evaluate_player, format_table
 LIMIT = 20 if QUICK else 200  # positions a set (each set holds 1,000)
 SETS = ("end_easy", "middle_easy", "middle_medium")
 network = run.library_network()
-players = [PolicyPlayer(board_game, network), AlphaZeroPlayer(board_game, network, SearchConfig(num_searches=100))]
-players[0].name, players[1].name = "yours alone", "yours, 100 searches"
+players = [PolicyPlayer(board_game, network),
+           AlphaZeroPlayer(board_game, network, SearchConfig(num_searches=SEARCHES))]
+players[0].name, players[1].name = "yours alone", f"yours, {SEARCHES} searches"
 shipped = PolicyPlayer(board_game, load_pretrained("connect_four_fast"))
 shipped.name = "shipped fast, alone"
 results = []
@@ -250,7 +252,7 @@ SUBMIT = """# NBVAL_IGNORE_OUTPUT
 # (games of a network trained on this CPU)
 from alphazero_lib.kaggle import load_submission
 
-path = run.export("my_submission.py", searches=200)
+path = run.export("my_submission.py", searches=2 * SEARCHES)
 submission = load_submission(str(path))
 print(f"wrote {path} ({path.stat().st_size // 1024} kB)")
 for opponent in ("negamax", "random"):
