@@ -85,9 +85,7 @@ def test_config_and_finished_games_are_checked():
 def test_mcts_1000_never_loses_to_random_at_tictactoe():
     """50 games, 25 on each seat (random needs no more to punish a search that misses a block now and then)."""
     game = make_game("tictactoe")
-    result = play_match(
-        game, MCTSPlayer(game, MCTSConfig(num_searches=1000), seed=0), RandomPlayer(game, 1), 50, False
-    )
+    result = play_match(game, MCTSPlayer(game, MCTSConfig(num_searches=1000), seed=0), RandomPlayer(game, 1), 50, False)
     assert result.losses == 0, str(result)
     assert result.wins >= 40, str(result)
 
