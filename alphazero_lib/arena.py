@@ -211,28 +211,22 @@ def play_match(
         raise ValueError(f"opening_moves must be 0 or more, got {opening_moves}")
     rng = np.random.default_rng(seed)
     result = MatchResult(player1=player1.name, player2=player2.name)
-    bar = tqdm(range(num_games), desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
-    if batched:
-        pairs = [random_opening(game, opening_moves, rng) if opening_moves else [] for _ in range(0, num_games, 2)]
-        try:
-            _play_side_by_side(game, (player1, player2), [pairs[i // 2] for i in range(num_games)], result, bar)
-        except KeyboardInterrupt:
-            bar.close()
-            raise Interrupted(result) from None
-        bar.close()
-        return result
-    opening: list[int] = []
+    pairs = [random_opening(game, opening_moves, rng) if opening_moves else [] for _ in range(0, num_games, 2)]
+    openings = [pairs[i // 2] for i in range(num_games)]  # each pair of games shares one opening
+    bar = tqdm(total=num_games, desc=f"{player1.name} vs {player2.name}", disable=not progress, leave=False)
     try:
-        for i in bar:
-            player1_first = i % 2 == 0
-            if player1_first and opening_moves:
-                opening = random_opening(game, opening_moves, rng)
-            first, second = (player1, player2) if player1_first else (player2, player1)
-            result.add(play_game(game, first, second, opening=opening).winner, player1_first)
-            bar.set_postfix(score=f"{result.score:.3f}")
+        if batched:
+            _play_side_by_side(game, (player1, player2), openings, result, bar)
+        else:
+            for i, opening in enumerate(openings):
+                first, second = (player1, player2) if i % 2 == 0 else (player2, player1)
+                result.add(play_game(game, first, second, opening=opening).winner, i % 2 == 0)
+                bar.update(1)
+                bar.set_postfix(score=f"{result.score:.3f}")
     except KeyboardInterrupt:
-        bar.close()
         raise Interrupted(result) from None
+    finally:
+        bar.close()
     return result
 
 
