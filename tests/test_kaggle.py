@@ -225,6 +225,87 @@ def test_a_ctrl_c_that_kaggle_environments_swallows_still_stops_the_evaluation(m
     assert len(runs) == 2 and stop.value.partial["episodes_played"] == 1
 
 
+def test_a_ctrl_c_inside_kaggle_environments_stream_swap_leaves_stderr_working(monkeypatch):
+    """kaggle-environments swaps ``sys.stderr`` for a buffer around each move (``with StringIO() as err,
+    redirect_stderr(err)``). A Ctrl-C landing inside ``redirect_stderr.__enter__``, after the swap and before the
+    block is entered, left ``sys.stderr`` as that buffer, closed on the way out: the process died printing its own
+    exit ("lost sys.stderr", exit code 1; seen once in CI). The signal is delivered there during episode 2: the
+    evaluation stops after the episode and the streams are the ones it started with, open."""
+    import contextlib
+    import os
+    import signal
+    import sys
+
+    import kaggle_environments.agent
+
+    from alphazero_lib.kaggle import environment
+
+    game, real, runs, signalled = make_game("tictactoe"), environment._run, [], []
+
+    class Unlucky(contextlib.redirect_stderr):
+        def __enter__(self):
+            target = super().__enter__()
+            if len(runs) == 2 and not signalled:  # the first move of episode 2
+                signalled.append(1)
+                os.kill(os.getpid(), signal.SIGINT)
+                sum(range(1000))  # the handler runs between bytecodes here, inside __enter__
+            return target
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kaggle_environments.agent, "redirect_stderr", Unlucky)
+    monkeypatch.setattr(environment, "_run", counted)
+    streams = sys.stdout, sys.stderr
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(Interrupted) as stop:
+            evaluate_against_builtin(game, StopsAfter(game, moves=-1), "reaction", episodes=5, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (sys.stdout, sys.stderr) == streams and not sys.stderr.closed
+    assert signalled and len(runs) == 2 and stop.value.partial["episodes_played"] == 1
+
+
+def test_a_ctrl_c_while_our_agent_thinks_stops_at_once(monkeypatch):
+    """Only outside our agent's move is a Ctrl-C held until the episode ends: during a (possibly long) search it
+    stops the evaluation there, and the agent is not asked for another move."""
+    import os
+    import signal
+
+    from alphazero_lib.kaggle import environment
+
+    game, real, runs = make_game("tictactoe"), environment._run, []
+
+    class SignalsInEpisode2(StopsAfter):
+        asked, when, went_on = 0, None, False
+
+        def get_action(self, state, player):
+            self.asked += 1
+            if len(runs) == 2 and self.when is None:  # its first move in episode 2
+                self.when = self.asked
+                os.kill(os.getpid(), signal.SIGINT)
+                sum(range(1000))  # the handler runs between bytecodes here: a search would stop here
+                self.went_on = True
+            return super().get_action(state, player)
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(environment, "_run", counted)
+    player = SignalsInEpisode2(game, moves=-1)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(Interrupted) as stop:
+            evaluate_against_builtin(game, player, "reaction", episodes=5, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert player.when is not None and not player.went_on and player.asked == player.when
+    assert stop.value.partial["episodes_played"] == 1
+
+
 def test_kaggle_eval_prints_the_results_so_far_on_ctrl_c(monkeypatch, capsys):
     import alphazero_lib.specs
 

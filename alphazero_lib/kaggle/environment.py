@@ -14,7 +14,7 @@ import io
 import random
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -173,37 +173,58 @@ def environment_agent(game: Game, agent: Any) -> Any:
     raise TypeError(f"an agent is a Player, a built-in agent's name or a function, not {agent!r}")
 
 
+class _CtrlC:
+    """Ctrl-C during an evaluation in kaggle-environments. A ``KeyboardInterrupt`` raised inside its code is not
+    safe: 1.12's ``utils.get`` swallows one in a bare ``except:`` (a long evaluation ran on), and one landing in
+    ``redirect_stderr.__enter__`` leaves ``sys.stderr`` as a closed buffer (the process then died printing its
+    own exit, code 1). So while its handler is in place a Ctrl-C raises at once only inside ``thinking()`` (our
+    agent's move: our code, inside kaggle's blocks, which unwind cleanly); anywhere else it is remembered, and
+    ``check`` between episodes raises it. Off the main thread, or with a SIGINT handler of someone else's in
+    place, nothing is installed and ``check`` does nothing."""
+
+    def __init__(self) -> None:
+        self.came = False
+        self.raise_now = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        self.came = True
+        if self.raise_now:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def thinking(self) -> Iterator[None]:
+        before, self.raise_now = self.raise_now, True
+        try:
+            if self.came:
+                raise KeyboardInterrupt
+            yield
+        finally:
+            self.raise_now = before
+
+    def check(self) -> None:
+        if self.came:
+            raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
-def _ctrl_c_remembered() -> Iterator[Callable[[], None]]:
-    """Ctrl-C during kaggle-environments' code: yields ``check``, which raises ``KeyboardInterrupt`` once a Ctrl-C
-    has come. kaggle-environments 1.12's ``utils.get`` wraps its lookups in a bare ``except:``, which swallows a
-    ``KeyboardInterrupt`` raised there, so one Ctrl-C could be lost and a long evaluation ran on; the handler here
-    still raises at once, and remembers, so that ``check`` between episodes stops it. Off the main thread, or
-    with a SIGINT handler of someone else's in place, ``check`` only does nothing."""
+def _ctrl_c_between_episodes(ctrl_c: _CtrlC) -> Iterator[None]:
+    """Installs ``ctrl_c``'s handler for the block (see ``_CtrlC``) and puts Python's back afterwards, with
+    ``sys.stdout``/``sys.stderr`` as they were on entry (kaggle-environments swaps them during a move)."""
     import signal
     import threading
 
-    came = [False]
-
-    def check() -> None:
-        if came[0]:
-            raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield check
-        return
-
-    def remember(signum: int, frame: Any) -> None:
-        came[0] = True
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, remember)
+    streams = sys.stdout, sys.stderr
+    ours = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if ours:
+        signal.signal(signal.SIGINT, ctrl_c.handler)
     try:
-        yield check
+        yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.stdout, sys.stderr = streams
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run(game: Game, agents: list[Any], seed: Any) -> Any:
@@ -311,9 +332,12 @@ def evaluate_against_builtin(
     spec = name if name is not None else getattr(agent, "name", None) or getattr(agent, "__name__", repr(agent))
     longest = [0.0]
 
+    ctrl_c = _CtrlC()
+
     def timed(observation: Any, configuration: Any) -> int:
         start = time.perf_counter()
-        action = base(observation, configuration)
+        with ctrl_c.thinking():
+            action = base(observation, configuration)
         longest[0] = max(longest[0], time.perf_counter() - start)
         return action
 
@@ -337,14 +361,14 @@ def evaluate_against_builtin(
     bar = tqdm(total=2 * episodes, desc=f"{spec} vs {opponent}", disable=not progress, leave=False)
     rng = random.Random(seed)
     try:
-        with _ctrl_c_remembered() as stop_if_asked:
+        with _ctrl_c_between_episodes(ctrl_c):
             for seat, index in (("first", 0), ("second", 1)):
                 for _ in range(episodes):
                     agents = [timed, opponent.removeprefix("kaggle:")]
                     if index == 1:
                         agents.reverse()
                     env = _run(game, agents, rng.random())
-                    stop_if_asked()  # a Ctrl-C swallowed during the episode: it is not counted
+                    ctrl_c.check()  # a Ctrl-C that came during the episode: it is not counted
                     final = env.steps[-1]
                     ours, theirs = final[index], final[1 - index]
                     if ours["status"] != "DONE":
