@@ -252,6 +252,8 @@ _SCHEDULE_FLAGS = {
     "--cheap-searches": "cheap_searches",
     "--opening-moves": "opening_moves",
     "--move-selection": "move_selection",
+    "--lr-decay-iterations": "lr_decay_iterations",
+    "--lr-final-fraction": "lr_final_fraction",
 }
 _SELF_PLAY_FLAGS = {
     "--self-play": "self_play",

@@ -142,6 +142,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     "num_iterations": (MAX_ITERATIONS, "each iteration writes a checkpoint file; long published runs take thousands"),
     "games_per_iteration": (1_000_000, "a million self-play games already make one iteration days long"),
     "num_epochs": (1_000, "each epoch passes over the whole replay memory"),
+    "lr_decay_iterations": (1_000_000, "a decay longer than any run"),
     "batch_size": (65_536, "a minibatch's activations must fit in memory"),
     "replay_window": (10_000, "the replay memory keeps every game of that many iterations in memory"),
     "num_res_blocks": (MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
@@ -297,6 +298,15 @@ class TrainConfig:
     weight_decay: float = 0.0001
     """L2 penalty on the weights, applied by the optimizer."""
 
+    lr_decay_iterations: int = 0
+    """Cosine learning-rate decay (``lr_at``): the first iteration trains with ``lr``, the ``lr_decay_iterations``-th
+    and every later one with ``lr * lr_final_fraction``, half a cosine in between; 0 = a constant ``lr``. Set it to
+    the iterations a time-budgeted run fits (about 20 in 30 minutes on 2 cores for 64 Gumbel simulations)."""
+
+    lr_final_fraction: float = 0.1
+    """The learning rate at the end of the decay, as a fraction of ``lr``; unused while ``lr_decay_iterations``
+    is 0."""
+
     # ---- additions --------------------------------------------------------------------------------
     replay_window: int = 1
     """Train on the games of the last this-many iterations (1 = only the newest, as in the course)."""
@@ -415,6 +425,13 @@ class TrainConfig:
             )
         if self.weight_decay < 0:
             raise ValueError(f"TrainConfig.weight_decay must be non-negative, got {self.weight_decay}")
+        if self.lr_decay_iterations < 0:
+            raise ValueError(
+                f"TrainConfig.lr_decay_iterations must be 0 (a constant lr) or a positive number of iterations, "
+                f"got {self.lr_decay_iterations!r}"
+            )
+        if not 0.0 < self.lr_final_fraction <= 1.0:
+            raise ValueError(f"TrainConfig.lr_final_fraction must be in (0, 1], got {self.lr_final_fraction}")
         if self.num_threads is not None and self.num_threads < 1:
             raise ValueError(f"TrainConfig.num_threads must be None or a positive integer, got {self.num_threads!r}")
         if self.self_play not in SELF_PLAY_KINDS:
@@ -451,6 +468,15 @@ class TrainConfig:
             raise ValueError(f"TrainConfig.gating_threshold must be in [0, 1], got {self.gating_threshold}")
         if self.device != "auto" and not str(self.device).startswith(("cpu", "cuda", "mps")):
             raise ValueError(f"TrainConfig.device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
+
+    def lr_at(self, iteration: int) -> float:
+        """The learning rate of iteration ``iteration`` (0 for the first): ``lr``, or with ``lr_decay_iterations``
+        half a cosine from ``lr`` down to ``lr * lr_final_fraction`` at iteration ``lr_decay_iterations - 1``."""
+        if self.lr_decay_iterations == 0:
+            return self.lr
+        done = min(iteration / max(self.lr_decay_iterations - 1, 1), 1.0)
+        floor = self.lr * self.lr_final_fraction
+        return floor + (self.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * done))
 
     def search_config(self, seed: int | None = None) -> SearchConfig:
         """The self-play search settings with ``seed`` (an iteration's derived seed)."""

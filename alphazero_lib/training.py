@@ -337,6 +337,9 @@ class AlphaZero:
             rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
             epochs: list[dict[str, float]] = []
             before = self._training_state()
+            if cfg.lr_decay_iterations:  # else the optimizer's lr stays as it was given (a learner's own, too)
+                for group in self.optimizer.param_groups:
+                    group["lr"] = cfg.lr_at(self.iteration)
             try:
                 with cpu_threads(self.model, cfg.num_threads):
                     for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
@@ -360,6 +363,8 @@ class AlphaZero:
                 "self_play_seconds": round(self_play_seconds, 3),
                 "train_seconds": round(train_seconds, 3),
             }
+            if cfg.lr_decay_iterations:
+                record["lr"] = cfg.lr_at(self.iteration)
             record.update(self.iteration_record())
             if self.best_model is not None:
                 record["gating"] = self.gate()
@@ -434,6 +439,8 @@ class AlphaZero:
             f"value loss {record['value_loss']:.3f}, self-play {record['self_play_seconds']:.0f}s, "
             f"train {record['train_seconds']:.0f}s"
         )
+        if "lr" in record:
+            line += f", lr {record['lr']:.2g}"
         if "gating" in record:
             verdict = "accepted" if record["gating"]["accepted"] else "rejected"
             line += f", gating {record['gating']['score']:.2f} {verdict}"

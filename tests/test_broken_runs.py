@@ -51,7 +51,8 @@ def test_the_shipped_data_is_what_the_script_records(shipped):
     for name, record in shipped["runs"].items():
         cause, planted, changes = broken_runs.RUNS[name]
         assert (record["cause"], record["planted"], record["changes"]) == (cause, planted, changes)
-        assert record["config"] == broken_runs.run_config(name).to_dict(), name
+        # read as a run's config.json is read: a field added since (with today's behaviour as its default) is absent
+        assert TrainConfig.from_dict(record["config"]) == broken_runs.run_config(name), name
         assert set(record["series"]) == {"iteration", *broken_runs.SERIES}
         assert record["series"]["iteration"] == iterations
         assert all(len(values) == len(iterations) for values in record["series"].values())

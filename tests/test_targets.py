@@ -168,6 +168,8 @@ FLAGS = {
     "cheap_searches": ("--cheap-searches", "2", 2),
     "opening_moves": ("--opening-moves", "2", 2),
     "move_selection": ("--move-selection", "improved_policy", "improved_policy"),
+    "lr_decay_iterations": ("--lr-decay-iterations", "3", 3),
+    "lr_final_fraction": ("--lr-final-fraction", "0.5", 0.5),
 }
 
 
@@ -190,6 +192,7 @@ def test_defaults_are_the_course_alphazero():
     config = TrainConfig()
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
     assert config.move_selection == "visits" and config.search.policy == "puct"
+    assert config.lr_decay_iterations == 0 and config.lr_at(0) == config.lr_at(10**6) == config.lr
 
 
 @pytest.mark.parametrize(
@@ -201,8 +204,53 @@ def test_defaults_are_the_course_alphazero():
         ({"opening_moves": -1}, "opening_moves must be a non-negative integer"),
         ({"move_selection": "greedy"}, "move_selection must be one of"),
         ({"policy": "gumbel"}, "set dirichlet_epsilon=0"),
+        ({"lr_decay_iterations": -1}, "lr_decay_iterations must be 0 .a constant lr. or a positive number"),
+        ({"lr_final_fraction": 0.0}, "lr_final_fraction must be in (0, 1]"),
+        ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
     ],
 )
 def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(")):
         TrainConfig.from_dict(changes)
+
+
+def test_the_learning_rate_falls_half_a_cosine_then_holds():
+    config = TrainConfig(lr=0.002, lr_decay_iterations=5, lr_final_fraction=0.1)
+    rates = [config.lr_at(i) for i in range(8)]
+    assert rates[0] == 0.002 and rates[4] == rates[5] == rates[7] == pytest.approx(0.0002)
+    assert rates[2] == pytest.approx(0.0011)  # halfway down: the mean of lr and the floor
+    assert all(rates[i] > rates[i + 1] for i in range(4))  # falls at every step of the decay
+    assert rates[1] - rates[0] > rates[2] - rates[1]  # a cosine: slow at first, fastest in the middle
+
+
+def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_path):
+    from test_training import tiny_trainer
+
+    seen: list[float] = []
+
+    def spying(trainer):
+        train = trainer.train
+
+        def recording(memory, rng=None):
+            seen.extend({group["lr"] for group in trainer.optimizer.param_groups})
+            return train(memory, rng)
+
+        trainer.train = recording
+        return trainer
+
+    decay = dict(num_epochs=1, lr=0.004, lr_decay_iterations=3, lr_final_fraction=0.25)
+    first = spying(tiny_trainer(tmp_path / "run", num_iterations=1, **decay))
+    first.learn()
+    resumed = spying(tiny_trainer(tmp_path / "run", num_iterations=4, **decay))
+    resumed.restore(tmp_path / "run" / "latest.pt")  # puts the optimizer back at lr (the config's own value)
+    resumed.learn()
+    assert seen == pytest.approx([0.004, 0.0025, 0.001, 0.001])
+    history = json.loads((tmp_path / "run" / "history.json").read_text())
+    assert [record["lr"] for record in history] == pytest.approx(seen)
+
+    seen.clear()  # without a decay the optimizer's own learning rate stays, whatever the config says
+    constant = spying(tiny_trainer(num_iterations=2, num_epochs=1, lr=0.004))
+    for group in constant.optimizer.param_groups:
+        group["lr"] = 0.03
+    constant.learn()
+    assert seen == [0.03, 0.03] and "lr" not in constant.history[0]
