@@ -267,8 +267,6 @@ def _play_side_by_side(
                 for i in mine:
                     actions[i] = int(p.get_action(states[i].copy(), to_move[i]))
                 continue
-            for i in mine:
-                p.check_turn(states[i], to_move[i])  # before the search: a finished game is refused clearly
             chosen = choose(np.stack([states[i] for i in mine]), np.array([to_move[i] for i in mine]))
             actions.update(zip(mine, (int(a) for a in chosen), strict=True))
         still = []

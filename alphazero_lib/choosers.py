@@ -58,7 +58,23 @@ def batched_chooser(player: Player) -> BatchChooser | None:
     - ``PolicyPlayer``: one network call; ``get_action`` then sees the position's masked softmax as its ``policy``.
 
     Subclasses that override ``get_action``, and a search with a time limit, return None (position by position).
+    Every position is checked first as ``get_action`` checks it (``Player.check_turn``): a finished game, or a
+    side to move other than 1 or -1, is refused with the player's message before any search.
     """
+    choose = _chooser(player)
+    if choose is None:
+        return None
+
+    def checked(states: np.ndarray, to_move: np.ndarray) -> np.ndarray:
+        for state, side in zip(states, to_move, strict=True):
+            player.check_turn(state, side.item() if isinstance(side, np.generic) else side)
+        return choose(states, to_move)
+
+    return checked
+
+
+def _chooser(player: Player) -> BatchChooser | None:
+    """``batched_chooser``'s function before the positions' check."""
     if type(player).get_action is AlphaZeroPlayer.get_action and player.time_limit is None:
         from alphazero_lib.batched_mcts import BatchedMCTS
 

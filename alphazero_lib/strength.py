@@ -279,8 +279,6 @@ def choose_actions(
         return actions
     for start in range(0, len(states), batch_size):
         chunk = slice(start, start + batch_size)
-        for i in range(start, min(start + batch_size, len(states))):
-            player.check_turn(states[i], int(to_move[i]))  # before the search: a finished game is refused clearly
         actions[chunk] = choose(states[chunk], to_move[chunk])
         if on_progress is not None:
             on_progress(len(states[chunk]))

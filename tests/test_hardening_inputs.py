@@ -11,6 +11,7 @@ import torch
 
 from alphazero_lib import make_game
 from alphazero_lib.checkpoints import CheckpointError, load_checkpoint, load_model, make_checkpoint, save_checkpoint
+from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.cli import main
 from alphazero_lib.config import MCTSConfig, SearchConfig, TrainConfig
 from alphazero_lib.model import ResNet
@@ -82,6 +83,13 @@ def test_a_player_refuses_a_finished_game_and_a_bad_player_with_one_message():
             player.get_action(won, -1)
         with pytest.raises(ValueError, match="player must be 1 or -1"):
             player.get_action(TTT.get_initial_state(), 0)
+        # the same refusals where many positions are chosen at once (Pons' sets, games side by side)
+        choose = batched_chooser(player)
+        open_position = TTT.get_initial_state()
+        with pytest.raises(ValueError, match=f"^{player.name}: the game is over in this position"):
+            choose(np.stack([open_position, won]), np.array([1, -1]))
+        with pytest.raises(ValueError, match=f"^{player.name}: player must be 1 or -1"):
+            choose(np.stack([open_position]), np.array([0]))
 
 
 def test_a_model_for_another_game_is_refused_by_name():
