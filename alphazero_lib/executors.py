@@ -108,12 +108,13 @@ class WorkerProcesses:
     def _start(self) -> None:
         import concurrent.futures
         import multiprocessing
+        import os
 
         context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
         self.progress = context.Queue()
         threads = max(1, torch.get_num_threads() // self.workers)
         self.pool = concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=context, initializer=_init_worker, initargs=(self.progress, threads)
+            self.workers, mp_context=context, initializer=_init_worker, initargs=(self.progress, threads, os.getpid())
         )
 
     def close(self) -> None:
@@ -125,10 +126,28 @@ class WorkerProcesses:
 _worker_progress: Any = None  # in a worker process: the queue that counts finished games for the parent's bar
 
 
-def _init_worker(progress_queue: Any, threads: int) -> None:
+def _init_worker(progress_queue: Any, threads: int, parent: int | None = None) -> None:
     global _worker_progress
     _worker_progress = progress_queue
     torch.set_num_threads(threads)
+    if parent is not None:
+        _exit_with(parent)
+
+
+def _exit_with(parent: int, every: float = 0.5) -> None:
+    """Ends this worker process soon after ``parent`` has gone. A trainer killed outright (``kill``, ``kill -9``, a
+    closed terminal) cannot shut its pool down, and its workers waited for the next job for ever, holding their
+    memory (two were found two hours later)."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _self_play_worker(payload: tuple[Any, ...]) -> tuple[list, dict[str, int], dict[str, Any]]:

@@ -66,3 +66,57 @@ def test_executor_for_picks_where_self_play_runs():
     assert type(executor_for(config(), 1)) is InThisProcess
     assert type(executor_for(config(num_workers=2), 2)) is WorkerProcesses
     assert type(executor_for(config(self_play="serial"), 1)) is InThisProcess
+
+
+_ORPHAN = """
+import sys, time
+from alphazero_lib.executors import WorkerProcesses
+executor = WorkerProcesses(2)
+executor._start()
+for job in [executor.pool.submit(time.sleep, 0.5) for _ in range(2)]:
+    job.result()
+print(*executor.pool._processes, flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie nobody reaped has ended)."""
+    from pathlib import Path
+
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_worker_processes_end_when_the_trainer_is_killed():
+    """A trainer killed outright (kill -9) cannot shut its pool down: its workers must not wait for a next job for
+    ever (two were found two hours after their trainer was killed, holding their memory)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("reads process states from /proc (Linux)")
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert workers and all(_alive(pid) for pid in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [pid for pid in workers if _alive(pid)]
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)  # the test failed; it does not leave them behind either
+    assert not left, f"worker processes {left} outlived their killed trainer"
