@@ -66,8 +66,9 @@ def batched_chooser(player: Player) -> BatchChooser | None:
         return None
 
     def checked(states: np.ndarray, to_move: np.ndarray) -> np.ndarray:
-        for state, side in zip(states, to_move, strict=True):
-            player.check_turn(state, side.item() if isinstance(side, np.generic) else side)
+        sides = to_move.tolist() if isinstance(to_move, np.ndarray) else to_move  # Python ints for check_turn
+        for state, side in zip(states, sides, strict=True):
+            player.check_turn(state, side)
         return choose(states, to_move)
 
     return checked

@@ -126,12 +126,11 @@ class WorkerProcesses:
 _worker_progress: Any = None  # in a worker process: the queue that counts finished games for the parent's bar
 
 
-def _init_worker(progress_queue: Any, threads: int, parent: int | None = None) -> None:
+def _init_worker(progress_queue: Any, threads: int, parent: int) -> None:
     global _worker_progress
     _worker_progress = progress_queue
     torch.set_num_threads(threads)
-    if parent is not None:
-        _exit_with(parent)
+    _exit_with(parent)
 
 
 def _exit_with(parent: int, every: float = 0.5) -> None:

@@ -195,8 +195,7 @@ class _CtrlC:
     def thinking(self) -> Iterator[None]:
         before, self.raise_now = self.raise_now, True
         try:
-            if self.came:
-                raise KeyboardInterrupt
+            self.check()
             yield
         finally:
             self.raise_now = before
