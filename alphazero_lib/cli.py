@@ -243,6 +243,7 @@ _TRAIN_FLAGS = {
     "--device": "device",
     "--seed": "seed",
     "--threads": "num_threads",
+    "--train-precision": "train_precision",
 }
 _SCHEDULE_FLAGS = {
     "--search-policy": "policy",

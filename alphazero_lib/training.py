@@ -113,16 +113,19 @@ def train_step(
     states: torch.Tensor,
     policy_targets: torch.Tensor,
     value_targets: torch.Tensor,
+    bf16: bool = False,
 ) -> tuple[float, float]:
     """One gradient step on a minibatch: cross-entropy against the search's policy plus the squared error against
     the value target (weight decay, the L2 term, lives in the optimizer); returns ``(policy_loss, value_loss)``.
 
+    ``bf16``: the forward pass under bfloat16 autocast (the losses, the weights and the step stay float32).
     Raises ``TrainingDiverged`` before the step when a loss is not finite (the step would spread it).
     """
     # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
-    out_policy, out_value = model(states)
-    policy_loss = F.cross_entropy(out_policy, policy_targets)
-    value_loss = F.mse_loss(out_value, value_targets)
+    with torch.autocast(states.device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+        out_policy, out_value = model(states)
+    policy_loss = F.cross_entropy(out_policy.float(), policy_targets)
+    value_loss = F.mse_loss(out_value.float(), value_targets)
     policy_value, value_value = policy_loss.item(), value_loss.item()
     if not (np.isfinite(policy_value) and np.isfinite(value_value)):
         raise TrainingDiverged(
@@ -140,29 +143,48 @@ def train_epoch(
     memory: list[Sample],
     batch_size: int,
     rng: np.random.Generator | None = None,
+    precision: str = "fp32",
 ) -> dict[str, float]:
     """One epoch over ``memory`` in shuffled minibatches (``minibatches``, ``train_step``), the model in training
-    mode; the mean ``policy_loss`` and ``value_loss`` per sample, and their sum ``loss``."""
+    mode; the mean ``policy_loss`` and ``value_loss`` per sample, and their sum ``loss``.
+
+    ``precision`` (``config.TRAIN_PRECISIONS``): ``"bf16"`` runs each forward pass under bfloat16 autocast with
+    the network and the positions in channels-last memory for the epoch (the network is given back in the usual
+    layout, its weights float32), about twice the speed where the CPU has bfloat16 units.
+    """
+    from alphazero_lib.config import TRAIN_PRECISIONS
+
+    if precision not in TRAIN_PRECISIONS:
+        raise ValueError(f"precision must be one of {list(TRAIN_PRECISIONS)}, got {precision!r}")
+    bf16 = precision == "bf16"
+    layout = torch.channels_last if bf16 else torch.contiguous_format
     states, policies, values = stack_memory(memory)
     rng = rng if rng is not None else np.random.default_rng()
     device = next(model.parameters()).device
     model.train()
     totals = {"policy_loss": 0.0, "value_loss": 0.0}
     batches = minibatches(len(states), batch_size, rng)
-    for number, batch in enumerate(batches):
-        try:
-            policy_loss, value_loss = train_step(
-                model,
-                optimizer,
-                torch.as_tensor(states[batch], device=device),
-                torch.as_tensor(policies[batch], device=device),
-                torch.as_tensor(values[batch], device=device).unsqueeze(1),
-            )
-        except TrainingDiverged as err:  # say where: "the loss became inf at minibatch 3 of 40 (policy loss ...)"
-            where = f" at minibatch {number + 1} of {len(batches)} (policy"
-            raise TrainingDiverged(str(err).replace(" (policy", where, 1)) from None
-        totals["policy_loss"] += policy_loss * len(batch)
-        totals["value_loss"] += value_loss * len(batch)
+    if bf16:
+        model.to(memory_format=torch.channels_last)
+    try:
+        for number, batch in enumerate(batches):
+            try:
+                policy_loss, value_loss = train_step(
+                    model,
+                    optimizer,
+                    torch.as_tensor(states[batch], device=device).contiguous(memory_format=layout),
+                    torch.as_tensor(policies[batch], device=device),
+                    torch.as_tensor(values[batch], device=device).unsqueeze(1),
+                    bf16=bf16,
+                )
+            except TrainingDiverged as err:  # say where: "the loss became inf at minibatch 3 of 40 (policy ..."
+                where = f" at minibatch {number + 1} of {len(batches)} (policy"
+                raise TrainingDiverged(str(err).replace(" (policy", where, 1)) from None
+            totals["policy_loss"] += policy_loss * len(batch)
+            totals["value_loss"] += value_loss * len(batch)
+    finally:
+        if bf16:
+            model.to(memory_format=torch.contiguous_format)
     losses = {k: v / len(states) for k, v in totals.items()}
     losses["loss"] = losses["policy_loss"] + losses["value_loss"]
     return losses
@@ -290,6 +312,21 @@ class AlphaZero:
         tqdm.write(f"inference mode auto: measured, {mode} chosen; recorded in the run's config so a resume keeps it")
         self.config = dataclasses.replace(self.config, inference_mode=mode)
 
+    def _resolve_train_precision(self) -> None:
+        """``train_precision="auto"``: bf16 where the model's device runs it fast, else fp32; recorded."""
+        if self.config.train_precision != "auto":
+            return
+        from alphazero_lib.inference import has_fast_bf16
+
+        device = next(self.model.parameters()).device
+        precision = "bf16" if has_fast_bf16(device) else "fp32"
+        why = "has" if precision == "bf16" else "has no"
+        tqdm.write(
+            f"train precision auto: {precision} ({device.type} {why} fast bfloat16); recorded in the run's config "
+            f"so a resume keeps it"
+        )
+        self.config = dataclasses.replace(self.config, train_precision=precision)
+
     def iteration_record(self) -> dict[str, Any]:
         """Extra entries for this iteration's history record: the search statistics of its self-play."""
         return {"search": self.search_stats} if self.search_stats else {}
@@ -297,7 +334,8 @@ class AlphaZero:
     # ---- training -----------------------------------------------------------------------------------
     def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
         """One epoch over ``memory`` in shuffled minibatches (``train_epoch``); the mean policy, value, total loss."""
-        return train_epoch(self.model, self.optimizer, memory, self.config.batch_size, rng)
+        cfg = self.config
+        return train_epoch(self.model, self.optimizer, memory, cfg.batch_size, rng, precision=cfg.train_precision)
 
     # ---- the learn loop -----------------------------------------------------------------------------
     def learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
@@ -317,6 +355,7 @@ class AlphaZero:
     def _learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
         started = time.perf_counter()
         self._resolve_inference_mode()
+        self._resolve_train_precision()
         cfg = self.config
         if self.run_dir is not None:
             claim_run_dir(self.run_dir, self.iteration, self.overwrite)

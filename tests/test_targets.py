@@ -170,6 +170,7 @@ FLAGS = {
     "move_selection": ("--move-selection", "improved_policy", "improved_policy"),
     "lr_decay_iterations": ("--lr-decay-iterations", "3", 3),
     "lr_final_fraction": ("--lr-final-fraction", "0.5", 0.5),
+    "train_precision": ("--train-precision", "bf16", "bf16"),
 }
 
 
@@ -207,6 +208,7 @@ def test_defaults_are_the_course_alphazero():
         ({"lr_decay_iterations": -1}, "lr_decay_iterations must be 0 .a constant lr. or a positive number"),
         ({"lr_final_fraction": 0.0}, "lr_final_fraction must be in (0, 1]"),
         ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
+        ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
     ],
 )
 def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
