@@ -668,3 +668,16 @@ PRESETS: dict[str, dict[str, Any]] = {
         num_parallel_games=128,
     ),
 }
+
+# The fast recipe on AlphaZero.jl's network size, for CPUs with bfloat16 units (AMX, AVX512-BF16): 5 x 128, 64
+# simulations and 8 root candidates, bf16 self-play and bf16 training where they run fast ("auto": float32
+# elsewhere, about five times the 4 x 64 arithmetic). README, "How fast it learns": 17 minutes on a 2-core Xeon with AMX
+# (benchmarks/results/learning_curve_2026-11-25-xeon/)
+PRESETS["connect_four_fast_5x128"] = {
+    **PRESETS["connect_four_fast"],
+    "search": {**PRESETS["connect_four_fast"]["search"], "num_searches": 64, "gumbel_considered": 8},
+    "num_res_blocks": 5,
+    "num_hidden": 128,
+    "inference_mode": "auto",
+    "train_precision": "auto",
+}

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm, trange
 
 from alphazero_lib.checkpoints import check_game, load_checkpoint, load_state, make_checkpoint, save_checkpoint
-from alphazero_lib.config import TrainConfig
+from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.rundir import (
     RunDirLocked,
@@ -152,8 +152,6 @@ def train_epoch(
     the network and the positions in channels-last memory for the epoch (the network is given back in the usual
     layout, its weights float32), about twice the speed where the CPU has bfloat16 units.
     """
-    from alphazero_lib.config import TRAIN_PRECISIONS
-
     if precision not in TRAIN_PRECISIONS:
         raise ValueError(f"precision must be one of {list(TRAIN_PRECISIONS)}, got {precision!r}")
     bf16 = precision == "bf16"

@@ -77,3 +77,19 @@ def test_auto_trains_in_bf16_only_where_it_runs_fast_and_records_the_choice(tmp_
     assert seen == [chosen]
     saved = json.loads((tmp_path / "run" / "config.json").read_text())["train_config"]
     assert saved["train_precision"] == chosen
+
+
+def test_the_5x128_preset_is_the_recorded_17_minute_run():
+    """``connect_four_fast_5x128`` replays the run the README reports (its config.json), but for the two
+    settings that run's "auto" resolved on its machine."""
+    from pathlib import Path
+
+    from alphazero_lib.config import TrainConfig
+
+    record = Path(__file__).parents[1] / "benchmarks/results/learning_curve_2026-11-25-xeon"
+    recorded = json.loads((record / "5x128_s64_bf16_seed0_config.json").read_text())["train_config"]
+    preset = TrainConfig.from_preset("connect_four_fast_5x128").to_dict()
+    assert (preset["inference_mode"], preset["train_precision"]) == ("auto", "auto")
+    assert (recorded["inference_mode"], recorded["train_precision"]) == ("bf16_fused", "bf16")
+    same = ("inference_mode", "train_precision")
+    assert {k: v for k, v in preset.items() if k not in same} == {k: v for k, v in recorded.items() if k not in same}
