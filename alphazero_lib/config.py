@@ -452,16 +452,12 @@ class TrainConfig:
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
         if self.ray_cpus_per_actor < 1:
             raise ValueError(f"TrainConfig.ray_cpus_per_actor must be positive, got {self.ray_cpus_per_actor}")
-        if self.inference_mode != "auto" and self.inference_mode not in INFERENCE_MODES:
-            raise ValueError(
-                f"TrainConfig.inference_mode must be 'auto' or one of {list(INFERENCE_MODES)}, "
-                f"got {self.inference_mode!r}"
-            )
-        if self.train_precision != "auto" and self.train_precision not in TRAIN_PRECISIONS:
-            raise ValueError(
-                f"TrainConfig.train_precision must be 'auto' or one of {list(TRAIN_PRECISIONS)}, "
-                f"got {self.train_precision!r}"
-            )
+        for name in ("inference_mode", "train_precision"):  # "auto", resolved by the trainer, or a named choice
+            if getattr(self, name) not in CHOICES[name]:
+                raise ValueError(
+                    f"TrainConfig.{name} must be 'auto' or one of {list(CHOICES[name][1:])}, "
+                    f"got {getattr(self, name)!r}"
+                )
         if not 0.0 <= self.value_target_q_weight <= 1.0:
             raise ValueError(f"TrainConfig.value_target_q_weight must be in [0, 1], got {self.value_target_q_weight}")
         if not 0.0 < self.full_search_fraction <= 1.0:
