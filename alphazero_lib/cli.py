@@ -544,7 +544,15 @@ def _strength(args: argparse.Namespace) -> int:
     import torch
 
     from alphazero_lib.specs import make_player
-    from alphazero_lib.strength import ANCHOR_SOURCES, ERROR_RULE, check_player, evaluate_player, format_table, set_path
+    from alphazero_lib.strength import (
+        ANCHOR_SOURCES,
+        ERROR_RULE,
+        check_player,
+        evaluate_player,
+        format_table,
+        paired_against_first,
+        set_path,
+    )
 
     for name in args.sets:
         set_path(name)  # an unknown set fails before any model loads
@@ -562,7 +570,17 @@ def _strength(args: argparse.Namespace) -> int:
         )
     if args.json:
         summary = {"benchmark": "pons", "error_rule": ERROR_RULE, "seed": args.seed, "limit": args.limit}
-        print(json.dumps({**summary, "anchor_sources": ANCHOR_SOURCES, "results": [r.to_dict() for r in results]}))
+        comparisons = [c.to_dict() for c in paired_against_first(results)]
+        print(
+            json.dumps(
+                {
+                    **summary,
+                    "anchor_sources": ANCHOR_SOURCES,
+                    "results": [r.to_dict() for r in results],
+                    "paired": comparisons,
+                }
+            )
+        )
     else:
         print(format_table(results))
     return 0

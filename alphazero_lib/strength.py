@@ -22,9 +22,10 @@ are its own. Any other player is asked position by position.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -380,6 +381,63 @@ def evaluate_player(
     return results
 
 
+# ---- two players on the same positions -----------------------------------------------------------
+def mcnemar_p_value(only_first: int, only_second: int) -> float:
+    """McNemar's exact two-sided test: the chance of a split at least this uneven of the ``only_first +
+    only_second`` positions that exactly one of two equally strong players gets wrong (a fair coin per position)."""
+    if min(only_first, only_second) < 0:
+        raise ValueError(f"counts must be non-negative, got {only_first} and {only_second}")
+    n = only_first + only_second
+    tail = sum(math.comb(n, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, 2.0 * tail / 2**n)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two players on the same set: the positions only one of them gets wrong, those both do, and McNemar's
+    exact p-value: small when the difference in errors is more than the luck of which positions each missed."""
+
+    first: str
+    second: str
+    set_name: str
+    only_first: int
+    only_second: int
+    both: int
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_p_value(self.only_first, self.only_second)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "p_value": self.p_value}
+
+    def __str__(self) -> str:
+        return (
+            f"{self.set_name:<13}  only A errs: {self.only_first:>4}, only B: {self.only_second:>4}, both: "
+            f"{self.both:>4}; McNemar exact p = {self.p_value:.2g}"
+        )
+
+
+def paired(first: SetResult, second: SetResult) -> Paired:
+    """Compare two players' results on the same set, position by position."""
+    if (first.set_name, first.positions) != (second.set_name, second.positions):
+        raise ValueError(
+            f"paired results must be on the same positions: {first.set_name} ({first.positions}) and "
+            f"{second.set_name} ({second.positions})"
+        )
+    a, b = set(first.error_positions), set(second.error_positions)
+    return Paired(first.player, second.player, first.set_name, len(a - b), len(b - a), len(a & b))
+
+
+def paired_against_first(results: Sequence[SetResult]) -> list[Paired]:
+    """Every other player against the first one named, set by set (the order of ``evaluate_player``'s results)."""
+    if not results:
+        return []
+    reference = results[0].player
+    by_set = {r.set_name: r for r in results if r.player == reference}
+    return [paired(r, by_set[r.set_name]) for r in results if r.player != reference and r.set_name in by_set]
+
+
 def format_table(results: Sequence[SetResult]) -> str:
     """The results as a text table, the published anchors beside each set, and a line on the error rule."""
     width = max([len("player"), *(len(r.player) for r in results)])
@@ -398,4 +456,11 @@ def format_table(results: Sequence[SetResult]) -> str:
             f"{interval:<15}  {anchors}  {r.seconds:>8.1f}"
         )
     lines += [f"{name}: {text}" for name, text in ANCHOR_SOURCES.items()]
+    comparisons = paired_against_first(results)
+    if comparisons:
+        lines.append("Paired on the same positions, each later player (A) against the first one named (B):")
+    for i, c in enumerate(comparisons):
+        if i == 0 or c.first != comparisons[i - 1].first:
+            lines.append(f"A = {c.first}, B = {c.second}")
+        lines.append(f"  {c}")
     return "\n".join(lines)

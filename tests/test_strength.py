@@ -20,10 +20,14 @@ from alphazero_lib.strength import (
     DATA_DIR,
     SETS,
     PositionSet,
+    SetResult,
     choose_actions,
     evaluate_player,
     load_set,
+    mcnemar_p_value,
     move_errors,
+    paired,
+    paired_against_first,
 )
 
 GAME = ConnectFour()
@@ -249,6 +253,7 @@ def test_strength_command_prints_the_table_and_json(capsys):
     out = capsys.readouterr().out
     for text in (*SETS, "policy:connect_four", "negamax:2", "95% interval", "AlphaZero.jl", "minimax-5", "~2.5-3%"):
         assert text in out
+    assert "A = negamax:2, B = policy:connect_four" in out and out.count("McNemar exact p") == 3
     assert main([*args, "--sets", "middle_medium", "end_easy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["benchmark"] == "pons" and data["limit"] == 6 and data["seed"] == 0
@@ -263,6 +268,49 @@ def test_strength_command_prints_the_table_and_json(capsys):
         assert r["positions"] == 6 and r["error_rate"] == r["errors"] / 6
         assert r["interval"] == list(wilson_interval(r["errors"] / 6, 6))
     assert rows[0]["anchors"]["minimax-5"]["low"] == 0.092
+    # the second player paired with the first on each set, from the positions each got wrong
+    for pair, (first, second) in zip(data["paired"], [(rows[2], rows[0]), (rows[3], rows[1])], strict=True):
+        mine, theirs = set(first["error_positions"]), set(second["error_positions"])
+        assert (pair["first"], pair["second"], pair["set_name"]) == ("negamax:2", "policy:connect_four", first["set"])
+        assert (pair["only_first"], pair["only_second"], pair["both"]) == (
+            len(mine - theirs),
+            len(theirs - mine),
+            len(mine & theirs),
+        )
+
+
+# ---- two players on the same positions ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("only_first", "only_second", "p_value"),
+    [
+        (1, 9, 22 / 1024),  # 2 * (C(10,0) + C(10,1)) / 2^10
+        (9, 1, 22 / 1024),  # two-sided: the order does not matter
+        (0, 5, 2 / 32),
+        (3, 3, 1.0),  # an even split is no evidence at all (the doubled tail would be 1.3125)
+        (0, 0, 1.0),
+        (34, 69, 0.000727),  # session 11's 5 x 128 network against the shipped one on end-easy
+    ],
+)
+def test_mcnemar_exact_p_values_by_hand(only_first, only_second, p_value):
+    assert mcnemar_p_value(only_first, only_second) == pytest.approx(p_value, rel=1e-3)
+
+
+def test_paired_counts_the_positions_each_player_alone_gets_wrong():
+    mine = SetResult("mine", "end_easy", 10, 4, error_positions=[0, 1, 2, 3])
+    theirs = SetResult("theirs", "end_easy", 10, 2, error_positions=[3, 7])
+    pair = paired(mine, theirs)
+    assert (pair.first, pair.second, pair.only_first, pair.only_second, pair.both) == ("mine", "theirs", 3, 1, 1)
+    assert pair.p_value == mcnemar_p_value(3, 1) and pair.to_dict()["p_value"] == pair.p_value
+    with pytest.raises(ValueError, match="same positions"):
+        paired(mine, SetResult("theirs", "middle_easy", 10, 0))
+    later = SetResult("mine", "middle_easy", 10, 1, error_positions=[5])
+    # every later player against the first one named, set by set, whatever the order of the sets
+    results = [theirs, SetResult("theirs", "middle_easy", 10, 0), mine, later]
+    assert [(p.first, p.second, p.set_name) for p in paired_against_first(results)] == [
+        ("mine", "theirs", "end_easy"),
+        ("mine", "theirs", "middle_easy"),
+    ]
+    assert paired_against_first(results[:2]) == [] and paired_against_first([]) == []
 
 
 @pytest.mark.parametrize(
