@@ -253,6 +253,8 @@ _SCHEDULE_FLAGS = {
     "--cheap-searches": "cheap_searches",
     "--opening-moves": "opening_moves",
     "--move-selection": "move_selection",
+    "--temperature": "temperature",
+    "--temperature-moves": "temperature_moves",
     "--lr-decay-iterations": "lr_decay_iterations",
     "--lr-final-fraction": "lr_final_fraction",
 }

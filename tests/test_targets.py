@@ -171,6 +171,8 @@ FLAGS = {
     "lr_decay_iterations": ("--lr-decay-iterations", "3", 3),
     "lr_final_fraction": ("--lr-final-fraction", "0.5", 0.5),
     "train_precision": ("--train-precision", "bf16", "bf16"),
+    "temperature": ("--temperature", "0.8", 0.8),
+    "temperature_moves": ("--temperature-moves", "4", 4),
 }
 
 
