@@ -149,6 +149,25 @@ def load_state(model: torch.nn.Module, state_dict: dict[str, Any], path: Any = "
         ) from None
 
 
+def flush_subnormal(model: torch.nn.Module) -> int:
+    """Set the weights and buffers smaller in magnitude than the dtype's smallest normal number to zero; returns
+    how many there were.
+
+    Weight decay drives the weights of unused channels down towards zero, through the subnormal range where an x86
+    CPU multiplies in slow microcode: a 5 x 128 network trained 70 iterations held 80,000 such weights in one
+    convolution and moved 10x slower in float32 (21 ms against 2 ms a position). Zeroing them changes no output
+    by more than float32 rounding (each contributes less than 1e-38 times an activation).
+    """
+    flushed = 0
+    with torch.no_grad():
+        for tensor in (*model.parameters(), *model.buffers()):
+            if tensor.is_floating_point():
+                small = (tensor.abs() < torch.finfo(tensor.dtype).tiny) & (tensor != 0)
+                flushed += int(small.sum())
+                tensor.masked_fill_(small, 0.0)
+    return flushed
+
+
 def load_model(
     path: str | os.PathLike[str], game: Game | None = None, device: Any = "cpu", model: torch.nn.Module | None = None
 ) -> torch.nn.Module:
@@ -174,6 +193,7 @@ def load_model(
         except ValueError as err:  # a network too large for this machine: said before anything is allocated
             raise CheckpointError(f"{path} records a network that cannot be built here: {err}") from None
     load_state(model, checkpoint["best_model"] if "best_model" in checkpoint else checkpoint["model"], path)
+    flush_subnormal(model)  # for playing: subnormal weights make CPU arithmetic 10x slower (see flush_subnormal)
     model.to(resolve_device(device) if isinstance(device, str) else device)
     model.game = game
     model.eval()
