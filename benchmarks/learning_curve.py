@@ -79,29 +79,29 @@ def checkpoint_at(run_dir: Path, minute: float) -> tuple[int, float, Path] | Non
     return found
 
 
-SHIPPED = "connect_four (shipped run's record)"
+SHIPPED = "connect_four_cpu (shipped run's record)"
 
 
 @lru_cache(maxsize=1)
 def _shipped_history() -> tuple[dict[str, Any], ...]:
-    """The shipped ``connect_four`` run's history, read once (every curve point asks for it)."""
+    """The shipped ``connect_four_cpu`` run's history, read once (every curve point asks for it)."""
     import torch
 
     from alphazero_lib.pretrained import pretrained_path
 
-    return tuple(torch.load(pretrained_path("connect_four"), weights_only=True)["history"])
+    return tuple(torch.load(pretrained_path("connect_four_cpu"), weights_only=True)["history"])
 
 
 def shipped_at(minute: float) -> tuple[int, float, Path] | None:
-    """The shipped ``connect_four`` run as a third curve: the last published iteration by ``minute`` of the
+    """The shipped ``connect_four_cpu`` run as a third curve: the last published iteration by ``minute`` of the
     training time its own history recorded (model card: the machine shared with development work)."""
     from alphazero_lib.pretrained import available, pretrained_path
 
-    total, found, published = 0.0, None, set(available()["connect_four"])
+    total, found, published = 0.0, None, set(available()["connect_four_cpu"])
     for record in _shipped_history():
         total += float(record["wall_seconds"])
         if total / 60.0 <= minute + 1e-9 and record["iteration"] in published:
-            found = (record["iteration"], total / 60.0, pretrained_path("connect_four", record["iteration"]))
+            found = (record["iteration"], total / 60.0, pretrained_path("connect_four_cpu", record["iteration"]))
     return found
 
 

@@ -30,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     game = make_game("connect_four")
-    models = {i: load_pretrained("connect_four", i) for i in args.iterations}
+    models = {i: load_pretrained("connect_four_cpu", i) for i in args.iterations}
     seconds = {}
     for batched in (False, True):
         way = "side by side" if batched else "one at a time"

@@ -40,7 +40,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="moves timed per setting, best kept (default 2)")
     args = parser.parse_args()
     game = make_game("connect_four")
-    player = AlphaZeroPlayer(game, load_pretrained("connect_four"), SearchConfig(num_searches=args.searches), seed=0)
+    model = load_pretrained("connect_four_cpu")
+    player = AlphaZeroPlayer(game, model, SearchConfig(num_searches=args.searches), seed=0)
     one_move_seconds(player, 1, 1)  # warm-up
     rows = {}
     for neighbour in ("quiet", "busy neighbour"):
@@ -54,7 +55,7 @@ def main() -> None:
             if spinner is not None:
                 spinner.kill()
                 spinner.wait()
-    title = f"alphazero:connect_four:{args.searches}, one opening move, best of {args.repeats}"
+    title = f"alphazero:connect_four_cpu:{args.searches}, one opening move, best of {args.repeats}"
     print(f"{title} (torch {torch.__version__}, {torch.get_num_threads()} threads by default)")
     print(f"{'':16}{'1 thread':>12}{'2 threads':>12}")
     for neighbour, (one, two) in rows.items():

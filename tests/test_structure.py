@@ -150,11 +150,18 @@ def test_the_pb_c_schedule_reaches_self_play():
         # the shipped runs were resumed with --epochs 1, --threads and --workers (weights/README.md), and
         # recorded neither batched self-play nor the inference mode before these were settings
         (
-            "connect_four",
+            "connect_four_cpu",
             "connect_four_cpu",
             {"num_epochs", "num_threads", "num_workers", "inference_mode", "self_play"},
         ),
         ("othello6", "othello6_cpu", {"num_epochs", "num_threads", "replay_window", "self_play"}),
+        # the default Connect Four network: the preset resumed with --threads 1 and --lr-decay-iterations 120, its
+        # two auto settings recorded as the machine's choices (its model card)
+        (
+            "connect_four",
+            "connect_four_fast_5x128",
+            {"lr_decay_iterations", "num_threads", "train_precision", "inference_mode"},
+        ),
         ("tictactoe", "tictactoe", set()),
     ],
 )

@@ -1,6 +1,6 @@
 """Maintainers: an Elo ladder across the shipped iterations of a model (table and PNG).
 
-    python tools/elo_ladder.py connect_four --games 10 --out docs/elo_connect_four.png
+    python tools/elo_ladder.py connect_four_cpu --games 10 --out docs/elo_connect_four.png
 
 Each shipped iteration plays by its policy alone (so the ladder measures the network, and runs in minutes)
 in a round robin with fixed anchors (random, negamax:1), paired random 2-move openings, seats alternating.
