@@ -257,6 +257,8 @@ _SCHEDULE_FLAGS = {
     "--temperature-moves": "temperature_moves",
     "--lr-decay-iterations": "lr_decay_iterations",
     "--lr-final-fraction": "lr_final_fraction",
+    "--optimizer": "optimizer",
+    "--weight-decay": "weight_decay",
 }
 _SELF_PLAY_FLAGS = {
     "--self-play": "self_play",

@@ -547,12 +547,15 @@ class AlphaZero:
     def _note_changes(self, checkpoint: dict[str, Any], path: str | os.PathLike[str]) -> None:
         """On a resume: say which settings differ from the checkpoint's, and apply the optimizer's.
 
-        Adam's state dict carries the learning rate and weight decay it was saved with; ``self.config``'s values
-        replace them (a resume that asks for another ``lr`` gets it). Each change is printed and recorded in
+        Adam's state dict carries the learning rate and weight decay it was saved with, and how the decay is applied;
+        ``self.config``'s values replace them (a resume that asks for another ``lr`` or ``optimizer`` gets it; the
+        moments carry over, as Adam and AdamW keep the same ones). Each change is printed and recorded in
         ``config_changes`` (written to ``config.json``).
         """
         for group in self.optimizer.param_groups:
             group["lr"], group["weight_decay"] = self.config.lr, self.config.weight_decay
+            if isinstance(self.optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
+                group["decoupled_weight_decay"] = self.config.optimizer == "adamw"  # the saved group's may differ
         recorded = checkpoint.get("train_config")
         if not isinstance(recorded, dict):
             return
@@ -584,6 +587,12 @@ def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[Sample]:
     return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
 
 
+def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
+    """``config.optimizer`` over the model's parameters: Adam with an L2 term, or AdamW (decoupled weight decay)."""
+    kind = torch.optim.AdamW if config.optimizer == "adamw" else torch.optim.Adam
+    return kind(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+
+
 def build_trainer(
     game: Game,
     config: TrainConfig,
@@ -592,13 +601,13 @@ def build_trainer(
     trainer_class: type[AlphaZero] | None = None,
     overwrite: bool = False,
 ) -> AlphaZero:
-    """A fresh seeded ``ResNet``, its Adam optimizer and the trainer, as ``config`` describes them."""
+    """A fresh seeded ``ResNet``, its optimizer (``make_optimizer``) and the trainer, as ``config`` describes them."""
     from alphazero_lib.model import ResNet
     from alphazero_lib.utils import seed_everything
 
     seed_everything(config.seed)
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    optimizer = make_optimizer(model, config)
     trainer_class = trainer_class or AlphaZero
     return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite)
 

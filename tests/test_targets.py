@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from fakes import FakeNet
 from test_structure import interrupted_after_one_iteration, run_command
 from test_training import TINY
@@ -173,6 +174,8 @@ FLAGS = {
     "train_precision": ("--train-precision", "bf16", "bf16"),
     "temperature": ("--temperature", "0.8", 0.8),
     "temperature_moves": ("--temperature-moves", "4", 4),
+    "optimizer": ("--optimizer", "adamw", "adamw"),
+    "weight_decay": ("--weight-decay", "0.01", 0.01),
 }
 
 
@@ -196,6 +199,7 @@ def test_defaults_are_the_course_alphazero():
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
     assert config.move_selection == "visits" and config.search.policy == "puct"
     assert config.lr_decay_iterations == 0 and config.lr_at(0) == config.lr_at(10**6) == config.lr
+    assert config.optimizer == "adam"
 
 
 @pytest.mark.parametrize(
@@ -211,6 +215,7 @@ def test_defaults_are_the_course_alphazero():
         ({"lr_final_fraction": 0.0}, "lr_final_fraction must be in (0, 1]"),
         ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
         ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
+        ({"optimizer": "sgd"}, "optimizer must be one of ['adam', 'adamw'], got 'sgd'"),
     ],
 )
 def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
@@ -258,3 +263,47 @@ def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_pat
         group["lr"] = 0.03
     constant.learn()
     assert seen == [0.03, 0.03] and "lr" not in constant.history[0]
+
+
+def steps_without_loss_gradient(trainer, steps: int) -> torch.Tensor:
+    """The trainer's first convolution after ``steps`` optimizer steps whose loss gradient is zero: only the
+    weight decay moves the weights."""
+    weights = next(trainer.model.parameters())
+    for _ in range(steps):
+        trainer.optimizer.zero_grad()
+        (0.0 * sum(p.sum() for p in trainer.model.parameters())).backward()
+        trainer.optimizer.step()
+    return weights.detach().clone()
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "adamw"])
+def test_the_weight_decay_is_an_l2_term_for_adam_and_a_decoupled_shrink_for_adamw(optimizer):
+    from test_training import tiny_trainer
+
+    trainer = tiny_trainer(num_iterations=1, lr=0.001, weight_decay=0.01, optimizer=optimizer)
+    start = next(trainer.model.parameters()).detach().clone()
+    after = steps_without_loss_gradient(trainer, 5)
+    if optimizer == "adamw":  # each step multiplies by 1 - lr * decay, whatever the weight's size
+        torch.testing.assert_close(after, start * (1 - 0.001 * 0.01) ** 5)
+    else:  # Adam divides the L2 gradient by its own size: every weight well above eps / decay moves by ~lr a step
+        moved = (start.abs() - after.abs())[start.abs() > 0.05]
+        assert moved.numel() > 0 and torch.allclose(moved, torch.full_like(moved, 5 * 0.001), rtol=0.02)
+
+
+@pytest.mark.parametrize(("before", "after"), [("adam", "adamw"), ("adamw", "adam")])
+def test_a_resume_that_changes_the_optimizer_gets_its_weight_decay(tmp_path, before, after):
+    from test_training import tiny_trainer
+
+    settings = dict(num_epochs=1, weight_decay=0.01)
+    tiny_trainer(tmp_path / "run", num_iterations=1, optimizer=before, **settings).learn()
+    resumed = tiny_trainer(tmp_path / "run", num_iterations=2, optimizer=after, **settings)
+    resumed.restore(tmp_path / "run" / "latest.pt")  # the saved groups say how the decay was applied before
+    assert "optimizer" in [change["field"] for change in resumed.config_changes]
+    resumed.optimizer.state.clear()  # the moments of the first iteration would move the weights too
+    start = next(resumed.model.parameters()).detach().clone()
+    moved = steps_without_loss_gradient(resumed, 3)
+    if after == "adamw":
+        torch.testing.assert_close(moved, start * (1 - 0.001 * 0.01) ** 3)
+    else:
+        shrink = (start.abs() - moved.abs())[start.abs() > 0.05]
+        assert torch.allclose(shrink, torch.full_like(shrink, 3 * 0.001), rtol=0.02)
