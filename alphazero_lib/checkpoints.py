@@ -168,6 +168,23 @@ def flush_subnormal(model: torch.nn.Module) -> int:
     return flushed
 
 
+def dead_channels(model: torch.nn.Module, below: float = 1e-6) -> tuple[int, int]:
+    """``(dead, all)``: the output channels of the model's convolutions whose weights are all smaller than
+    ``below`` in magnitude, and all their output channels.
+
+    Such a channel sees nothing of the position: after its batch norm it passes the same constant whatever the
+    input, and gets no gradient to come back by. Adam with an L2 weight decay (``TrainConfig.optimizer`` "adam")
+    let 230 of the 640 first-convolution channels of the 5 x 128 ``connect_four`` network die this way.
+    """
+    dead = total = 0
+    for module in model.modules():
+        if isinstance(module, torch.nn.Conv2d):
+            sizes = module.weight.detach().flatten(1).abs().amax(dim=1)
+            dead += int((sizes < below).sum())
+            total += sizes.numel()
+    return dead, total
+
+
 def load_model(
     path: str | os.PathLike[str], game: Game | None = None, device: Any = "cpu", model: torch.nn.Module | None = None
 ) -> torch.nn.Module:

@@ -6,7 +6,8 @@ python benchmarks/checkpoint_trend.py --reference connect_four_cpu --games 100 C
 For each checkpoint, in about ten seconds (the network alone needs no search): its policy player's error rates
 on Pons' three sets, its policy player against the reference's (``--games`` games from random 2-move openings,
 seats alternating, the same openings for every checkpoint) with the 95% interval of the score, and the value
-the network gives the empty board (the first player wins Connect Four with perfect play). A cheap probe to
+the network gives the empty board (the first player wins Connect Four with perfect play), and its dead channels
+(convolution outputs with every weight below 1e-6: ``checkpoints.dead_channels``). A cheap probe to
 watch a background run by: the model cards' figures come from ``strength`` and ``arena`` with search.
 """
 
@@ -18,6 +19,7 @@ import torch
 
 from alphazero_lib import make_game, make_player
 from alphazero_lib.arena import play_match, wilson_interval
+from alphazero_lib.checkpoints import dead_channels
 from alphazero_lib.strength import evaluate_player
 
 
@@ -32,7 +34,8 @@ def main() -> None:
     reference = make_player(game, f"policy:{args.reference}", seed=1)
     empty = torch.tensor(game.get_encoded_state(game.get_initial_state())[None], dtype=torch.float32)
     print(f"policy players; head to head against policy:{args.reference}, {args.games} games, 2-move openings")
-    print(f"{'checkpoint':<40} {'+':>4} {'=':>4} {'-':>4}  {'score [95% CI]':<20} {'alone: ee / me / mm':<22} v(empty)")
+    columns = f"{'+':>4} {'=':>4} {'-':>4}  {'score [95% CI]':<20} {'alone: ee / me / mm':<22} v(empty)  dead"
+    print(f"{'checkpoint':<40} {columns}")
     for weights in args.checkpoints:
         player = make_player(game, f"policy:{weights}", seed=0)
         match = play_match(game, player, reference, args.games, False, opening_moves=2, seed=0)
@@ -41,9 +44,10 @@ def main() -> None:
         errors = " / ".join(f"{100 * r.error_rate:.1f}" for r in evaluate_player(player, progress=False))
         with torch.no_grad():
             value = player.model(empty)[1].item()
+        dead, channels = dead_channels(player.model)
         print(
             f"{weights[-40:]:<40} {match.wins:>4} {match.draws:>4} {match.losses:>4}  "
-            f"{f'{score:.3f} [{low:.2f}, {high:.2f}]':<20} {errors + '%':<22} {value:+.2f}",
+            f"{f'{score:.3f} [{low:.2f}, {high:.2f}]':<20} {errors + '%':<22} {value:+.2f}     {dead}/{channels}",
             flush=True,
         )
 

@@ -142,3 +142,18 @@ def test_save_is_atomic_and_leaves_no_temporary_files(ttt_checkpoint, tmp_path):
     path, trainer = ttt_checkpoint
     save_checkpoint(path, trainer.checkpoint())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ttt.pt"]
+
+
+def test_dead_channels_are_the_convolution_outputs_with_no_weight_left():
+    from alphazero_lib.checkpoints import dead_channels
+
+    model = ResNet(make_game("tictactoe"), 2, 8, device="cpu")
+    convolutions = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    total = sum(m.out_channels for m in convolutions)
+    assert dead_channels(model) == (0, total)
+    with torch.no_grad():
+        convolutions[1].weight[3] = 1e-39  # subnormal: dead too
+        convolutions[1].weight[5] = 0.0
+        convolutions[2].weight[0] = 0.0
+        convolutions[2].weight[0, 4, 1, 1] = 0.01  # one weight left: it still sees the position
+    assert dead_channels(model) == (2, total)
