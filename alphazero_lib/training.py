@@ -21,7 +21,14 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm, trange
 
-from alphazero_lib.checkpoints import check_game, load_checkpoint, load_state, make_checkpoint, save_checkpoint
+from alphazero_lib.checkpoints import (
+    check_game,
+    dead_channels,
+    load_checkpoint,
+    load_state,
+    make_checkpoint,
+    save_checkpoint,
+)
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.rundir import (
@@ -402,6 +409,9 @@ class AlphaZero:
             }
             if cfg.lr_decay_iterations:
                 record["lr"] = cfg.lr_at(self.iteration)
+            dead, channels = dead_channels(self.model)
+            if dead:  # convolution outputs with no weight left (see TrainConfig.optimizer)
+                record["dead_channels"] = [dead, channels]
             record.update(self.iteration_record())
             if self.best_model is not None:
                 record["gating"] = self.gate()
@@ -466,7 +476,8 @@ class AlphaZero:
         return {"score": round(result.score, 4), "accepted": bool(result.accepted)}
 
     def summary_line(self, record: dict[str, Any]) -> str:
-        """One line per iteration: games and results, samples, losses and times."""
+        """One line per iteration: games and results, samples, losses and times (and the learning rate, dead
+        channels and gating where there are any)."""
         games = max(record["games"], 1)
         line = (
             f"iteration {record['iteration']}/{self.config.num_iterations}: {record['games']} games "
@@ -478,6 +489,8 @@ class AlphaZero:
         )
         if "lr" in record:
             line += f", lr {record['lr']:.2g}"
+        if "dead_channels" in record:
+            line += f", dead channels {record['dead_channels'][0]}/{record['dead_channels'][1]}"
         if "gating" in record:
             verdict = "accepted" if record["gating"]["accepted"] else "rejected"
             line += f", gating {record['gating']['score']:.2f} {verdict}"

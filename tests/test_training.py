@@ -271,3 +271,17 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(tmp_path, capsys):
     assert "is a run for TicTacToe" in capsys.readouterr().err
     assert main(["train", "--out", str(tmp_path / "empty"), "--resume"]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dead", [0, 3])
+def test_an_iteration_reports_dead_channels_only_when_there_are_some(monkeypatch, capsys, dead):
+    import alphazero_lib.training as training
+
+    monkeypatch.setattr(training, "dead_channels", lambda model: (dead, 40))
+    trainer = tiny_trainer(num_iterations=1, num_epochs=1)
+    trainer.learn()
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    if dead:
+        assert trainer.history[-1]["dead_channels"] == [3, 40] and line.endswith(", dead channels 3/40")
+    else:
+        assert "dead_channels" not in trainer.history[-1] and "dead" not in line
