@@ -309,7 +309,7 @@ class TrainConfig:
     weights shrink by ``lr * weight_decay`` each step, apart from Adam's scaling (Loshchilov and Hutter, decoupled
     weight decay). Adam divides the L2 term by the gradient's running size, so a weight whose loss gradient is
     near zero is pushed to zero at about ``lr`` a step: in the 5 x 128 run of session 12, 230 of the 640 channels of
-    the blocks' first convolutions died that way from iteration 43 on (weights below 1e-6, most of them
+    the blocks' first convolutions died that way from iteration 42 on (weights below 1e-6, most of them
     subnormal). AdamW's shrink is ``lr * weight_decay`` relative, so its decay is set a hundred times larger
     (0.01)."""
 
