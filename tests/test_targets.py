@@ -10,7 +10,7 @@ import pytest
 import torch
 from fakes import FakeNet
 from test_structure import interrupted_after_one_iteration, run_command
-from test_training import TINY
+from test_training import TINY, tiny_trainer
 
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
@@ -233,8 +233,6 @@ def test_the_learning_rate_falls_half_a_cosine_then_holds():
 
 
 def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_path):
-    from test_training import tiny_trainer
-
     seen: list[float] = []
 
     def spying(trainer):
@@ -265,45 +263,37 @@ def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_pat
     assert seen == [0.03, 0.03] and "lr" not in constant.history[0]
 
 
-def steps_without_loss_gradient(trainer, steps: int) -> torch.Tensor:
-    """The trainer's first convolution after ``steps`` optimizer steps whose loss gradient is zero: only the
-    weight decay moves the weights."""
+def assert_only_the_decay_moves(trainer, optimizer: str, steps: int) -> None:
+    """Take ``steps`` optimizer steps whose loss gradient is zero, so only the weight decay (lr 0.001, decay 0.01)
+    moves the first convolution, and check it moved as ``optimizer`` applies the decay: AdamW multiplies every weight
+    by 1 - lr * decay a step, whatever its size; Adam divides the L2 gradient by its own size, so every weight well
+    above eps / decay shrinks by about lr a step."""
     weights = next(trainer.model.parameters())
+    start = weights.detach().clone()
     for _ in range(steps):
         trainer.optimizer.zero_grad()
         (0.0 * sum(p.sum() for p in trainer.model.parameters())).backward()
         trainer.optimizer.step()
-    return weights.detach().clone()
+    after = weights.detach().clone()
+    if optimizer == "adamw":
+        torch.testing.assert_close(after, start * (1 - 0.001 * 0.01) ** steps)
+    else:
+        shrink = (start.abs() - after.abs())[start.abs() > 0.05]
+        assert shrink.numel() > 0 and torch.allclose(shrink, torch.full_like(shrink, steps * 0.001), rtol=0.02)
 
 
 @pytest.mark.parametrize("optimizer", ["adam", "adamw"])
 def test_the_weight_decay_is_an_l2_term_for_adam_and_a_decoupled_shrink_for_adamw(optimizer):
-    from test_training import tiny_trainer
-
     trainer = tiny_trainer(num_iterations=1, lr=0.001, weight_decay=0.01, optimizer=optimizer)
-    start = next(trainer.model.parameters()).detach().clone()
-    after = steps_without_loss_gradient(trainer, 5)
-    if optimizer == "adamw":  # each step multiplies by 1 - lr * decay, whatever the weight's size
-        torch.testing.assert_close(after, start * (1 - 0.001 * 0.01) ** 5)
-    else:  # Adam divides the L2 gradient by its own size: every weight well above eps / decay moves by ~lr a step
-        moved = (start.abs() - after.abs())[start.abs() > 0.05]
-        assert moved.numel() > 0 and torch.allclose(moved, torch.full_like(moved, 5 * 0.001), rtol=0.02)
+    assert_only_the_decay_moves(trainer, optimizer, steps=5)
 
 
 @pytest.mark.parametrize(("before", "after"), [("adam", "adamw"), ("adamw", "adam")])
 def test_a_resume_that_changes_the_optimizer_gets_its_weight_decay(tmp_path, before, after):
-    from test_training import tiny_trainer
-
     settings = dict(num_epochs=1, weight_decay=0.01)
     tiny_trainer(tmp_path / "run", num_iterations=1, optimizer=before, **settings).learn()
     resumed = tiny_trainer(tmp_path / "run", num_iterations=2, optimizer=after, **settings)
     resumed.restore(tmp_path / "run" / "latest.pt")  # the saved groups say how the decay was applied before
     assert "optimizer" in [change["field"] for change in resumed.config_changes]
     resumed.optimizer.state.clear()  # the moments of the first iteration would move the weights too
-    start = next(resumed.model.parameters()).detach().clone()
-    moved = steps_without_loss_gradient(resumed, 3)
-    if after == "adamw":
-        torch.testing.assert_close(moved, start * (1 - 0.001 * 0.01) ** 3)
-    else:
-        shrink = (start.abs() - moved.abs())[start.abs() > 0.05]
-        assert torch.allclose(shrink, torch.full_like(shrink, 3 * 0.001), rtol=0.02)
+    assert_only_the_decay_moves(resumed, after, steps=3)
