@@ -259,6 +259,7 @@ _SCHEDULE_FLAGS = {
     "--lr-final-fraction": "lr_final_fraction",
     "--optimizer": "optimizer",
     "--weight-decay": "weight_decay",
+    "--replay-window": "replay_window",
 }
 _SELF_PLAY_FLAGS = {
     "--self-play": "self_play",

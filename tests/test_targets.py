@@ -176,6 +176,7 @@ FLAGS = {
     "temperature_moves": ("--temperature-moves", "4", 4),
     "optimizer": ("--optimizer", "adamw", "adamw"),
     "weight_decay": ("--weight-decay", "0.01", 0.01),
+    "replay_window": ("--replay-window", "3", 3),
 }
 
 
