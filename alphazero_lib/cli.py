@@ -260,6 +260,7 @@ _SCHEDULE_FLAGS = {
     "--optimizer": "optimizer",
     "--weight-decay": "weight_decay",
     "--replay-window": "replay_window",
+    "--train-samples": "train_samples",
 }
 _SELF_PLAY_FLAGS = {
     "--self-play": "self_play",

@@ -145,6 +145,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     "lr_decay_iterations": (1_000_000, "a decay longer than any run"),
     "batch_size": (65_536, "a minibatch's activations must fit in memory"),
     "replay_window": (10_000, "the replay memory keeps every game of that many iterations in memory"),
+    "train_samples": (100_000_000, "each pass draws that many positions from the replay memory"),
     "num_res_blocks": (MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
     "num_hidden": (MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines"),
     "gating_games": (100_000, "gating plays that many games every iteration"),
@@ -326,6 +327,12 @@ class TrainConfig:
     replay_window: int = 1
     """Train on the games of the last this-many iterations (1 = only the newest, as in the course)."""
 
+    train_samples: int = 0
+    """Positions drawn at random, without repeats, from the replay memory for each training pass; 0 (the course's
+    way) passes over every position in it. With a wide ``replay_window``, a few times the positions one iteration
+    adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
+    (its loss on them falls far below its loss on the next iteration's games)."""
+
     augment_symmetries: bool = True
     """Store every self-play position under each board symmetry (``game.get_symmetries``): 8x for square boards."""
 
@@ -430,6 +437,11 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.train_samples < 0:
+            raise ValueError(
+                f"TrainConfig.train_samples must be 0 (every position in the replay memory) or a positive number "
+                f"of positions, got {self.train_samples!r}"
+            )
         if self.batch_size < 2:
             raise ValueError(
                 f"TrainConfig.batch_size must be an integer of at least 2 (no one-sample steps), "

@@ -195,6 +195,14 @@ def train_epoch(
     return losses
 
 
+def draw_samples(memory: list[Sample], count: int, rng: np.random.Generator) -> list[Sample]:
+    """``count`` samples of ``memory`` drawn at random without repeats (``TrainConfig.train_samples``), in the
+    memory's order; all of ``memory`` when ``count`` is 0 or not less than its size."""
+    if count == 0 or count >= len(memory):
+        return memory
+    return [memory[i] for i in np.sort(rng.choice(len(memory), size=count, replace=False))]
+
+
 class TrainingDiverged(ValueError):
     """A training loss became NaN or infinite (or the weights did): the iteration is dropped, nothing is saved."""
 
@@ -387,7 +395,7 @@ class AlphaZero:
             try:
                 with cpu_threads(self.model, cfg.num_threads):
                     for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
-                        epochs.append(self.train(memory, rng))
+                        epochs.append(self.train(draw_samples(memory, cfg.train_samples, rng), rng))
                 self._check_weights_finite()
             except TrainingDiverged as err:  # nothing from this iteration is kept, in memory or on disk
                 self._restore_training_state(before)

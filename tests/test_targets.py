@@ -16,6 +16,7 @@ from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
+from alphazero_lib.training import draw_samples
 
 GAME = make_game("connect_four")
 
@@ -177,6 +178,7 @@ FLAGS = {
     "optimizer": ("--optimizer", "adamw", "adamw"),
     "weight_decay": ("--weight-decay", "0.01", 0.01),
     "replay_window": ("--replay-window", "3", 3),
+    "train_samples": ("--train-samples", "40", 40),
 }
 
 
@@ -200,7 +202,7 @@ def test_defaults_are_the_course_alphazero():
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
     assert config.move_selection == "visits" and config.search.policy == "puct"
     assert config.lr_decay_iterations == 0 and config.lr_at(0) == config.lr_at(10**6) == config.lr
-    assert config.optimizer == "adam"
+    assert config.optimizer == "adam" and config.train_samples == 0
 
 
 @pytest.mark.parametrize(
@@ -217,6 +219,7 @@ def test_defaults_are_the_course_alphazero():
         ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
         ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
         ({"optimizer": "sgd"}, "optimizer must be one of ['adam', 'adamw'], got 'sgd'"),
+        ({"train_samples": -1}, "train_samples must be 0 .every position in the replay memory. or a positive"),
     ],
 )
 def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
@@ -298,3 +301,23 @@ def test_a_resume_that_changes_the_optimizer_gets_its_weight_decay(tmp_path, bef
     assert "optimizer" in [change["field"] for change in resumed.config_changes]
     resumed.optimizer.state.clear()  # the moments of the first iteration would move the weights too
     assert_only_the_decay_moves(resumed, after, steps=3)
+
+
+def test_each_training_pass_draws_train_samples_positions_without_repeats():
+    trainer = tiny_trainer(num_iterations=1, num_epochs=3, train_samples=20, games_per_iteration=4)
+    passes: list[list] = []
+    train = trainer.train
+    trainer.train = lambda memory, rng=None: passes.append(memory) or train(memory, rng)
+    trainer.learn()
+    memory = {id(sample) for games in trainer.replay for sample in games}
+    assert len(memory) > 20 and [len(drawn) for drawn in passes] == [20, 20, 20]
+    assert all(len({id(sample) for sample in drawn}) == 20 and {id(s) for s in drawn} <= memory for drawn in passes)
+    assert len({tuple(id(sample) for sample in drawn) for drawn in passes}) == 3  # a fresh draw for every pass
+
+
+def test_without_train_samples_every_pass_is_over_the_whole_memory():
+    memory = list(range(50))
+    rng = np.random.default_rng(0)
+    assert draw_samples(memory, 0, rng) is memory and draw_samples(memory, 50, rng) is memory
+    drawn = draw_samples(memory, 10, rng)
+    assert len(set(drawn)) == 10 and drawn == sorted(drawn)  # no repeats, in the memory's order
