@@ -116,6 +116,12 @@ def _learning_rate(text: str) -> float:
     return value
 
 
+def _on_off(text: str) -> bool:
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"must be on or off, got {text!r}")
+    return text == "on"
+
+
 def _non_negative_float(text: str) -> float:
     return _number(text, positive=False)
 
@@ -261,6 +267,7 @@ _SCHEDULE_FLAGS = {
     "--weight-decay": "weight_decay",
     "--replay-window": "replay_window",
     "--train-samples": "train_samples",
+    "--measure-new-games": "measure_new_games",
 }
 _SELF_PLAY_FLAGS = {
     "--self-play": "self_play",
@@ -270,7 +277,12 @@ _SELF_PLAY_FLAGS = {
     "--inference-mode": "inference_mode",
 }
 # flags whose parsing carries more than the field's check (the machine's cores; the reason shared with other commands)
-_FLAG_PARSERS: dict[str, Callable[[str], object]] = {"--seed": _seed, "--threads": _threads, "--lr": _learning_rate}
+_FLAG_PARSERS: dict[str, Callable[[str], object]] = {
+    "--seed": _seed,
+    "--threads": _threads,
+    "--lr": _learning_rate,
+    "--measure-new-games": _on_off,
+}
 _TRAIN_OVERRIDES = {  # argparse dest -> TrainConfig setting
     flag[2:].replace("-", "_"): name
     for flags in (_TRAIN_FLAGS, _SCHEDULE_FLAGS, _SELF_PLAY_FLAGS)
@@ -309,7 +321,7 @@ def _config_flag(group: argparse._ActionsContainer, flag: str, name: str) -> Non
         type=checked,
         default=None,
         choices=CHOICES.get(name) if metavar is None else None,
-        metavar=metavar or ("N" if "int" in kind else "X" if "float" in kind else None),
+        metavar=metavar or ("N" if "int" in kind else "X" if "float" in kind else "on|off" if "bool" in kind else None),
         help=f"{first} ({owner.__name__}.{name})",
     )
 

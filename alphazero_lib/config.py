@@ -333,6 +333,12 @@ class TrainConfig:
     adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
     (its loss on them falls far below its loss on the next iteration's games)."""
 
+    measure_new_games: bool = False
+    """Before each iteration's training, measure the network's losses on that iteration's new games
+    (``training.sample_losses``) and record them in the history as ``new_games_loss``: positions it has not trained
+    on, so far above the training losses means it learns its positions by heart. Off by default: a trainer whose
+    ``train`` or ``self_play_iteration`` is its own may keep samples the measure cannot read."""
+
     augment_symmetries: bool = True
     """Store every self-play position under each board symmetry (``game.get_symmetries``): 8x for square boards."""
 

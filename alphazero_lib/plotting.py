@@ -116,7 +116,8 @@ def _rect(x: float, y: float, w: float, h: float, color: Any, alpha: float = 1.0
 
 
 def plot_training_curves(history: Any, fig: Any = None) -> Any:
-    """Policy and value loss per learn iteration (mean of each iteration's last epoch); returns the figure.
+    """Policy and value loss per learn iteration (mean of each iteration's last epoch), and, dashed, the loss on
+    each iteration's new games before training on them where the history has it; returns the figure.
 
     ``history`` is ``AlphaZero.history`` (a list of per-iteration dicts) or a checkpoint/``history.json`` dict
     holding it under ``"history"``. The figure is made without pyplot, so a training loop can save it quietly.
@@ -133,7 +134,11 @@ def plot_training_curves(history: Any, fig: Any = None) -> Any:
             epochs = r.get("epochs", [])
             xs = [r["iteration"] - 1 + (e + 1) / len(epochs) for e in range(len(epochs))]
             ax.plot(xs, [e[key] for e in epochs], ".", color=color, alpha=0.3)
-        ax.plot(iterations, [r[key] for r in records], "o-", color=color)
+        ax.plot(iterations, [r[key] for r in records], "o-", color=color, label="trained on")
+        fresh = [(r["iteration"], r["new_games_loss"][key]) for r in records if "new_games_loss" in r]
+        if fresh:  # the iteration's new games before training on them: far above the curve is learning by heart
+            ax.plot(*zip(*fresh, strict=True), "--", color=color, alpha=0.7, label="new games, before training")
+            ax.legend(fontsize=8)
         ax.set_title(key.replace("_", " "))
         ax.set_xlabel("iteration")
         ax.grid(alpha=0.3)

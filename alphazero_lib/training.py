@@ -79,6 +79,28 @@ def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return states, policies, values
 
 
+def sample_losses(model: torch.nn.Module, memory: list[Sample], batch_size: int = 1024) -> dict[str, float]:
+    """The mean ``policy_loss`` and ``value_loss`` per sample of ``model`` on ``memory``, measured as ``train_step``
+    measures them but without training: no gradient, the model as it is (in eval mode for a fair measure).
+
+    On positions the network has not trained on yet (an iteration's new games, before its training), these tell
+    how well it generalises; far below them, the training losses mean it is learning its positions by heart.
+    """
+    states, policies, values = stack_memory(memory)
+    device = next(model.parameters()).device
+    totals = {"policy_loss": 0.0, "value_loss": 0.0}
+    with torch.no_grad():
+        for start in range(0, len(states), batch_size):
+            part = slice(start, start + batch_size)
+            out_policy, out_value = model(torch.as_tensor(states[part], device=device))
+            policy_targets = torch.as_tensor(policies[part], device=device)
+            value_targets = torch.as_tensor(values[part], device=device).unsqueeze(1)
+            count = len(states[part])
+            totals["policy_loss"] += F.cross_entropy(out_policy.float(), policy_targets).item() * count
+            totals["value_loss"] += F.mse_loss(out_value.float(), value_targets).item() * count
+    return {key: total / len(states) for key, total in totals.items()}
+
+
 def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Shuffled index batches covering every sample once; a last batch of one joins the batch before it."""
     if num_samples < 2:
@@ -382,6 +404,10 @@ class AlphaZero:
             self.model.eval()
             samples = self.self_play_iteration()
             self_play_seconds = time.perf_counter() - start
+            new_games_loss = None
+            if cfg.measure_new_games and len(samples):  # before training on them: how well the network generalises
+                with cpu_threads(self.model, cfg.num_threads):
+                    new_games_loss = sample_losses(self.model, samples)
 
             # ALGO LOGIC: the replay memory holds the games of the last `replay_window` iterations
             replay_before, self.replay = self.replay, [*self.replay, samples][-cfg.replay_window :]
@@ -412,6 +438,7 @@ class AlphaZero:
                 "policy_loss": epochs[-1]["policy_loss"],
                 "value_loss": epochs[-1]["value_loss"],
                 "epochs": epochs,
+                **({"new_games_loss": new_games_loss} if new_games_loss is not None else {}),
                 "self_play_seconds": round(self_play_seconds, 3),
                 "train_seconds": round(train_seconds, 3),
             }

@@ -3,6 +3,7 @@ when switched off or inverted; each is recorded in the run's config.json and kep
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -15,8 +16,9 @@ from test_training import TINY, tiny_trainer
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
+from alphazero_lib.plotting import plot_training_curves
 from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
-from alphazero_lib.training import draw_samples
+from alphazero_lib.training import draw_samples, sample_losses
 
 GAME = make_game("connect_four")
 
@@ -179,6 +181,7 @@ FLAGS = {
     "weight_decay": ("--weight-decay", "0.01", 0.01),
     "replay_window": ("--replay-window", "3", 3),
     "train_samples": ("--train-samples", "40", 40),
+    "measure_new_games": ("--measure-new-games", "on", True),
 }
 
 
@@ -202,7 +205,7 @@ def test_defaults_are_the_course_alphazero():
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
     assert config.move_selection == "visits" and config.search.policy == "puct"
     assert config.lr_decay_iterations == 0 and config.lr_at(0) == config.lr_at(10**6) == config.lr
-    assert config.optimizer == "adam" and config.train_samples == 0
+    assert config.optimizer == "adam" and config.train_samples == 0 and not config.measure_new_games
 
 
 @pytest.mark.parametrize(
@@ -321,3 +324,52 @@ def test_without_train_samples_every_pass_is_over_the_whole_memory():
     assert draw_samples(memory, 0, rng) is memory and draw_samples(memory, 50, rng) is memory
     drawn = draw_samples(memory, 10, rng)
     assert len(set(drawn)) == 10 and drawn == sorted(drawn)  # no repeats, in the memory's order
+
+
+def test_each_iteration_records_the_loss_on_its_new_games_before_training_on_them():
+    assert "new_games_loss" not in tiny_trainer().learn()[0]  # asked for only: a trainer's own samples may differ
+    trainer = tiny_trainer(num_iterations=2, num_epochs=3, measure_new_games=True)
+    before: list[torch.nn.Module] = []
+    train = trainer.train
+
+    def spying(memory, rng=None):
+        if len(before) < trainer.iteration + 1:  # the network as it was when the iteration's games were played
+            before.append(copy.deepcopy(trainer.model).eval())
+        return train(memory, rng)
+
+    trainer.train = spying
+    games: list[list] = []
+    play = trainer.self_play_iteration
+    trainer.self_play_iteration = lambda: games.append(play()) or games[-1]
+    trainer.learn()
+    for record, model, samples in zip(trainer.history, before, games, strict=True):
+        assert record["new_games_loss"] == pytest.approx(sample_losses(model, samples))
+        assert record["new_games_loss"]["value_loss"] != pytest.approx(record["value_loss"])  # not the trained loss
+
+
+def test_sample_losses_are_the_training_losses_without_a_step():
+    model = tiny_trainer().model.eval()
+    rng = np.random.default_rng(1)
+    memory = [
+        (rng.random((3, 3, 3), dtype=np.float32), rng.dirichlet(np.ones(9)).astype(np.float32), float(v))
+        for v in rng.choice([-1.0, 0.0, 1.0], size=7)
+    ]
+    weights = copy.deepcopy(model.state_dict())
+    states = torch.as_tensor(np.stack([s for s, _, _ in memory]))
+    with torch.no_grad():
+        policy, value = model(states)
+    expected_policy = torch.nn.functional.cross_entropy(policy, torch.as_tensor(np.stack([p for _, p, _ in memory])))
+    expected_value = torch.nn.functional.mse_loss(value.squeeze(1), torch.tensor([v for _, _, v in memory]))
+    for batch_size in (2, 1024):  # minibatches weigh by their size
+        losses = sample_losses(model, memory, batch_size=batch_size)
+        assert losses == pytest.approx({"policy_loss": expected_policy.item(), "value_loss": expected_value.item()})
+    assert all(torch.equal(weights[k], v) for k, v in model.state_dict().items())
+
+
+def test_the_curves_show_the_new_games_loss_dashed_where_recorded():
+    record = {"iteration": 1, "policy_loss": 1.0, "value_loss": 0.5, "epochs": []}
+    fresh = {**record, "new_games_loss": {"policy_loss": 1.4, "value_loss": 0.9}}
+    plain, dashed = plot_training_curves([record]), plot_training_curves([fresh])
+    assert [len(ax.lines) for ax in dashed.axes] == [len(ax.lines) + 1 for ax in plain.axes]
+    assert [ax.lines[-1].get_ydata()[0] for ax in dashed.axes] == [1.4, 0.9]
+    assert all(ax.lines[-1].get_linestyle() == "--" for ax in dashed.axes)
