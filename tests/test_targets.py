@@ -373,3 +373,28 @@ def test_the_curves_show_the_new_games_loss_dashed_where_recorded():
     assert [len(ax.lines) for ax in dashed.axes] == [len(ax.lines) + 1 for ax in plain.axes]
     assert [ax.lines[-1].get_ydata()[0] for ax in dashed.axes] == [1.4, 0.9]
     assert all(ax.lines[-1].get_linestyle() == "--" for ax in dashed.axes)
+
+
+def test_the_overfit_probe_marks_the_games_each_network_trained_on(tmp_path, monkeypatch, capsys):
+    import runpy
+    import sys
+    from pathlib import Path
+
+    from alphazero_lib.checkpoints import load_model
+
+    run = tmp_path / "run"
+    trainer = tiny_trainer(run, num_iterations=3, replay_window=2, num_epochs=1)
+    trainer.learn()
+    capsys.readouterr()  # the training's own lines
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "replay_overfit.py"
+    monkeypatch.setattr(sys, "argv", ["replay_overfit.py", str(run)])
+    runpy.run_path(str(script), run_name="__main__")
+    lines = capsys.readouterr().out.splitlines()
+    assert "games of iterations 2-3" in lines[0] and lines[1].split()[1:5] == ["games", "2", "games", "3"]
+    rows = {int(line.split()[0]): line.split()[1:] for line in lines[2:]}
+    assert sorted(rows) == [1, 2, 3]
+    assert [[cell.endswith("*") for cell in rows[n][:2]] for n in (1, 2, 3)] == [[0, 0], [1, 0], [1, 1]]
+    expected = sample_losses(load_model(run / "checkpoints" / "iter_0002.pt"), trainer.replay[1])  # games 3
+    assert rows[2][1] == f"{expected['policy_loss']:.3f}/{expected['value_loss']:.3f}"
+    seen = sample_losses(load_model(run / "checkpoints" / "iter_0002.pt"), trainer.replay[0])["value_loss"]
+    assert rows[2][2:] == [f"{seen:.3f}", "/", f"{expected['value_loss']:.3f}"] and len(rows[1]) == 2
