@@ -79,6 +79,16 @@ def stack_memory(memory: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return states, policies, values
 
 
+def loss_terms(
+    out_policy: torch.Tensor, out_value: torch.Tensor, policy_targets: torch.Tensor, value_targets: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two losses of a minibatch, in float32: cross-entropy of the policy logits against the search's
+    distribution, squared error of the value against its target (``train_step`` trains on them, ``sample_losses``
+    measures them)."""
+    # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
+    return F.cross_entropy(out_policy.float(), policy_targets), F.mse_loss(out_value.float(), value_targets)
+
+
 def sample_losses(model: torch.nn.Module, memory: list[Sample], batch_size: int = 1024) -> dict[str, float]:
     """The mean ``policy_loss`` and ``value_loss`` per sample of ``model`` on ``memory``, measured as ``train_step``
     measures them but without training: no gradient, the model as it is (in eval mode for a fair measure).
@@ -95,9 +105,9 @@ def sample_losses(model: torch.nn.Module, memory: list[Sample], batch_size: int 
             out_policy, out_value = model(torch.as_tensor(states[part], device=device))
             policy_targets = torch.as_tensor(policies[part], device=device)
             value_targets = torch.as_tensor(values[part], device=device).unsqueeze(1)
-            count = len(states[part])
-            totals["policy_loss"] += F.cross_entropy(out_policy.float(), policy_targets).item() * count
-            totals["value_loss"] += F.mse_loss(out_value.float(), value_targets).item() * count
+            policy_loss, value_loss = loss_terms(out_policy, out_value, policy_targets, value_targets)
+            totals["policy_loss"] += policy_loss.item() * len(policy_targets)
+            totals["value_loss"] += value_loss.item() * len(policy_targets)
     return {key: total / len(states) for key, total in totals.items()}
 
 
@@ -150,11 +160,9 @@ def train_step(
     ``bf16``: the forward pass under bfloat16 autocast (the losses, the weights and the step stay float32).
     Raises ``TrainingDiverged`` before the step when a loss is not finite (the step would spread it).
     """
-    # ALGO LOGIC: cross-entropy against the search's distribution + MSE against the game's outcome
     with torch.autocast(states.device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
         out_policy, out_value = model(states)
-    policy_loss = F.cross_entropy(out_policy.float(), policy_targets)
-    value_loss = F.mse_loss(out_value.float(), value_targets)
+    policy_loss, value_loss = loss_terms(out_policy, out_value, policy_targets, value_targets)
     policy_value, value_value = policy_loss.item(), value_loss.item()
     if not (np.isfinite(policy_value) and np.isfinite(value_value)):
         raise TrainingDiverged(
