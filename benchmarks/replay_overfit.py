@@ -37,10 +37,14 @@ def main() -> None:
     if "replay" not in saved:
         raise SystemExit(f"{args.replay or args.run / 'latest.pt'} holds no replay memory (only latest.pt does)")
     last = saved["iteration"]
-    games = {last - len(saved["replay"]) + 1 + i: replay_from_tensors(chunk) for i, chunk in enumerate(saved["replay"])}
-    shown = dict(list(games.items())[-6:])
+    first = last - len(saved["replay"]) + 1  # the memory's oldest games; only the last 6 iterations' are read
+    shown = {
+        first + i: replay_from_tensors(chunk)
+        for i, chunk in enumerate(saved["replay"])
+        if i >= len(saved["replay"]) - 6
+    }
     networks = args.networks or list(range(min(shown) - 1, last + 1))[-6:]
-    print(f"replay memory after iteration {last}: the games of iterations {min(games)}-{last}; columns "
+    print(f"replay memory after iteration {last}: the games of iterations {first}-{last}; columns "
           f"{min(shown)}-{last}, policy loss / value loss, * = trained on")  # fmt: skip
     print(f"{'network':<8} " + " ".join(f"{f'games {k}':<16}" for k in shown) + "  seen / next (value)")
     for network in networks:

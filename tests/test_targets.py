@@ -394,7 +394,8 @@ def test_the_overfit_probe_marks_the_games_each_network_trained_on(tmp_path, mon
     rows = {int(line.split()[0]): line.split()[1:] for line in lines[2:]}
     assert sorted(rows) == [1, 2, 3]
     assert [[cell.endswith("*") for cell in rows[n][:2]] for n in (1, 2, 3)] == [[0, 0], [1, 0], [1, 1]]
-    expected = sample_losses(load_model(run / "checkpoints" / "iter_0002.pt"), trainer.replay[1])  # games 3
+    network = load_model(run / "checkpoints" / "iter_0002.pt")
+    expected = sample_losses(network, trainer.replay[1])  # games 3
     assert rows[2][1] == f"{expected['policy_loss']:.3f}/{expected['value_loss']:.3f}"
-    seen = sample_losses(load_model(run / "checkpoints" / "iter_0002.pt"), trainer.replay[0])["value_loss"]
+    seen = sample_losses(network, trainer.replay[0])["value_loss"]
     assert rows[2][2:] == [f"{seen:.3f}", "/", f"{expected['value_loss']:.3f}"] and len(rows[1]) == 2
