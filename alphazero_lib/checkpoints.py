@@ -174,7 +174,7 @@ def dead_channels(model: torch.nn.Module, below: float = 1e-6) -> tuple[int, int
 
     Such a channel sees nothing of the position: after its batch norm it passes the same constant whatever the
     input, and gets no gradient to come back by. Adam with an L2 weight decay (``TrainConfig.optimizer`` "adam")
-    let 230 of the 640 first-convolution channels of the 5 x 128 ``connect_four`` network die this way.
+    let 230 of the 640 first-convolution channels of the 5 x 128 ``connect_four_fast_5x128`` network die this way.
     """
     dead = total = 0
     for module in model.modules():

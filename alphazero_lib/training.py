@@ -519,17 +519,20 @@ class AlphaZero:
         return {"score": round(result.score, 4), "accepted": bool(result.accepted)}
 
     def summary_line(self, record: dict[str, Any]) -> str:
-        """One line per iteration: games and results, samples, losses and times (and the learning rate, dead
-        channels and gating where there are any)."""
+        """One line per iteration: games and results, samples, losses and times (and the new games' losses, the
+        learning rate, dead channels and gating where there are any)."""
         games = max(record["games"], 1)
         line = (
             f"iteration {record['iteration']}/{self.config.num_iterations}: {record['games']} games "
             f"(X {record['first_player_wins'] / games:.0%}, draw {record['draws'] / games:.0%}, "
             f"O {record['second_player_wins'] / games:.0%}), {record['samples']} samples "
             f"(memory {record['memory']}), policy loss {record['policy_loss']:.3f}, "
-            f"value loss {record['value_loss']:.3f}, self-play {record['self_play_seconds']:.0f}s, "
-            f"train {record['train_seconds']:.0f}s"
+            f"value loss {record['value_loss']:.3f}, "
         )
+        if "new_games_loss" in record:  # measured before training on them: the loss on positions not yet learned
+            fresh = record["new_games_loss"]
+            line += f"on its new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, "
+        line += f"self-play {record['self_play_seconds']:.0f}s, train {record['train_seconds']:.0f}s"
         if "lr" in record:
             line += f", lr {record['lr']:.2g}"
         if "dead_channels" in record:

@@ -155,12 +155,24 @@ def test_the_pb_c_schedule_reaches_self_play():
             {"num_epochs", "num_threads", "num_workers", "inference_mode", "self_play"},
         ),
         ("othello6", "othello6_cpu", {"num_epochs", "num_threads", "replay_window", "self_play"}),
-        # the default Connect Four network: the preset resumed with --threads 1 and --lr-decay-iterations 120, its
-        # two auto settings recorded as the machine's choices (its model card)
+        # the 5 x 128 Gumbel network: the preset resumed with --threads 1 and --lr-decay-iterations 120, its two
+        # auto settings recorded as the machine's choices (its model card)
+        (
+            "connect_four_fast_5x128",
+            "connect_four_fast_5x128",
+            {"lr_decay_iterations", "num_threads", "train_precision", "inference_mode"},
+        ),
+        # the default Connect Four network: that run's iteration 40 branched to AdamW and resumed with the changes
+        # its config.json lists (model card): PUCT self-play with 400 searches from longer openings, a longer replay
+        # window drawn 32,000 positions a pass, a constant learning rate
         (
             "connect_four",
             "connect_four_fast_5x128",
-            {"lr_decay_iterations", "num_threads", "train_precision", "inference_mode"},
+            {
+                *("lr_decay_iterations", "num_threads", "train_precision", "inference_mode", "weight_decay"),
+                *("optimizer", "opening_moves", "search.num_searches", "search.policy", "move_selection"),
+                *("replay_window", "train_samples", "lr", "lr_final_fraction", "measure_new_games"),
+            },
         ),
         ("tictactoe", "tictactoe", set()),
     ],

@@ -345,6 +345,10 @@ def test_each_iteration_records_the_loss_on_its_new_games_before_training_on_the
     for record, model, samples in zip(trainer.history, before, games, strict=True):
         assert record["new_games_loss"] == pytest.approx(sample_losses(model, samples))
         assert record["new_games_loss"]["value_loss"] != pytest.approx(record["value_loss"])  # not the trained loss
+        fresh = record["new_games_loss"]
+        line = trainer.summary_line(record)  # the iteration's printed line shows them beside the trained losses
+        assert f"value loss {record['value_loss']:.3f}, on its new games " in line
+        assert f"new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, self-play " in line
 
 
 def test_sample_losses_are_the_training_losses_without_a_step():
