@@ -254,6 +254,8 @@ _TRAIN_FLAGS = {
 _SCHEDULE_FLAGS = {
     "--search-policy": "policy",
     "--gumbel-considered": "gumbel_considered",
+    "--dirichlet-epsilon": "dirichlet_epsilon",
+    "--dirichlet-alpha": "dirichlet_alpha",
     "--value-target-q-weight": "value_target_q_weight",
     "--full-search-fraction": "full_search_fraction",
     "--cheap-searches": "cheap_searches",

@@ -200,6 +200,31 @@ def test_the_options_are_recorded_and_kept_by_a_resume(tmp_path, monkeypatch, ca
     assert {name: saved[name] for name in FLAGS} == {name: value for name, (_, _, value) in FLAGS.items()}
 
 
+def test_the_root_noise_flags_are_recorded_kept_by_a_resume_and_reach_self_play(tmp_path, monkeypatch, capsys):
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 2, "num_iterations": 2, "num_epochs": 1}))
+    out = tmp_path / "run"
+    flags = ("--dirichlet-epsilon", "0.4", "--dirichlet-alpha", "0.7")
+    interrupted_after_one_iteration(monkeypatch, run_command(out, config, *flags))
+    search = json.loads((out / "config.json").read_text())["train_config"]["search"]
+    assert (search["dirichlet_epsilon"], search["dirichlet_alpha"]) == (0.4, 0.7)
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress", "--dirichlet-epsilon", "0.1"]) == 0
+    recorded = json.loads((out / "config.json").read_text())
+    search = recorded["train_config"]["search"]
+    assert (search["dirichlet_epsilon"], search["dirichlet_alpha"]) == (0.1, 0.7)
+    assert {"iteration": 2, "field": "search.dirichlet_epsilon", "old": 0.4, "new": 0.1} in recorded["changes"]
+    game, config = make_game("tictactoe"), TrainConfig.from_dict(recorded["train_config"])
+    for self_play in (
+        SerialSelfPlay(game, FakeNet(game), config, (0, 0)),
+        BatchedSelfPlay(game, FakeNet(game), config, 2, (0, 0)),
+    ):
+        assert (self_play.mcts.config.dirichlet_epsilon, self_play.mcts.config.dirichlet_alpha) == (0.1, 0.7)
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path / "bad"), "--dirichlet-epsilon", "1.5", "--no-progress"])
+    assert "--dirichlet-epsilon" in capsys.readouterr().err
+
+
 def test_defaults_are_the_course_alphazero():
     config = TrainConfig()
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
