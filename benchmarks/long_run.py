@@ -23,7 +23,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 SETS = ("end_easy", "middle_easy", "middle_medium")
 
 # The runs, each as its records name it: the Adam run behind connect_four_fast_5x128 (iteration 88), and its
-# branch at iteration 40 with AdamW behind connect_four (iteration 172), whose history holds iterations 1-40 too.
+# branch at iteration 40 with AdamW behind connect_four (iterations 172 and 200), its history holding 1-40 too.
 # Each: (the folder of its history, the folders of its trend and strength records, rows to leave out: the branch's
 # trend.txt ends with three checkpoints of the Adam run, named by that run's directory c4_5x128_long).
 RUNS = {

@@ -164,7 +164,7 @@ def test_the_pb_c_schedule_reaches_self_play():
         ),
         # the default Connect Four network: that run's iteration 40 branched to AdamW and resumed with the changes
         # its config.json lists (model card): PUCT self-play with 400 searches from longer openings, a longer replay
-        # window drawn 32,000 positions a pass, a constant learning rate
+        # window drawn 32,000 positions a pass, a constant learning rate, Dirichlet root noise from iteration 186
         (
             "connect_four",
             "connect_four_fast_5x128",
@@ -172,6 +172,7 @@ def test_the_pb_c_schedule_reaches_self_play():
                 *("lr_decay_iterations", "num_threads", "train_precision", "inference_mode", "weight_decay"),
                 *("optimizer", "opening_moves", "search.num_searches", "search.policy", "move_selection"),
                 *("replay_window", "train_samples", "lr", "lr_final_fraction", "measure_new_games"),
+                *("search.dirichlet_epsilon", "search.dirichlet_alpha"),
             },
         ),
         ("tictactoe", "tictactoe", set()),
