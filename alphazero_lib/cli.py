@@ -277,6 +277,7 @@ _SELF_PLAY_FLAGS = {
     "--workers": "num_workers",
     "--ray-cpus": "ray_cpus_per_actor",
     "--inference-mode": "inference_mode",
+    "--reuse-tree": "reuse_tree",
 }
 # flags whose parsing carries more than the field's check (the machine's cores; the reason shared with other commands)
 _FLAG_PARSERS: dict[str, Callable[[str], object]] = {
@@ -284,6 +285,7 @@ _FLAG_PARSERS: dict[str, Callable[[str], object]] = {
     "--threads": _threads,
     "--lr": _learning_rate,
     "--measure-new-games": _on_off,
+    "--reuse-tree": _on_off,
 }
 _TRAIN_OVERRIDES = {  # argparse dest -> TrainConfig setting
     flag[2:].replace("-", "_"): name

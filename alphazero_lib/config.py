@@ -416,7 +416,9 @@ class TrainConfig:
     chose in the run's config, so a resume keeps it."""
 
     reuse_tree: bool = False
-    """Batched self-play: keep the subtree of the move played for the next search (fewer network calls)."""
+    """Batched self-play: keep the subtree of the move played for the next search (fewer network calls). The kept
+    root is topped up to ``num_searches + 1`` visits (``BatchedMCTS.advance``), gets fresh root noise, and its
+    visit counts, the policy target, include the visits it had as a child. PUCT only."""
 
     executor: str = "local"
     """Batched self-play: where the workers run, ``"local"`` (processes on this machine) or ``"ray"`` (one Ray
@@ -501,6 +503,11 @@ class TrainConfig:
             )
         if self.opening_moves < 0:
             raise ValueError(f"TrainConfig.opening_moves must be a non-negative integer, got {self.opening_moves}")
+        if self.reuse_tree and self.search.policy == "gumbel":
+            raise ValueError(
+                "TrainConfig.reuse_tree must be off with the Gumbel search policy (its sequential halving starts "
+                "from a fresh root); tree reuse is for PUCT"
+            )
         if self.move_selection not in MOVE_SELECTIONS:
             raise ValueError(
                 f"TrainConfig.move_selection must be one of {list(MOVE_SELECTIONS)}, got {self.move_selection!r}"

@@ -225,6 +225,30 @@ def test_the_root_noise_flags_are_recorded_kept_by_a_resume_and_reach_self_play(
     assert "--dirichlet-epsilon" in capsys.readouterr().err
 
 
+def test_the_tree_reuse_flag_is_recorded_kept_by_a_resume_and_reaches_batched_self_play(tmp_path, monkeypatch, capsys):
+    config = tmp_path / "tiny.json"
+    batched = {"self_play": "batched", "num_parallel_games": 2, "num_workers": 1}
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 2, "num_iterations": 2, "num_epochs": 1, **batched}))
+    out = tmp_path / "run"
+    interrupted_after_one_iteration(monkeypatch, run_command(out, config, "--reuse-tree", "on"))
+    assert json.loads((out / "config.json").read_text())["train_config"]["reuse_tree"] is True
+    first = json.loads((out / "history.json").read_text())[0]["search"]
+    assert 0 < first["reused_roots"] < first["positions"]  # every move after a game's first reuses its subtree
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress", "--reuse-tree", "off"]) == 0
+    recorded = json.loads((out / "config.json").read_text())
+    assert recorded["train_config"]["reuse_tree"] is False
+    assert {"iteration": 2, "field": "reuse_tree", "old": True, "new": False} in recorded["changes"]
+    assert json.loads((out / "history.json").read_text())[1]["search"]["reused_roots"] == 0
+    gumbel = ["train", "--game", "tictactoe", "--out", str(tmp_path / "bad"), "--no-progress", "--config", str(config)]
+    assert main([*gumbel, "--search-policy", "gumbel", "--dirichlet-epsilon", "0", "--reuse-tree", "on"]) == 2
+    assert "reuse_tree must be off with the Gumbel search policy" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path / "bad"), "--reuse-tree", "yes", "--no-progress"])
+    assert "--reuse-tree: must be on or off" in capsys.readouterr().err
+
+
 def test_defaults_are_the_course_alphazero():
     config = TrainConfig()
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
