@@ -33,6 +33,9 @@ RUNS = {
         ("adamw_branch_2026-11-25", "replay_reuse_2026-11-25"),
         "c4_5x128_long/",
     ),
+    # session 16: the branch resumed from iteration 200's file on another machine (its replay memory starting
+    # empty), tree reuse from 207; its history holds iterations 1-200 too, so its hours go on from there
+    "the branch from 200 (session 16)": ("long_run_2026-11-26", ("long_run_2026-11-26",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}
@@ -136,7 +139,7 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = dict(zip(RUNS, ("tab:grey", "tab:blue"), strict=True))
+    colours = dict(zip(RUNS, ("tab:grey", "tab:blue", "tab:orange"), strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():
         alone = [(p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0]

@@ -59,6 +59,9 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     assert at[(BRANCH, 172, 600)].errors == pytest.approx({"end_easy": 0.1, "middle_easy": 0.8, "middle_medium": 5.5})
     assert at[(BRANCH, 172, 0)].errors["middle_medium"] == pytest.approx(10.4)
     assert at[(ADAM, 88, 600)].errors["middle_medium"] == pytest.approx(5.8)  # the per-player block's format
+    resumed = "the branch from 200 (session 16)"  # its history holds 1-200 too: its hours go on from the branch's
+    assert at[(resumed, 217, 600)].errors == pytest.approx({"end_easy": 0.3, "middle_easy": 0.4, "middle_medium": 4.4})
+    assert at[(resumed, 201, 0)].hours > at[(BRANCH, 200, 600)].hours
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
