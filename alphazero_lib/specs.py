@@ -39,26 +39,35 @@ SPEC_HELP = (
 GUMBEL_PLAY_SEARCHES = 64
 
 
-def resolve_weights(game: Game | None, text: str) -> Any:
-    """The network named by ``text`` for ``game``: shipped weights by registry name (``connect_four``, or
-    ``connect_four@5`` for iteration 5), else a checkpoint path. A shipped name always means the shipped,
-    sha256-checked weights; a file of the same name is read when written as a path (``./connect_four``).
+def weights_path(text: str) -> Path:
+    """The checkpoint file named by ``text``: shipped weights by registry name (``connect_four``, or
+    ``connect_four@5`` for iteration 5; sha256-checked), else a checkpoint path. A shipped name always means the
+    shipped weights; a file of the same name is read when written as a path (``./connect_four``).
 
-    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for weights of another game.
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a bad iteration.
     """
-    from alphazero_lib.checkpoints import load_model
-    from alphazero_lib.pretrained import available, load_pretrained
+    from alphazero_lib.pretrained import available, pretrained_path
 
     name, _, iteration = text.partition("@")
     if name in available():  # shipped names come first: a file of that name in the current directory is not read
         if iteration and not iteration.isdigit():
             raise ValueError(f"weights {text!r}: the iteration after '@' must be a number")
-        return load_pretrained(name, int(iteration) if iteration else None, game=game)
+        return pretrained_path(name, int(iteration) if iteration else None)
     path = Path(text).expanduser()
     if not path.is_file():
         shipped = ", ".join(sorted(available())) or "none yet"
         raise FileNotFoundError(f"weights {text!r} are neither a file nor shipped weights (shipped: {shipped})")
-    return load_model(path, game)
+    return path
+
+
+def resolve_weights(game: Game | None, text: str) -> Any:
+    """The network named by ``text`` (see ``weights_path``) for ``game``.
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for weights of another game.
+    """
+    from alphazero_lib.checkpoints import load_model
+
+    return load_model(weights_path(text), game)
 
 
 #: The most rollouts a move of ``mc:WEIGHTS:ROLLOUTS`` may take (each is a whole random game).

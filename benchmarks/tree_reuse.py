@@ -25,19 +25,17 @@ def compare(weights: str, games: int, rounds: int, searches: int | None = None, 
     """Rows of ``{"round", "reuse_tree", "positions", "seconds", "network_evaluations", "simulations",
     "reused_roots"}``: for each round, the trainer's batched self-play of ``games`` games without, then with,
     tree reuse."""
-    from alphazero_lib.checkpoints import load_checkpoint
+    from alphazero_lib.checkpoints import load_checkpoint, load_model
     from alphazero_lib.config import TrainConfig
-    from alphazero_lib.pretrained import available, pretrained_path
     from alphazero_lib.selfplay import play_batched
-    from alphazero_lib.specs import resolve_weights
+    from alphazero_lib.specs import weights_path
 
-    name, _, iteration = weights.partition("@")
-    path = pretrained_path(name, int(iteration) if iteration else None) if name in available() else weights
+    path = weights_path(weights)
     config = TrainConfig.from_dict(load_checkpoint(path)["train_config"])  # the settings it was trained with
     if searches is not None:
         config = dataclasses.replace(config, search=dataclasses.replace(config.search, num_searches=searches))
-    config = dataclasses.replace(config, device="cpu", inference_mode=_mode(config.inference_mode))
-    model = resolve_weights(None, weights)
+    config = dataclasses.replace(config, device="cpu")
+    model = load_model(path)
     game = model.game
     rows = []
     for round_ in range(rounds):
@@ -58,13 +56,6 @@ def compare(weights: str, games: int, rounds: int, searches: int | None = None, 
                 }
             )
     return rows
-
-
-def _mode(mode: str) -> str:
-    """The recorded inference mode, or "auto" where it was "auto" or needs bf16 units this CPU lacks."""
-    from alphazero_lib.inference import has_fast_bf16
-
-    return "auto" if mode == "auto" or (mode.startswith("bf16") and not has_fast_bf16()) else mode
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
