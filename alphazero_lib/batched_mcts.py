@@ -550,6 +550,9 @@ class BatchedMCTS:
         tree.children_index[g, new] = new_flat[tree.children_index[g, new]]
         kept_nodes = in_subtree.sum(axis=1)
         tree.clear(keep[:, None] & (np.arange(N)[None, :] > kept_nodes[:, None]))  # [B, N] the slots now free
+        # a root's value_sum holds only backed-up values (its own evaluation is added by `search_output`), but the
+        # kept child's holds its own evaluation too, from the simulation that expanded it: take it out once
+        tree.value_sum[keep, ROOT] -= tree.raw_value[keep, ROOT]
         self.num_nodes = np.where(keep, kept_nodes + 1, ROOT + 1).astype(np.intp)
         self.root_kept = keep
 

@@ -578,13 +578,19 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
     return path, f"{path}, the newest intact iteration ({why}{note})"
 
 
+REPLAY_VALUE_SLACK = 0.1
+"""How far past [-1, 1] a replay buffer's value may lie and still resume (clipped back): until session 17's fix,
+tree reuse counted a kept root's own evaluation twice, so value targets of up to (budget + 2) / (budget + 1) were
+written to ``latest.pt`` (1.0012 with 400 searches and half of the target from the search)."""
+
+
 def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iteration: int | None = None) -> None:
     """Raise ``CheckpointError`` unless a loaded checkpoint can continue a run.
 
     It needs the optimizer's state, an ``iteration`` from 0 to ``config.MAX_ITERATIONS`` that its history agrees
     with (and ``iteration`` when given: the number in an ``iter_NNNN.pt`` name), finite weights, and a replay
     buffer (``latest.pt``) of the game's shapes: states ``[N, 3, R, C]`` of 0/1 planes, policies ``[N, A]``
-    that are distributions, values ``[N]`` in [-1, 1].
+    that are distributions, values ``[N]`` in [-1, 1] (up to ``REPLAY_VALUE_SLACK``, which the resume clips).
     """
     optimizer = checkpoint.get("optimizer")
     if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
@@ -628,7 +634,7 @@ def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iterat
             )
         if not all(bool(torch.isfinite(x).all()) for x in (states, policies, values)):
             raise CheckpointError(f"{where}: it holds NaN or infinite values")
-        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1).any()):
+        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1 + REPLAY_VALUE_SLACK).any()):
             raise CheckpointError(f"{where}: states must be 0/1 planes and values in [-1, 1]")
         if bool((policies < 0).any()) or not torch.allclose(policies.sum(1), torch.ones(n), atol=1e-3):
             raise CheckpointError(f"{where}: its policies are not probability distributions")

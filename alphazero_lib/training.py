@@ -595,6 +595,10 @@ class AlphaZero:
         self._note_changes(checkpoint, path)
         self.history = list(checkpoint.get("history", []))
         self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
+        clipped = sum(int(abs(value) > 1) for games in self.replay for _, _, value in games)
+        if clipped:  # written by the tree reuse that counted a root's evaluation twice (check_resumable's slack)
+            self.replay = [[(s, p, np.float32(np.clip(v, -1, 1))) for s, p, v in games] for games in self.replay]
+            tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
         if self.run_dir is not None and self.iteration > 0:
             with run_lock(self.run_dir):
                 missing = iteration_path(self.run_dir, self.iteration)

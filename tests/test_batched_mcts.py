@@ -231,10 +231,14 @@ def test_tree_reuse_keeps_the_subtree_of_the_move_played():
         subtree_statistics(mcts, b, int(mcts.children_index[b, ROOT, a] % N)) if a >= 0 else None
         for b, a in enumerate(actions)
     ]
+    raw = [float(mcts.raw_value[b, mcts.children_index[b, ROOT, a] % N]) for b, a in enumerate(actions[:3])]
     mcts.advance(actions)
     assert mcts.root_kept.tolist() == [True, True, True, False]
     for b in range(3):
-        assert subtree_statistics(mcts, b, ROOT) == expected[b]
+        kept = subtree_statistics(mcts, b, ROOT)
+        # a root's value_sum holds only backed-up values: the kept child's own evaluation leaves it
+        assert kept[0][2] == pytest.approx(expected[b][0][2] - raw[b], abs=1e-6)
+        assert kept[1:] == expected[b][1:] and kept[0][:2] + kept[0][3:] == expected[b][0][:2] + expected[b][0][3:]
         assert mcts.num_nodes[b] == len(expected[b]) + 1
     # the next search tops the kept roots up to num_searches + 1 visits, at fewer network evaluations
     children = batched_rules_for(game).child_states(states[:3], actions[:3])
@@ -244,6 +248,32 @@ def test_tree_reuse_keeps_the_subtree_of_the_move_played():
     assert mcts.stats.reused_roots == 3
     assert np.array_equal(mcts.visit_count[:, ROOT], np.full(4, 81.0))
     assert mcts.stats.network_evaluations < 4 * 81
+
+
+def test_the_root_value_is_the_mean_of_its_evaluation_and_backed_up_values_with_or_without_reuse():
+    """A root's value is (its own evaluation + the values backed up through it) / its visits: every backup through
+    the root went into one child, so that sum is minus the children's value sums. A kept subtree's root once
+    counted its own evaluation twice (|value| > 1 in the value targets, and latest.pt refused on a resume)."""
+    game = make_game("connect_four")
+    net = FakeNet(game, seed=2)
+    states = np.stack(random_positions(game, 6, seed=8))
+    mcts = BatchedMCTS(game, net, SearchConfig(num_searches=60, seed=0, dirichlet_epsilon=0.25), reuse_tree=True)
+    rules = batched_rules_for(game)
+    for turn in range(3):
+        output = mcts.run(states)
+        children = mcts.children(mcts.offsets + ROOT)
+        visits = children.visit_count.sum(axis=1)
+        assert np.array_equal(mcts.visit_count[:, ROOT], 1 + visits)
+        expected = (children.raw_value - children.value_sum.sum(axis=1)) / (1 + visits)
+        assert np.allclose(output.root_value, expected, atol=1e-12), turn
+        assert (np.abs(output.root_value) <= 1).all()
+        if turn:
+            assert mcts.stats.reused_roots > 0
+        actions = output.action
+        next_states = rules.child_states(states, actions)
+        live = ~rules.value_and_terminated(next_states, actions)[1]
+        mcts.advance(np.where(live, actions, -1))
+        states = np.where(live[:, None, None], next_states, states)
 
 
 def test_tree_reuse_after_action_zero_and_after_an_unsearched_move():

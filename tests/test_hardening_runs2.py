@@ -358,6 +358,8 @@ def _damage(checkpoint: dict, how: str) -> None:
 
     if how == "nan in the replay":
         checkpoint["replay"][0]["values"][0] = float("nan")
+    elif how == "a value past [-1, 1]":
+        checkpoint["replay"][0]["values"][0] = 1.5
     elif how == "absurd iteration":
         checkpoint["iteration"] = 1_000_000
     elif how == "iteration beyond its history":
@@ -375,6 +377,7 @@ def _damage(checkpoint: dict, how: str) -> None:
 
 DAMAGE = {
     "nan in the replay": "(iteration 1 of 1 in it): it holds NaN or infinite values",
+    "a value past [-1, 1]": "(iteration 1 of 1 in it): states must be 0/1 planes and values in [-1, 1]",
     "absurd iteration": "claims iteration 1000000, not a whole number from 0 to 100,000",
     "iteration beyond its history": "claims iteration 5, but its history records 2 iterations",
     "no optimizer": "has no optimizer state, which a resume needs",
@@ -412,6 +415,36 @@ def test_a_resume_from_a_latest_pt_with_nan_in_its_replay_says_why_and_trains_on
     printed = capsys.readouterr().out
     assert "after iteration 1 of 2, from " + str(out / "checkpoints" / "iter_0001.pt") in printed
     assert "skipped damaged latest.pt (has a malformed replay buffer (iteration 1 of 1 in it): it holds NaN" in printed
+    assert iterations_in(out) == [1, 2]
+
+
+def test_a_latest_pt_whose_values_overshoot_by_rounding_resumes_with_its_replay_clipped(tmp_path, capsys, start_run):
+    """Tree reuse once counted a kept root's evaluation twice: value targets of 1.0012 reached latest.pt, and every
+    resume of such a run skipped it (and its replay buffer) as damaged. Such a file resumes, its values clipped."""
+    import torch
+
+    from alphazero_lib.training import AlphaZero
+
+    out = start_run(tmp_path, iterations=1)
+    checkpoint = torch.load(out / "latest.pt", weights_only=True)
+    values = checkpoint["replay"][0]["values"]
+    values[0], values[1] = 1.0012, -1.0012
+    torch.save(checkpoint, out / "latest.pt")
+    seen = {}
+    real_restore = AlphaZero.restore
+
+    def restore(self, path):
+        real_restore(self, path)
+        seen["values"] = [v for games in self.replay for _, _, v in games]
+
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AlphaZero, "restore", restore)
+        assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "skipped damaged" not in printed and "2 value targets of its replay buffer lay past [-1, 1]" in printed
+    assert len(seen["values"]) == len(values) and seen["values"][:2] == [1.0, -1.0]
+    assert max(abs(v) for v in seen["values"]) == 1.0
     assert iterations_in(out) == [1, 2]
 
 
