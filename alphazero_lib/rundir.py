@@ -7,6 +7,7 @@ A run directory holds::
     checkpoints/iter_NNNN.pt one checkpoint per iteration, without the replay buffer
     history.json, loss.png   one record per iteration, and its curves
     train.lock               while a trainer holds the directory (``run_lock``)
+    STOP                     put there by hand: the trainer ends after the iteration in progress (and removes it)
 
 Every file is written atomically (``utils.atomic_write_bytes``): a kill leaves the old file or the new one, and at
 most a ``.NAME.*.tmp`` that the next ``Run.claimed`` removes. A directory holding only such files and a lock file
@@ -383,6 +384,9 @@ def saved_iterations(run_dir: str | os.PathLike[str]) -> list[tuple[int, Path]]:
 
 #: The lock file a trainer holds in its run directory while it may write there (``run_lock``).
 LOCK_NAME = "train.lock"
+
+#: The file that asks a trainer to end after the iteration in progress is saved (``touch RUN/STOP``).
+STOP_FILE = "STOP"
 
 
 class RunDirLocked(ValueError):

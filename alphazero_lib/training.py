@@ -32,6 +32,7 @@ from alphazero_lib.checkpoints import (
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.rundir import (
+    STOP_FILE,
     RunDirLocked,
     check_resumable,
     claim_run_dir,
@@ -249,6 +250,7 @@ class AlphaZero:
     ``run_dir`` (optional) receives ``config.json``, ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay
     buffer, for ``resume``), ``history.json`` and ``loss.png``, each written atomically; ``learn`` holds the
     directory's ``train.lock`` (``run_lock``), so a second trainer on the same directory stops with an error.
+    A file named ``STOP`` put there ends the run after the iteration in progress is saved.
     """
 
     def __init__(
@@ -464,7 +466,19 @@ class AlphaZero:
             tqdm.write(self.summary_line(record))
             if self.run_dir is not None:
                 self.save()
+                if self._stop_asked():
+                    break
         return self.history
+
+    def _stop_asked(self) -> bool:
+        """Whether a ``STOP`` file in the run directory asks the run to end after the iteration just saved (a run in
+        the background ends between iterations, its workers with it); the file is removed, so a resume goes on."""
+        stop = self.run_dir / STOP_FILE
+        if not stop.is_file():
+            return False
+        stop.unlink()
+        tqdm.write(f"stopping after iteration {self.iteration}, as {stop} asked (removed; --resume goes on from here)")
+        return True
 
     def _training_state(self) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
         """Copies of the network's and the optimizer's state (to go back to if training diverges)."""

@@ -684,3 +684,18 @@ def test_save_gif_is_atomic_and_names_a_path_it_cannot_write(tmp_path, monkeypat
     with pytest.raises(FileWriteError, match=f"cannot write {gif}: the disk is full .*{gif} was left as it was"):
         save_gif(game, states, gif)
     assert gif.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["game.gif"]
+
+
+def test_a_stop_file_ends_the_run_after_the_iteration_in_progress_and_a_resume_goes_on(tmp_path, capsys, start_run):
+    """A run in the background is stopped between iterations by ``touch RUN/STOP`` (a signal to the main process
+    alone left its self-play workers running): the iteration is saved, the file removed, and a resume goes on."""
+    out = start_run(tmp_path, iterations=1)
+    (out / "STOP").touch()
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--iterations", "3", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"stopping after iteration 2, as {out / 'STOP'} asked (removed; --resume goes on from here)" in printed
+    assert iterations_in(out) == [1, 2] and not (out / "STOP").exists()
+    assert (out / "checkpoints" / "iter_0002.pt").is_file()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
+    assert iterations_in(out) == [1, 2, 3]
