@@ -150,6 +150,24 @@ def test_module_agent_searches_open_columns_and_takes_a_win():
     assert searcher({"board": other, "mark": 2}, {"rows": 5, "columns": 7, "inarow": 4}) == 2
 
 
+def test_the_search_starts_no_simulation_that_would_end_past_its_deadline(monkeypatch):
+    """Kaggle's move time: a simulation starts only if the slowest one so far still fits (the submission's slowest
+    move was 1.012 s against its 1-second budget when the clock was checked only before each simulation)."""
+    searcher = module_agent(num_searches=100)
+    clock = {"now": 0.0}
+    monkeypatch.setattr(standalone.time, "perf_counter", lambda: clock["now"])
+    expand = searcher.expand
+
+    def slow_expand(node):  # every network call takes 0.25 s on the fake clock
+        clock["now"] += 0.25
+        return expand(node)
+
+    monkeypatch.setattr(searcher, "expand", slow_expand)
+    state = np.zeros((6, 7), dtype=np.int8)
+    counts = searcher.search(state, deadline=1.0)
+    assert clock["now"] <= 1.0 and counts.sum() == 3  # the root's evaluation, then three simulations in the second
+
+
 def test_export_refuses_other_games(tmp_path):
     with pytest.raises(ValueError, match="needs a Connect Four model"):
         export_submission(random_resnet(make_game("tictactoe")), tmp_path / "x.py")

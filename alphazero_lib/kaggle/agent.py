@@ -179,7 +179,8 @@ class Agent:
 
     def search(self, state: np.ndarray, deadline: float | None = None) -> np.ndarray:
         """Visit counts per column for the canonical ``state``: ``num_searches`` simulations, fewer if
-        ``deadline`` (a ``time.perf_counter()`` value) passes first; one visit on an immediate win."""
+        ``deadline`` (a ``time.perf_counter()`` value) would pass first (a simulation starts only if the slowest one
+        so far still fits before it); one visit on an immediate win."""
         root = Node(state, None)
         self.expand(root)
         root.visit_count = 1
@@ -188,8 +189,10 @@ class Agent:
                 counts = np.zeros(self.columns)
                 counts[action] = 1
                 return counts
+        slowest = 0.0  # the longest simulation so far: one more starts only if one that long still fits
         for _ in range(self.num_searches):
-            if deadline is not None and time.perf_counter() > deadline:
+            began = time.perf_counter()
+            if deadline is not None and began + slowest > deadline:
                 break
             node, path = root, [root]
             while node.priors and node.terminal_value is None:
@@ -200,6 +203,7 @@ class Agent:
                 visited.value_sum += value
                 visited.visit_count += 1
                 value = -value
+            slowest = max(slowest, time.perf_counter() - began)
         counts = np.zeros(self.columns)
         for action, child in root.children.items():
             counts[action] = child.visit_count
