@@ -269,6 +269,7 @@ _SCHEDULE_FLAGS = {
     "--weight-decay": "weight_decay",
     "--replay-window": "replay_window",
     "--train-samples": "train_samples",
+    "--position-averaging": "position_averaging",
     "--measure-new-games": "measure_new_games",
 }
 _SELF_PLAY_FLAGS = {
@@ -285,6 +286,7 @@ _FLAG_PARSERS: dict[str, Callable[[str], object]] = {
     "--threads": _threads,
     "--lr": _learning_rate,
     "--measure-new-games": _on_off,
+    "--position-averaging": _on_off,
     "--reuse-tree": _on_off,
 }
 _TRAIN_OVERRIDES = {  # argparse dest -> TrainConfig setting

@@ -333,6 +333,13 @@ class TrainConfig:
     adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
     (its loss on them falls far below its loss on the next iteration's games)."""
 
+    position_averaging: bool = False
+    """Train on each distinct position of the replay memory once, its policy and value targets the means over its
+    occurrences (``training.average_positions``; AlphaZero.jl's ``use_position_averaging``): a position met in many
+    games gets one averaged target, not many noisy ones that the network learns by heart (AlphaZero.jl also
+    weighs it by ``1 + log2(count)`` in the loss; here each position counts once). ``train_samples`` then draws
+    from the distinct positions."""
+
     measure_new_games: bool = False
     """Before each iteration's training, measure the network's losses on that iteration's new games
     (``training.sample_losses``) and record them in the history as ``new_games_loss``: positions it has not trained

@@ -58,6 +58,7 @@ __all__ = [
     "RunDirLocked",
     "Sample",
     "TrainingDiverged",
+    "average_positions",
     "build_trainer",
     "derived_seed",
     "game_memory",
@@ -224,6 +225,28 @@ def train_epoch(
     losses = {k: v / len(states) for k, v in totals.items()}
     losses["loss"] = losses["policy_loss"] + losses["value_loss"]
     return losses
+
+
+def average_positions(memory: list[Sample]) -> list[Sample]:
+    """One sample per distinct position of ``memory`` (``TrainConfig.position_averaging``), in the order each first
+    appears: its policy and value targets the means over the position's occurrences (as float32)."""
+    if not memory:
+        return []
+    states, policies, values = stack_memory(memory)
+    keys = np.ascontiguousarray(states.reshape(len(states), -1)).view(np.dtype((np.void, states[0].nbytes))).ravel()
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    policy_sums = np.zeros((len(first), policies.shape[1]), dtype=np.float64)
+    np.add.at(policy_sums, inverse, policies)
+    value_sums = np.bincount(inverse, weights=values, minlength=len(first))
+    order = np.argsort(first, kind="stable")  # distinct positions in the order they first appear
+    return [
+        (
+            states[first[k]],
+            (policy_sums[k] / counts[k]).astype(np.float32),
+            np.float32(value_sums[k] / counts[k]),
+        )
+        for k in order
+    ]
 
 
 def draw_samples(memory: list[Sample], count: int, rng: np.random.Generator) -> list[Sample]:
@@ -422,6 +445,8 @@ class AlphaZero:
             # ALGO LOGIC: the replay memory holds the games of the last `replay_window` iterations
             replay_before, self.replay = self.replay, [*self.replay, samples][-cfg.replay_window :]
             memory = [sample for games in self.replay for sample in games]
+            if cfg.position_averaging:
+                memory = average_positions(memory)
             rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
             epochs: list[dict[str, float]] = []
             before = self._training_state()

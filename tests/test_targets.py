@@ -18,7 +18,7 @@ from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.plotting import plot_training_curves
 from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
-from alphazero_lib.training import draw_samples, sample_losses
+from alphazero_lib.training import average_positions, draw_samples, sample_losses
 
 GAME = make_game("connect_four")
 
@@ -249,12 +249,68 @@ def test_the_tree_reuse_flag_is_recorded_kept_by_a_resume_and_reaches_batched_se
     assert "--reuse-tree: must be on or off" in capsys.readouterr().err
 
 
+def test_position_averaging_merges_each_position_into_the_mean_of_its_targets():
+    """Checked against a plain dict-of-lists reference on real self-play samples, which repeat positions."""
+    rng = np.random.default_rng(0)
+    memory = [(s, p, np.float32(v)) for s, p, v in draw_samples(tiny_memory(), 0, rng)]
+    memory += [(s, np.roll(p, 1), np.float32(-v)) for s, p, v in memory[::3]]  # the same positions, other targets
+    groups: dict[bytes, list] = {}
+    for state, policy, value in memory:
+        groups.setdefault(state.tobytes(), []).append((policy, value))
+    averaged = average_positions(memory)
+    assert len(memory) > len(averaged) == len(groups)
+    assert [s.tobytes() for s, _, _ in averaged] == list(groups)  # in the order each first appears
+    for (_, policy, value), targets in zip(averaged, groups.values(), strict=True):
+        assert np.allclose(policy, np.mean([p for p, _ in targets], axis=0), atol=1e-6)
+        assert value == pytest.approx(np.mean([v for _, v in targets]), abs=1e-6)
+        assert policy.dtype == np.float32 and isinstance(value, np.float32) and policy.sum() == pytest.approx(1.0)
+    assert average_positions([]) == []
+
+
+def tiny_memory() -> list:
+    """One iteration of a tiny tic-tac-toe trainer's self-play: games from the empty board repeat positions."""
+    trainer = tiny_trainer(games_per_iteration=6, seed=0)
+    try:
+        return trainer.self_play_iteration()
+    finally:
+        trainer.close()
+
+
+def test_the_position_averaging_flag_is_recorded_kept_by_a_resume_and_reaches_training(tmp_path, monkeypatch, capsys):
+    from alphazero_lib.training import AlphaZero
+
+    trained_on: list[list] = []
+    real_train = AlphaZero.train
+
+    def train(self, memory, rng=None):
+        trained_on.append([s.tobytes() for s, _, _ in memory])
+        return real_train(self, memory, rng)
+
+    monkeypatch.setattr(AlphaZero, "train", train)
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, "games_per_iteration": 4, "num_iterations": 2, "num_epochs": 1}))
+    out = tmp_path / "run"
+    interrupted_after_one_iteration(monkeypatch, run_command(out, config, "--position-averaging", "on"))
+    assert json.loads((out / "config.json").read_text())["train_config"]["position_averaging"] is True
+    first = trained_on[-1]
+    assert len(first) == len(set(first)) == json.loads((out / "history.json").read_text())[0]["memory"]
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress", "--position-averaging", "off"]) == 0
+    recorded = json.loads((out / "config.json").read_text())
+    assert {"iteration": 2, "field": "position_averaging", "old": True, "new": False} in recorded["changes"]
+    assert len(trained_on[-1]) > len(set(trained_on[-1]))  # four games of tic-tac-toe from the empty board repeat
+    with pytest.raises(SystemExit):
+        main(["train", "--out", str(tmp_path / "bad"), "--position-averaging", "yes", "--no-progress"])
+    assert "--position-averaging: must be on or off" in capsys.readouterr().err
+
+
 def test_defaults_are_the_course_alphazero():
     config = TrainConfig()
     assert (config.value_target_q_weight, config.full_search_fraction, config.opening_moves) == (0.0, 1.0, 0)
     assert config.move_selection == "visits" and config.search.policy == "puct"
     assert config.lr_decay_iterations == 0 and config.lr_at(0) == config.lr_at(10**6) == config.lr
     assert config.optimizer == "adam" and config.train_samples == 0 and not config.measure_new_games
+    assert not config.position_averaging
 
 
 @pytest.mark.parametrize(
