@@ -130,18 +130,23 @@ def test_a_person_plays_the_board_in_jupyterlab(jupyterlab, tmp_path):
 
             for move in (1, 2):  # X takes the centre, then the first free corner
                 action = next(a for a in (4, 0, 8, 2, 6) if not cells[a].inner_text().strip())
+                before = [a for a in range(9) if cells[a].inner_text().strip() == "O"]
                 cells[action].click()
-                # the agent answers within the click: its move shows as an O, and the status line names it
+                # the agent answers within the click: its move shows as an O, and the status line names it (the
+                # two widgets update one after the other, so wait for both: on a busy machine the status lagged)
                 page.wait_for_function(
-                    """([title, count]) => {
+                    """([title, count, before]) => {
                         const out = [...document.querySelectorAll('.jp-OutputArea-output')]
                             .find(o => o.textContent.includes(title));
                         const marks = [...out.querySelectorAll('.widget-gridbox button')]
                             .map(b => b.textContent.trim());
+                        const named = /The agent played ([0-8])\\./.exec(
+                            out.querySelector('.widget-html-content').textContent);
                         return marks.filter(m => m === 'X').length === count
-                            && marks.filter(m => m === 'O').length === count;
+                            && marks.filter(m => m === 'O').length === count
+                            && named !== null && !before.includes(Number(named[1]));
                     }""",
-                    arg=[BOARD_TITLE, move],
+                    arg=[BOARD_TITLE, move, before],
                 )
                 text = status.inner_text()
                 assert cells[action].inner_text().strip() == "X", text
