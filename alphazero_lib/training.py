@@ -633,11 +633,11 @@ class AlphaZero:
         self.iteration = int(checkpoint["iteration"])
         self._note_changes(checkpoint, path)
         self.history = list(checkpoint.get("history", []))
-        self.replay = [replay_from_tensors(games) for games in checkpoint.get("replay", [])]
-        clipped = sum(int(abs(value) > 1) for games in self.replay for _, _, value in games)
+        replay = checkpoint.get("replay", [])
+        clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
         if clipped:  # written by the tree reuse that counted a root's evaluation twice (check_resumable's slack)
-            self.replay = [[(s, p, np.float32(np.clip(v, -1, 1))) for s, p, v in games] for games in self.replay]
             tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
+        self.replay = [replay_from_tensors(games) for games in replay]
         if self.run_dir is not None and self.iteration > 0:
             with run_lock(self.run_dir):
                 missing = iteration_path(self.run_dir, self.iteration)
@@ -684,8 +684,9 @@ def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
 
 
 def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[Sample]:
-    """The inverse of ``replay_to_tensors``."""
+    """The inverse of ``replay_to_tensors``; values clipped to [-1, 1] (``rundir.REPLAY_VALUE_SLACK``)."""
     states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
+    values = np.clip(values, -1, 1)
     return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
 
 
