@@ -22,7 +22,9 @@ from alphazero_lib.strength import (
     PositionSet,
     SetResult,
     choose_actions,
+    errors_by_best_result,
     evaluate_player,
+    format_by_best_result,
     load_set,
     mcnemar_p_value,
     move_errors,
@@ -243,7 +245,30 @@ def test_evaluate_player_counts_the_errors_of_the_moves_it_chose():
         actions = [player.get_action(s, int(p)) for s, p in zip(positions.states, positions.to_move, strict=True)]
         errors = move_errors(positions.labels, actions)
         assert r.errors == errors.sum() and r.error_positions == np.flatnonzero(errors).tolist()
+        # grouped by the best result on offer, counted here from the labels' letters
+        expected = {name: {"positions": 0, "errors": 0} for name in ("win", "draw", "loss")}
+        for labels, error in zip(positions.labels, errors, strict=True):
+            best = "win" if "W" in labels else "draw" if "D" in labels else "loss"
+            expected[best]["positions"] += 1
+            expected[best]["errors"] += int(error)
+        assert r.by_best_result == expected and r.to_dict()["by_best_result"] == expected
         assert r.to_dict()["anchors"]["AlphaZero.jl"]["text"] == str(ANCHORS[r.set_name]["AlphaZero.jl"])
+
+
+def test_errors_are_grouped_by_the_best_result_on_offer():
+    labels = np.array(
+        [list("WLDXLLL"), list("DLLLLLL"), list("LLLLLLX"), list("DDDDDDD"), list("LWLLLLL")], dtype="<U1"
+    )
+    groups = errors_by_best_result(labels, np.array([True, True, False, False, False]))
+    assert groups == {
+        "win": {"positions": 2, "errors": 1},
+        "draw": {"positions": 2, "errors": 1},
+        "loss": {"positions": 1, "errors": 0},
+    }
+    assert format_by_best_result(groups) == "win 1 / 2 (50.0%), draw 1 / 2 (50.0%), loss 1"
+    assert format_by_best_result({}) == "win 0 / 0, draw 0 / 0, loss 0"
+    with pytest.raises(ValueError, match="one error flag per position: 5 positions, 4 flags"):
+        errors_by_best_result(labels, np.zeros(4, dtype=bool))
 
 
 # ---- the command --------------------------------------------------------------------------------------
@@ -254,6 +279,7 @@ def test_strength_command_prints_the_table_and_json(capsys):
     for text in (*SETS, "policy:connect_four", "negamax:2", "95% interval", "AlphaZero.jl", "minimax-5", "~2.5-3%"):
         assert text in out
     assert "A = negamax:2, B = policy:connect_four" in out and out.count("McNemar exact p") == 3
+    assert "Errors by the best result on offer" in out and out.count(", loss ") == 6  # two players, three sets
     assert main([*args, "--sets", "middle_medium", "end_easy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["benchmark"] == "pons" and data["limit"] == 6 and data["seed"] == 0
@@ -267,6 +293,9 @@ def test_strength_command_prints_the_table_and_json(capsys):
     for r in rows:
         assert r["positions"] == 6 and r["error_rate"] == r["errors"] / 6
         assert r["interval"] == list(wilson_interval(r["errors"] / 6, 6))
+        groups = r["by_best_result"]
+        assert sum(g["positions"] for g in groups.values()) == 6 and groups["loss"]["errors"] == 0
+        assert sum(g["errors"] for g in groups.values()) == r["errors"]
     assert rows[0]["anchors"]["minimax-5"]["low"] == 0.092
     # the second player paired with the first on each set, from the positions each got wrong
     for pair, (first, second) in zip(data["paired"], [(rows[2], rows[0]), (rows[3], rows[1])], strict=True):
