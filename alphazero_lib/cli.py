@@ -92,6 +92,17 @@ def _threads(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """An argparse type for worker processes: 1 to 4 per core of this machine."""
+    value, most = _integer(text, 1, "a positive integer"), 4 * _cores()
+    if value > most:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {most} (4 x the {_cores()} cores of this machine: more processes only wait on each "
+            f"other), got {value:,}"
+        )
+    return value
+
+
 def _number(text: str, positive: bool) -> float:
     import math
 
@@ -573,6 +584,7 @@ def _strength(args: argparse.Namespace) -> int:
         ERROR_RULE,
         check_player,
         evaluate_player,
+        evaluate_specs,
         format_table,
         paired_against_first,
         set_path,
@@ -588,7 +600,18 @@ def _strength(args: argparse.Namespace) -> int:
     if args.threads is not None:
         torch.set_num_threads(args.threads)  # the batched path's network calls
     results = []
-    for player in players:
+    if args.workers > 1:
+        results = evaluate_specs(
+            args.player,
+            args.sets,
+            workers=args.workers,
+            seed=args.seed,
+            limit=args.limit,
+            batch_size=args.batch_size,
+            threads=args.threads or 1,
+            progress=not args.no_progress,
+        )
+    for player in players if args.workers == 1 else ():
         results += evaluate_player(
             player, args.sets, limit=args.limit, batch_size=args.batch_size, progress=not args.no_progress
         )
@@ -801,6 +824,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="positions searched at once by network players (100)",
     )
     strength.add_argument("--threads", type=_threads, default=None, help="torch threads (default: torch's)")
+    strength.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="measure in N processes, a chunk of --batch-size positions at a time, each on --threads torch threads "
+        "(default 1); the figures equal one process's except where a random tie-break decides a move",
+    )
     strength.add_argument("--json", action="store_true", help="print one JSON object")
     strength.add_argument("--no-progress", action="store_true", help="no progress bar")
     strength.set_defaults(func=_strength)

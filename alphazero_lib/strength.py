@@ -408,6 +408,106 @@ def evaluate_player(
     return results
 
 
+# ---- the measurement in several processes -------------------------------------------------------
+def _measure_chunk(task: tuple[str, int, str | Path, int, int, int, int]) -> tuple[np.ndarray, float]:
+    """One worker's share (runs in a fresh process): ``spec``'s moves on positions ``start:stop`` of a set."""
+    spec, seed, set_name, start, stop, batch_size, threads = task
+    import torch
+
+    from alphazero_lib.specs import make_player
+
+    torch.set_num_threads(threads)
+    player = make_player(ConnectFour(), spec, seed=seed)  # a fresh player a chunk: its random draws start anew
+    if hasattr(player, "num_threads"):
+        player.num_threads = threads
+    positions = load_set(set_name)
+    begin = time.perf_counter()
+    actions = choose_actions(player, positions.states[start:stop], positions.to_move[start:stop], batch_size=batch_size)
+    return actions, time.perf_counter() - begin
+
+
+def evaluate_specs(
+    specs: Sequence[str],
+    sets: Iterable[str | Path] = SETS,
+    *,
+    workers: int = 2,
+    seed: int = 0,
+    limit: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    threads: int = 1,
+    progress: bool = True,
+) -> list[SetResult]:
+    """``evaluate_player`` for the players that ``specs`` name (``make_player``), measured in ``workers`` processes;
+    one ``SetResult`` per player and set, players outer, as the ``strength`` command prints them.
+
+    Each set is cut into chunks of ``batch_size`` positions, and each chunk is measured by a player built afresh
+    from its spec with ``seed`` (on ``threads`` torch threads), in whichever process is free. So the figures depend
+    on the specs, the seed and ``batch_size``, not on ``workers`` or on which process took which chunk; they equal
+    ``evaluate_player``'s in one process except where a random tie-break decides a move (a tie in visit counts,
+    rare with hundreds of simulations): there the player's random generator has drawn less. ``seconds`` adds up
+    the chunks' move time. Raises ``ValueError`` for a bad spec, a player of another game or a person before any
+    process starts, and re-raises what a worker raised.
+    """
+    import concurrent.futures
+    import multiprocessing
+
+    from alphazero_lib.specs import make_player
+
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    sets = list(sets)
+    loaded = {name: load_set(name, limit) for name in sets}  # an unknown set fails here
+    names = []
+    for spec in specs:
+        player = make_player(ConnectFour(), spec, seed=seed)  # a bad spec fails here, not in a worker
+        check_player(player)
+        names.append(player.name)
+    tasks = [
+        (spec, seed, name, start, min(start + batch_size, len(positions)), batch_size, threads)
+        for spec in specs
+        for name, positions in loaded.items()
+        for start in range(0, len(positions), batch_size)
+    ]
+    actions = {(spec, name): np.empty(len(loaded[name]), dtype=np.int64) for spec in specs for name in loaded}
+    seconds = dict.fromkeys(actions, 0.0)
+    total = sum(len(positions) for positions in loaded.values()) * len(specs)
+    context = multiprocessing.get_context("spawn")  # fork would copy torch's thread pool state
+    with (
+        tqdm(total=total, desc=f"strength, {workers} processes", unit="pos", disable=not progress) as bar,
+        concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
+    ):
+        futures = {pool.submit(_measure_chunk, task): task for task in tasks}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                spec, _, name, start, stop, _, _ = futures[future]
+                chunk_actions, chunk_seconds = future.result()
+                actions[spec, name][start:stop] = chunk_actions
+                seconds[spec, name] += chunk_seconds
+                bar.update(stop - start)
+        except BaseException:
+            for future in futures:
+                future.cancel()  # a worker's error (or Ctrl-C) ends the measurement, not after every chunk
+            raise
+    results = []
+    for spec, player_name in zip(specs, names, strict=True):
+        for name, positions in loaded.items():
+            errors = move_errors(positions.labels, actions[spec, name])
+            results.append(
+                SetResult(
+                    player_name,
+                    positions.name,
+                    len(positions),
+                    int(errors.sum()),
+                    seconds[spec, name],
+                    np.flatnonzero(errors).tolist(),
+                    errors_by_best_result(positions.labels, errors),
+                )
+            )
+    return results
+
+
 # ---- two players on the same positions -----------------------------------------------------------
 def mcnemar_p_value(only_first: int, only_second: int) -> float:
     """McNemar's exact two-sided test: the chance of a split at least this uneven of the ``only_first +

@@ -15,6 +15,7 @@ from alphazero_lib.cli import main
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.players import AlphaZeroPlayer, HumanPlayer, Player, PolicyPlayer, RandomPlayer
+from alphazero_lib.specs import make_player
 from alphazero_lib.strength import (
     ANCHORS,
     DATA_DIR,
@@ -24,6 +25,7 @@ from alphazero_lib.strength import (
     choose_actions,
     errors_by_best_result,
     evaluate_player,
+    evaluate_specs,
     format_by_best_result,
     load_set,
     mcnemar_p_value,
@@ -306,6 +308,65 @@ def test_strength_command_prints_the_table_and_json(capsys):
             len(theirs - mine),
             len(mine & theirs),
         )
+
+
+# ---- the measurement in several processes --------------------------------------------------------------
+def test_several_processes_measure_what_one_process_measures():
+    sets = ["end_easy", "middle_medium"]
+    # 90 positions in chunks of 25: the last chunk is short, and the processes take turns with four chunks a set.
+    # The greedy policy has no tie-breaks to draw: one process and two choose the same moves.
+    one = evaluate_player(make_player(GAME, "policy:connect_four", seed=0), sets, limit=90, progress=False)
+    two = evaluate_specs(["policy:connect_four"], sets, workers=2, seed=0, limit=90, batch_size=25, progress=False)
+    assert [(r.player, r.set_name, r.positions) for r in two] == [(r.player, r.set_name, r.positions) for r in one]
+    for mine, theirs in zip(two, one, strict=True):
+        assert (mine.errors, mine.error_positions, mine.by_best_result) == (
+            theirs.errors,
+            theirs.error_positions,
+            theirs.by_best_result,
+        )
+        assert mine.seconds > 0
+    assert sum(r.errors for r in one) > 0  # the comparison has errors to place
+    # A search with 4 simulations ties often, and a tie-break draws from the player's generator: each chunk has a
+    # fresh player, so the errors are those of a fresh player on each chunk in this process, in 2 processes or 3.
+    spec = "alphazero:connect_four:4"
+    expected = []
+    for name in sets:
+        positions, errors = load_set(name, 90), []
+        for start in range(0, 90, 25):
+            chunk = PositionSet(name, *(a[start : start + 25] for a in dataclasses.astuple(positions)[1:]))
+            result = evaluate_player(make_player(GAME, spec, seed=0), [chunk], progress=False)[0]
+            errors += [start + i for i in result.error_positions]
+        expected.append(errors)
+    for workers in (2, 3):
+        results = evaluate_specs([spec], sets, workers=workers, seed=0, limit=90, batch_size=25, progress=False)
+        assert [r.error_positions for r in results] == expected
+
+
+def test_evaluate_specs_refuses_bad_input_before_any_process_starts():
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        evaluate_specs(["random"], ["end_easy"], workers=0)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        evaluate_specs(["random"], ["end_easy"], batch_size=0)
+    with pytest.raises(ValueError, match="unknown Pons set 'beginning'"):
+        evaluate_specs(["random"], ["beginning"])
+    with pytest.raises(ValueError, match="cannot be benchmarked"):
+        evaluate_specs(["human"], ["end_easy"])
+    with pytest.raises(ValueError, match="weights are for TicTacToe"):
+        evaluate_specs(["alphazero:tictactoe:10"], ["end_easy"])
+
+
+def test_strength_command_with_workers_prints_what_one_process_prints(capsys):
+    args = ["strength", "--player", "policy:connect_four", "--sets", "middle_easy", "--limit", "30", "--no-progress"]
+    assert main([*args, "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main([*args, "--json", "--workers", "2", "--batch-size", "8"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    for row in (*one["results"], *two["results"]):
+        row.pop("seconds")
+    assert two == one
+    with pytest.raises(SystemExit):
+        main([*args, "--workers", "0"])
+    assert "--workers: must be a positive integer" in capsys.readouterr().err
 
 
 # ---- two players on the same positions ------------------------------------------------------------
