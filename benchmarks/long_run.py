@@ -36,6 +36,8 @@ RUNS = {
     # session 16: the branch resumed from iteration 200's file on another machine (its replay memory starting
     # empty), tree reuse from 207; its history holds iterations 1-200 too, so its hours go on from there
     "the branch from 200 (session 16)": ("long_run_2026-11-26", ("long_run_2026-11-26",), None),
+    # sessions 17-19: AlphaZero.jl's targets from that run's iteration 225 (its history holds 1-225 too)
+    "AlphaZero.jl's targets from 225 (sessions 17-19)": ("avg_targets_2026-11-27", ("avg_targets_2026-11-27",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}
@@ -139,7 +141,7 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = dict(zip(RUNS, ("tab:grey", "tab:blue", "tab:orange"), strict=True))
+    colours = dict(zip(RUNS, ("tab:grey", "tab:blue", "tab:orange", "tab:purple"), strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():
         alone = [(p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0]
@@ -152,10 +154,13 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
                 size = 110 if marker == "*" else 40
                 ax.scatter(*zip(*shown, strict=True), color=colour, marker=marker, s=size, zorder=3,
                            label=f"{run}: {searches} PUCT simulations")  # fmt: skip
+        last = None  # dense markers (neighbouring checkpoints) get one label for a stretch of 0.4 hours
         for p in points:
             if p.run == run and p.searches == 600 and set_name in p.errors:
-                ax.annotate(f"it. {p.iteration}", (p.hours, p.errors[set_name]), textcoords="offset points",
-                            xytext=(8, -4), fontsize=8, color=colour)  # fmt: skip
+                if last is None or p.hours - last >= 0.4:
+                    ax.annotate(f"it. {p.iteration}", (p.hours, p.errors[set_name]), textcoords="offset points",
+                                xytext=(8, -4), fontsize=8, color=colour)  # fmt: skip
+                    last = p.hours
     low, high = ANCHORS[set_name]
     label = "AlphaZero.jl, 600 simulations (published)"
     ax.axhspan(low, max(high, low + 0.15), color="tab:green", alpha=0.25, label=label)

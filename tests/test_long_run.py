@@ -62,6 +62,10 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     resumed = "the branch from 200 (session 16)"  # its history holds 1-200 too: its hours go on from the branch's
     assert at[(resumed, 217, 600)].errors == pytest.approx({"end_easy": 0.3, "middle_easy": 0.4, "middle_medium": 4.4})
     assert at[(resumed, 201, 0)].hours > at[(BRANCH, 200, 600)].hours
+    targets = "AlphaZero.jl's targets from 225 (sessions 17-19)"  # its history holds 1-225 of that run too
+    assert at[(targets, 262, 600)].errors == pytest.approx({"middle_medium": 3.9})
+    assert at[(targets, 255, 600)].errors == pytest.approx({"middle_medium": 5.0})
+    assert at[(targets, 226, 0)].hours > at[(resumed, 225, 0)].hours
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
