@@ -388,8 +388,7 @@ class TrainConfig:
 
     full_search_fraction: float = 1.0
     """Playout cap randomisation (KataGo): the share of moves searched with ``num_searches`` simulations and
-    recorded as training samples; the other moves get ``cheap_searches`` and are played but not recorded. Batched
-    self-play draws once a step for all its games in flight (``selfplay.Schedule.full_searches``)."""
+    recorded as training samples; the other moves get ``cheap_searches`` and are played but not recorded."""
 
     cheap_searches: int = 16
     """Playout cap randomisation: the simulations of a cheap (unrecorded) move; at most the search's

@@ -100,14 +100,10 @@ class Schedule:
         return random_opening(game, self.opening_rng, self.config.opening_moves)
 
     def full_searches(self, count: int) -> np.ndarray:
-        """``[count]`` bool: whether the next step's moves, one in each of ``count`` games, get the full search (and
-        are recorded). One draw decides the whole step: batched self-play searches its games in lockstep, so a step
-        in which a single game searched fully would take as long as one in which all did, and the cheap moves would
-        save no time. Each game still gets the full search on each move with ``full_search_fraction``'s chance,
-        independently from move to move; only games searched side by side share the draw."""
+        """``[count]`` bool: which of the next moves get the full search (and are recorded)."""
         if self.cap_rng is None:
             return np.ones(count, dtype=bool)
-        return np.full(count, self.cap_rng.random() < self.config.full_search_fraction)
+        return self.cap_rng.random(count) < self.config.full_search_fraction
 
     def move_probs(self, output: Any, probs: np.ndarray, index: Any = ()) -> np.ndarray:
         """The distribution a move is drawn from: the visit shares (``probs`` without a ``SearchOutput``) or the

@@ -100,24 +100,6 @@ def test_playout_cap_records_only_the_full_searches():
     assert 0.1 < full / positions < 0.5  # about the fraction asked
 
 
-def test_playout_cap_decides_once_a_step_for_every_game_searched_side_by_side():
-    # the games are searched in lockstep: a step that mixed full and cheap searches would cost a full one
-    config = settings(full_search_fraction=0.5, cheap_searches=2)
-    batched = BatchedSelfPlay(GAME, FakeNet(GAME, seed=1), config, 4, (0, 1), total=12)
-    budgets, run = [], batched.mcts.run
-
-    def recording(states, active=None, num_simulations=None):
-        live = np.flatnonzero(active)
-        budgets.append({8} if num_simulations is None else set(np.asarray(num_simulations)[live].tolist()))
-        return run(states, active, num_simulations)
-
-    batched.mcts.run = recording
-    while not batched.done:
-        batched.step()
-    assert all(len(step) == 1 for step in budgets)  # every game in a step has the same budget
-    assert {8} in budgets and {2} in budgets and 0.25 < budgets.count({8}) / len(budgets) < 0.75
-
-
 def test_without_the_cap_every_move_is_recorded_with_the_full_search():
     games, _ = play(settings())
     assert len(games.samples) == games.games.positions and games.mcts.stats.simulations == 8 * games.games.positions
