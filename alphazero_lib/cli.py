@@ -81,26 +81,27 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _threads(text: str) -> int:
-    """An argparse type for torch threads: 1 to 4 per core of this machine."""
-    value, most = _integer(text, 1, "a positive integer"), min(MAX_THREADS, 4 * _cores())
-    if value > most:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {most} (4 x the {_cores()} cores of this machine: more threads only wait on each "
-            f"other), got {value:,}"
-        )
-    return value
+def _per_core(what: str, ceiling: int | None = None):
+    """An argparse type for a count of ``what`` (threads, processes): 1 to 4 per core of this machine, and at most
+    ``ceiling`` when given."""
+
+    def parse(text: str) -> int:
+        value, most = _integer(text, 1, "a positive integer"), 4 * _cores()
+        if ceiling is not None:
+            most = min(most, ceiling)
+        if value > most:
+            raise argparse.ArgumentTypeError(
+                f"must be at most {most} (4 x the {_cores()} cores of this machine: more {what} only wait on each "
+                f"other), got {value:,}"
+            )
+        return value
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
 
 
-def _workers(text: str) -> int:
-    """An argparse type for worker processes: 1 to 4 per core of this machine."""
-    value, most = _integer(text, 1, "a positive integer"), 4 * _cores()
-    if value > most:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {most} (4 x the {_cores()} cores of this machine: more processes only wait on each "
-            f"other), got {value:,}"
-        )
-    return value
+_threads = _per_core("threads", MAX_THREADS)
+_workers = _per_core("processes")
 
 
 def _number(text: str, positive: bool) -> float:

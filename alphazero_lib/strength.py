@@ -393,19 +393,22 @@ def evaluate_player(
                 player, positions.states, positions.to_move, batch_size=batch_size, on_progress=bar.update
             )
             seconds = time.perf_counter() - start
-        errors = move_errors(positions.labels, actions)
-        results.append(
-            SetResult(
-                player.name,
-                positions.name,
-                len(positions),
-                int(errors.sum()),
-                seconds,
-                np.flatnonzero(errors).tolist(),
-                errors_by_best_result(positions.labels, errors),
-            )
-        )
+        results.append(_set_result(player.name, positions, actions, seconds))
     return results
+
+
+def _set_result(player_name: str, positions: PositionSet, actions: np.ndarray, seconds: float) -> SetResult:
+    """The ``SetResult`` of ``actions [P]``, one move per position of ``positions``, played in ``seconds``."""
+    errors = move_errors(positions.labels, actions)
+    return SetResult(
+        player_name,
+        positions.name,
+        len(positions),
+        int(errors.sum()),
+        seconds,
+        np.flatnonzero(errors).tolist(),
+        errors_by_best_result(positions.labels, errors),
+    )
 
 
 # ---- the measurement in several processes -------------------------------------------------------
@@ -493,18 +496,7 @@ def evaluate_specs(
     results = []
     for spec, player_name in zip(specs, names, strict=True):
         for name, positions in loaded.items():
-            errors = move_errors(positions.labels, actions[spec, name])
-            results.append(
-                SetResult(
-                    player_name,
-                    positions.name,
-                    len(positions),
-                    int(errors.sum()),
-                    seconds[spec, name],
-                    np.flatnonzero(errors).tolist(),
-                    errors_by_best_result(positions.labels, errors),
-                )
-            )
+            results.append(_set_result(player_name, positions, actions[spec, name], seconds[spec, name]))
     return results
 
 

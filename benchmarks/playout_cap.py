@@ -29,7 +29,7 @@ def run(
     from alphazero_lib.config import TrainConfig
     from alphazero_lib.games import ConnectFour
     from alphazero_lib.inference import FastEvaluator
-    from alphazero_lib.selfplay import BatchedSelfPlay, Schedule
+    from alphazero_lib.selfplay import BatchedSelfPlay
     from alphazero_lib.specs import resolve_weights
 
     torch.set_num_threads(1)
@@ -58,7 +58,6 @@ def run(
             return np.full(count, schedule.cap_rng.random() < fraction)
 
         schedule.full_searches = per_step
-    assert isinstance(batched.schedule, Schedule)
     start = time.perf_counter()
     while not batched.done:
         batched.step()
