@@ -38,8 +38,8 @@ RUNS = {
     "the branch from 200 (session 16)": ("long_run_2026-11-26", ("long_run_2026-11-26",), None),
     # sessions 17-19: AlphaZero.jl's targets from that run's iteration 225 (its history holds 1-225 too)
     "AlphaZero.jl's targets from 225 (sessions 17-19)": ("avg_targets_2026-11-27", ("avg_targets_2026-11-27",), None),
-    # session 19: that branch from 276 with playout cap randomisation and 384 games an iteration
-    "playout cap from 276 (session 19)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
+    # sessions 19-20: that branch from 276 with playout cap randomisation and 384 games an iteration (293: the default)
+    "playout cap from 276 (sessions 19-20)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}

@@ -66,6 +66,9 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     assert at[(targets, 262, 600)].errors == pytest.approx({"middle_medium": 3.9})
     assert at[(targets, 255, 600)].errors == pytest.approx({"middle_medium": 5.0})
     assert at[(targets, 226, 0)].hours > at[(resumed, 225, 0)].hours
+    cap = "playout cap from 276 (sessions 19-20)"  # session 20's strength_293.txt: the default since then
+    assert at[(cap, 293, 600)].errors == pytest.approx({"end_easy": 0.2, "middle_easy": 0.1, "middle_medium": 3.5})
+    assert at[(cap, 296, 600)].errors == pytest.approx({"middle_medium": 3.9})
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
