@@ -96,7 +96,6 @@ def _per_core(what: str, ceiling: int | None = None):
             )
         return value
 
-    parse.__name__ = what  # argparse names the type in its messages
     return parse
 
 

@@ -144,6 +144,17 @@ def test_the_pb_c_schedule_reaches_self_play():
         assert (search.pb_c_base, search.pb_c_init, search.num_searches) == (10.0, 0.5, 5)
 
 
+# iteration 200 of Connect Four (the default of sessions 16-19): the 5 x 128 run's iteration 40 branched to AdamW and
+# resumed with the changes its config.json lists (model card): PUCT self-play with 400 searches from longer openings,
+# a longer replay window drawn 32,000 positions a pass, a constant learning rate, Dirichlet root noise from 186
+ITERATION_200_CHANGES = {
+    *("lr_decay_iterations", "num_threads", "train_precision", "inference_mode", "weight_decay"),
+    *("optimizer", "opening_moves", "search.num_searches", "search.policy", "move_selection"),
+    *("replay_window", "train_samples", "lr", "lr_final_fraction", "measure_new_games"),
+    *("search.dirichlet_epsilon", "search.dirichlet_alpha"),
+}
+
+
 @pytest.mark.parametrize(
     "name, preset, differences",
     [
@@ -162,43 +173,27 @@ def test_the_pb_c_schedule_reaches_self_play():
             "connect_four_fast_5x128",
             {"lr_decay_iterations", "num_threads", "train_precision", "inference_mode"},
         ),
-        # the default Connect Four network: that run's iteration 40 branched to AdamW and resumed with the changes
-        # its config.json lists (model card): PUCT self-play with 400 searches from longer openings, a longer replay
-        # window drawn 32,000 positions a pass, a constant learning rate, Dirichlet root noise from iteration 186,
-        # tree reuse from 207, AlphaZero.jl's targets from 226 (position averaging, the outcome as value target, a
-        # window of 40) and playout cap randomisation with 384 games an iteration from 277, in a run of 340
+        # the default Connect Four network: iteration 200's changes (below), then tree reuse from 207, AlphaZero.jl's
+        # targets from 226 (position averaging, the outcome as value target, a window of 40) and playout cap
+        # randomisation with 384 games an iteration from 277, in a run of 340
         (
             "connect_four",
             "connect_four_fast_5x128",
             {
-                *("lr_decay_iterations", "num_threads", "train_precision", "inference_mode", "weight_decay"),
-                *("optimizer", "opening_moves", "search.num_searches", "search.policy", "move_selection"),
-                *("replay_window", "train_samples", "lr", "lr_final_fraction", "measure_new_games"),
-                *("search.dirichlet_epsilon", "search.dirichlet_alpha", "reuse_tree", "num_iterations"),
-                *("position_averaging", "value_target_q_weight"),
+                *ITERATION_200_CHANGES,
+                *("reuse_tree", "num_iterations", "position_averaging", "value_target_q_weight"),
                 *("games_per_iteration", "full_search_fraction", "cheap_searches"),
             },
         ),
-        # iteration 200, the default of sessions 16-19
-        (
-            "connect_four@200",
-            "connect_four_fast_5x128",
-            {
-                *("lr_decay_iterations", "num_threads", "train_precision", "inference_mode", "weight_decay"),
-                *("optimizer", "opening_moves", "search.num_searches", "search.policy", "move_selection"),
-                *("replay_window", "train_samples", "lr", "lr_final_fraction", "measure_new_games"),
-                *("search.dirichlet_epsilon", "search.dirichlet_alpha"),
-            },
-        ),
+        ("connect_four@200", "connect_four_fast_5x128", ITERATION_200_CHANGES),
         ("tictactoe", "tictactoe", set()),
     ],
 )
 def test_the_presets_are_the_shipped_runs_settings(name, preset, differences):
     from alphazero_lib.checkpoints import load_checkpoint
-    from alphazero_lib.pretrained import pretrained_path
+    from alphazero_lib.specs import weights_path
 
-    name, _, iteration = name.partition("@")
-    recorded = TrainConfig.from_dict(load_checkpoint(pretrained_path(name, iteration or None))["train_config"])
+    recorded = TrainConfig.from_dict(load_checkpoint(weights_path(name))["train_config"])
     assert set(recorded.changes_from(TrainConfig.from_preset(preset))) == differences
 
 
