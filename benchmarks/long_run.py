@@ -40,6 +40,8 @@ RUNS = {
     "AlphaZero.jl's targets from 225 (sessions 17-19)": ("avg_targets_2026-11-27", ("avg_targets_2026-11-27",), None),
     # sessions 19-20: that branch from 276 with playout cap randomisation and 384 games an iteration (293: the default)
     "playout cap from 276 (sessions 19-20)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
+    # sessions 20-21: that branch from 296 with the learning rate 2e-4 instead of 5e-4 (its history holds 1-296 too)
+    "learning rate 2e-4 from 296 (sessions 20-21)": ("cap_lr_2026-11-27", ("cap_lr_2026-11-27",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}
@@ -143,7 +145,8 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = dict(zip(RUNS, ("tab:grey", "tab:blue", "tab:orange", "tab:purple", "tab:brown"), strict=True))
+    palette = ("tab:grey", "tab:blue", "tab:orange", "tab:purple", "tab:brown", "tab:olive")
+    colours = dict(zip(RUNS, palette, strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():
         alone = [(p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0]

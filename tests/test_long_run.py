@@ -69,6 +69,11 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     cap = "playout cap from 276 (sessions 19-20)"  # session 20's strength_293.txt: the default since then
     assert at[(cap, 293, 600)].errors == pytest.approx({"end_easy": 0.2, "middle_easy": 0.1, "middle_medium": 3.5})
     assert at[(cap, 296, 600)].errors == pytest.approx({"middle_medium": 3.9})
+    lower = "learning rate 2e-4 from 296 (sessions 20-21)"  # session 21's strength_600.txt
+    assert [at[(lower, i, 600)].errors["middle_medium"] for i in (300, 302, 304, 312, 314, 316)] == pytest.approx(
+        [3.1, 3.1, 3.2, 2.7, 2.7, 3.4]
+    )
+    assert at[(cap, 296, 600)].hours < at[(lower, 300, 600)].hours < at[(lower, 316, 600)].hours
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
