@@ -119,8 +119,9 @@ def collect(results: Path = RESULTS) -> tuple[list[Point], list[str]]:
                 continue
             for path in sorted(folder.glob("trend*.txt")):
                 alone.update(alone_points(path.read_text(), skip))
-            for path in sorted(folder.glob("strength*.txt")):
-                searched.update(search_points(path.read_text()))
+            for path in sorted(folder.glob("strength*.txt")):  # one checkpoint's sets may lie in several files
+                for key, errors in search_points(path.read_text()).items():
+                    searched.setdefault(key, {}).update(errors)
         rows = [(i, 0, e) for i, e in alone.items()] + [(i, s, e) for (i, s), e in searched.items()]
         for iteration, searches, errors in sorted(rows):
             if iteration not in hours:
@@ -149,12 +150,17 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     colours = dict(zip(RUNS, palette, strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():
-        alone = [(p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0]
+        alone = [
+            (p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0 and set_name in p.errors
+        ]
         if alone:
             ax.plot(*zip(*alone, strict=True), color=colour, lw=1.2, label=f"{run}: network alone")
         for searches, marker in ((200, "o"), (600, "*")):
-            shown = [(p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == searches]
-            shown = [xy for xy in shown if xy[1] is not None]
+            shown = [
+                (p.hours, p.errors[set_name])
+                for p in points
+                if p.run == run and p.searches == searches and set_name in p.errors
+            ]
             if shown:
                 size = 110 if marker == "*" else 40
                 ax.scatter(*zip(*shown, strict=True), color=colour, marker=marker, s=size, zorder=3,

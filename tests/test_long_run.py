@@ -74,10 +74,13 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
         [3.1, 3.1, 3.2, 2.7, 2.7, 3.4]
     )
     assert at[(cap, 296, 600)].hours < at[(lower, 300, 600)].hours < at[(lower, 316, 600)].hours
+    # 316's easy sets are in strength_316.txt, its middle-medium in strength_600.txt: the two files' rows merge
+    assert at[(lower, 316, 600)].errors == pytest.approx({"end_easy": 0.1, "middle_easy": 0.3, "middle_medium": 3.4})
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
     assert at[(BRANCH, 121, 200)].hours == pytest.approx(hours)
     assert notes == []
-    out = long_run.plot(points, "middle_medium", tmp_path / "curve.png")
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for set_name in long_run.SETS:  # many points measured middle-medium alone: the easy sets' plots leave them out
+        out = long_run.plot(points, set_name, tmp_path / f"{set_name}.png")
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
