@@ -150,28 +150,26 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     colours = dict(zip(RUNS, palette, strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():
-        alone = [
-            (p.hours, p.errors[set_name]) for p in points if p.run == run and p.searches == 0 and set_name in p.errors
-        ]
+        # this run's points measured on the set with so many searches (0: alone), as (hours, error, iteration)
+        def measured(searches, run=run):
+            return [(p.hours, p.errors[set_name], p.iteration) for p in points
+                    if p.run == run and p.searches == searches and set_name in p.errors]  # fmt: skip
+
+        alone = [(hours, error) for hours, error, _ in measured(0)]
         if alone:
             ax.plot(*zip(*alone, strict=True), color=colour, lw=1.2, label=f"{run}: network alone")
         for searches, marker in ((200, "o"), (600, "*")):
-            shown = [
-                (p.hours, p.errors[set_name])
-                for p in points
-                if p.run == run and p.searches == searches and set_name in p.errors
-            ]
+            shown = [(hours, error) for hours, error, _ in measured(searches)]
             if shown:
                 size = 110 if marker == "*" else 40
                 ax.scatter(*zip(*shown, strict=True), color=colour, marker=marker, s=size, zorder=3,
                            label=f"{run}: {searches} PUCT simulations")  # fmt: skip
         last = None  # dense markers (neighbouring checkpoints) get one label for a stretch of 0.4 hours
-        for p in points:
-            if p.run == run and p.searches == 600 and set_name in p.errors:
-                if last is None or p.hours - last >= 0.4:
-                    ax.annotate(f"it. {p.iteration}", (p.hours, p.errors[set_name]), textcoords="offset points",
-                                xytext=(8, -4), fontsize=8, color=colour)  # fmt: skip
-                    last = p.hours
+        for hours, error, iteration in measured(600):
+            if last is None or hours - last >= 0.4:
+                ax.annotate(f"it. {iteration}", (hours, error), textcoords="offset points", xytext=(8, -4),
+                            fontsize=8, color=colour)  # fmt: skip
+                last = hours
     low, high = ANCHORS[set_name]
     label = "AlphaZero.jl, 600 simulations (published)"
     ax.axhspan(low, max(high, low + 0.15), color="tab:green", alpha=0.25, label=label)
