@@ -48,11 +48,39 @@ def test_bench_prints_the_threads_and_the_machine_load_beside_the_figures(capsys
     assert "other work was running: these figures are lower than on a quiet machine" in text
 
 
-def test_bench_shows_progress_through_its_phases(capsys):
+class SteadyClock:
+    """``time`` for the benchmark whose ``perf_counter`` moves ``step`` seconds a reading: the budget is spent by
+    readings, not by the machine's speed, so whether the rounds of self-play fit does not hang on how busy it is."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self):
+        self.now += self.step
+        return self.now
+
+
+def test_bench_shows_progress_through_its_phases(capsys, monkeypatch):
+    import alphazero_lib.bench
+
+    monkeypatch.setattr(alphazero_lib.bench, "time", SteadyClock(0.01))
     assert main([*TINY, "--seconds", "1", "--json"]) == 0
     err = capsys.readouterr().err
     for phase in ("network alone", "warm-up", "serial self-play 1/", "batched self-play 1/"):
         assert phase in err, err
+
+
+def test_where_not_one_round_fits_the_warm_up_moves_are_the_figures(capsys, monkeypatch):
+    # a busy machine: the network alone spends the whole budget, so no timed round of self-play is played
+    import alphazero_lib.bench
+
+    monkeypatch.setattr(alphazero_lib.bench, "time", SteadyClock(1.0))
+    assert main([*TINY, "--seconds", "1", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "self-play 1/" not in captured.err and "warm-up" in captured.err
+    result = json.loads(captured.out)
+    assert result["seconds"]["rounds"] == 0
+    assert result["serial_positions_per_second"] > 0 and result["batched_positions_per_second"] > 0
 
 
 def test_the_default_connect_four_preset_keeps_to_the_time_budget():
