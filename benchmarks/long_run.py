@@ -42,6 +42,8 @@ RUNS = {
     "playout cap from 276 (sessions 19-20)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
     # sessions 20-21: that branch from 296 with the learning rate 2e-4 instead of 5e-4 (its history holds 1-296 too)
     "learning rate 2e-4 from 296 (sessions 20-21)": ("cap_lr_2026-11-27", ("cap_lr_2026-11-27",), None),
+    # sessions 21-22: that branch from 316 with the learning rate 1e-4 (its history holds 1-316 too)
+    "learning rate 1e-4 from 316 (sessions 21-22)": ("cap_lr1_2026-11-27", ("cap_lr1_2026-11-27",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}
@@ -146,7 +148,7 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    palette = ("tab:grey", "tab:blue", "tab:orange", "tab:purple", "tab:brown", "tab:olive")
+    palette = ("tab:grey", "tab:blue", "tab:orange", "tab:purple", "tab:brown", "tab:olive", "tab:cyan")
     colours = dict(zip(RUNS, palette, strict=True))
     fig, ax = plt.subplots(figsize=(9, 5))
     for run, colour in colours.items():

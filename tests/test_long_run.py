@@ -76,6 +76,12 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     assert at[(cap, 296, 600)].hours < at[(lower, 300, 600)].hours < at[(lower, 316, 600)].hours
     # 316's easy sets are in strength_316.txt, its middle-medium in strength_600.txt: the two files' rows merge
     assert at[(lower, 316, 600)].errors == pytest.approx({"end_easy": 0.1, "middle_easy": 0.3, "middle_medium": 3.4})
+    lowest = "learning rate 1e-4 from 316 (sessions 21-22)"  # session 22's strength_600.txt
+    assert [at[(lowest, i, 600)].errors["middle_medium"] for i in (319, 326, 328, 330)] == pytest.approx(
+        [3.2, 3.3, 2.9, 3.3]
+    )
+    assert at[(lower, 316, 600)].hours < at[(lowest, 319, 600)].hours < at[(lowest, 330, 600)].hours
+    assert at[(lowest, 330, 600)].errors == pytest.approx({"end_easy": 0.2, "middle_easy": 0.1, "middle_medium": 3.3})
     assert (BRANCH, 91, 0) not in at and (BRANCH, 94, 0) in at  # the Adam run's 91 sits in the branch's trend.txt
     history = json.loads((long_run.RESULTS / "replay_reuse_2026-11-25" / "history.json").read_text())
     hours = sum(r["wall_seconds"] for r in history if r["iteration"] <= 121) / 3600
