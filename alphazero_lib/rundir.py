@@ -98,7 +98,7 @@ class Run:
             if not self.resume:
                 yield None, "a new run"
                 return
-            source, note = find_resume_checkpoint(self.path)
+            source, damaged, note = _resume_source(self.path)
             if source is None and ((self.path / "latest.pt").exists() or saved_iterations(self.path)):
                 config_file = self.path / "config.json"
                 again = f" --config {config_file}" if config_file.is_file() else f" --game {self.game.registry_name}"
@@ -109,6 +109,12 @@ class Run:
                 )
             if source is None:
                 say(f"{note}: starting {self.path} at iteration 0")
+            for path, why in damaged:  # newer than the source: they would block the run, and a save replaces them
+                kept = _set_aside(path)
+                say(
+                    f"set aside the damaged {path.relative_to(self.path)} as {kept.name} (kept, not deleted; {why}); "
+                    f"resuming from {source.relative_to(self.path) if source else 'iteration 0'}"
+                )
             yield source, note
 
 
@@ -359,8 +365,8 @@ def claim_run_dir(run_dir: str | os.PathLike[str], iteration: int, overwrite: bo
     if later and not overwrite:
         raise ValueError(
             f"{run_dir} already holds a run ({', '.join(p.name for p in later[:3])}"
-            f"{', ...' if len(later) > 3 else ''}) beyond iteration {iteration}; resume it "
-            f"(find_resume_checkpoint, restore) or pass overwrite=True to replace it"
+            f"{', ...' if len(later) > 3 else ''}) beyond iteration {iteration}; continue it "
+            f"(train --resume; in Python open_run(..., resume=True)) or replace it (--overwrite, overwrite=True)"
         )
     for path in later:
         path.unlink()
@@ -546,14 +552,17 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
     ``latest.pt`` (which holds the replay buffer) wins unless the newest intact ``checkpoints/iter_NNNN.pt`` is
     further on; damaged or truncated files are skipped and named in the sentence.
     """
-    run_dir = Path(run_dir)
-    skipped: list[str] = []
+    return _resume_source(Path(run_dir))[::2]
+
+
+def _resume_source(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]], str]:
+    """``(checkpoint to resume from or None, the damaged files skipped with why, the phrase)``."""
+    skipped: list[tuple[Path, str]] = []
     best: tuple[int, Path] | None = None
     latest = run_dir / "latest.pt"
 
     def why(err: Exception, path: Path) -> str:
-        text = str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")
-        return f"{path.name} ({text[:160]})"
+        return str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")[:160]
 
     if latest.is_file():
         try:
@@ -561,25 +570,36 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
             check_resumable(checkpoint, latest)
             best = (int(checkpoint["iteration"]), latest)
         except (CheckpointError, ValueError, TypeError) as err:
-            skipped.append(why(err, latest))
+            skipped.append((latest, why(err, latest)))
     for number, path in reversed(saved_iterations(run_dir)):
         if best is not None and number <= best[0]:
             break
         try:
             check_resumable(load_checkpoint(path), path, number)
         except (CheckpointError, ValueError, TypeError) as err:
-            skipped.append(why(err, path))
+            skipped.append((path, why(err, path)))
             continue
         best = (number, path)
         break
-    note = f"; skipped damaged {', '.join(skipped)}" if skipped else ""
+    note = f"; skipped damaged {', '.join(f'{p.name} ({reason})' for p, reason in skipped)}" if skipped else ""
     if best is None:
-        return None, f"no intact checkpoint in {run_dir}{note}"
+        return None, skipped, f"no intact checkpoint in {run_dir}{note}"
     number, path = best
     if path == latest:
-        return path, f"{path}{note}"
-    why = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
-    return path, f"{path}, the newest intact iteration ({why}{note})"
+        return path, skipped, f"{path}{note}"
+    reason = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
+    return path, skipped, f"{path}, the newest intact iteration ({reason}{note})"
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename a damaged checkpoint to ``NAME.damaged`` (``NAME.damaged.2``, ... if taken), never deleting it: a
+    resume continues from an older file, and the damaged one neither blocks it nor is lost. Returns the new path."""
+    target, n = path.with_name(path.name + ".damaged"), 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.damaged.{n}")
+    path.rename(target)
+    return target
 
 
 REPLAY_VALUE_SLACK = 0.1

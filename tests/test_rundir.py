@@ -92,3 +92,34 @@ def test_a_game_without_a_registry_description_is_refused_before_anything_is_wri
     with pytest.raises(ValueError, match="train this one without a run directory"):
         build_trainer(MyConnectFour(), TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu"), run_dir=out)
     assert not out.exists()
+
+
+def test_a_resume_past_a_truncated_iteration_file_sets_it_aside_and_continues_bit_exact(tmp_path, capsys):
+    """Issue 52, item 1: with latest.pt gone and the newest iter_NNNN.pt truncated (a fault while it was written),
+    ``train --resume`` continues from the newest intact iteration, says which file it skipped and why, and renames
+    the damaged file aside (never deleted). With a replay window of one iteration, the resumed iteration is the
+    uninterrupted run's, bit for bit."""
+    import torch
+
+    from alphazero_lib.cli import main
+
+    out, config = tmp_path / "run", tmp_path / "tiny.json"
+    config.write_text(json.dumps({**TINY, "num_iterations": 3}))
+    assert main(["train", "--game", "tictactoe", "--out", str(out), "--config", str(config), "--no-progress"]) == 0
+    third = out / "checkpoints" / "iter_0003.pt"
+    uninterrupted = torch.load(third, weights_only=True)["model"]
+    (out / "latest.pt").unlink()
+    truncated = third.read_bytes()[: third.stat().st_size // 2]
+    third.write_bytes(truncated)
+    capsys.readouterr()
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "set aside the damaged checkpoints/iter_0003.pt as iter_0003.pt.damaged (kept, not deleted; is not a "
+        "readable torch file (damaged or truncated?)" in printed
+    ), printed
+    assert "resuming from checkpoints/iter_0002.pt" in printed and "after iteration 2 of 3" in printed
+    assert (out / "checkpoints" / "iter_0003.pt.damaged").read_bytes() == truncated  # kept as it was
+    resumed = torch.load(third, weights_only=True)["model"]
+    assert all(torch.equal(resumed[name], uninterrupted[name]) for name in uninterrupted)
+    assert [r["iteration"] for r in json.loads((out / "history.json").read_text())] == [1, 2, 3]
