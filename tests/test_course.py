@@ -84,3 +84,67 @@ def test_solved_run(path: Path):
     run: ``python tools/solve_notebooks.py``)."""
     problems, _ = solve_notebooks.run_solved(path, skip=SKIP.get(path.stem, ()), shrink=SHRINK.get(path.stem, ()))
     assert problems == []
+
+
+# ---- the course map (notebooks/README.md, "The course map"): one list, every notebook held to it ----------------
+MAP_ENTRY = re.compile(r"^(\d+)\. \[`(\d\d_\w+)`\]\((\d\d_\w+)\.ipynb\): ", re.MULTILINE)
+
+
+def course_map() -> list[str]:
+    """The notebooks' stems in the order of the map in ``notebooks/README.md``."""
+    text = (ROOT / "notebooks" / "README.md").read_text()
+    section = text.split("## The course map", 1)[1].split("\n## ", 1)[0]
+    entries = MAP_ENTRY.findall(section)
+    for number, stem, target in entries:
+        assert stem == target and int(number) == int(stem[:2]), f"the map's line {number} names {stem} -> {target}"
+    return [stem for _, stem, _ in entries]
+
+
+def intro_minutes(path: Path) -> int:
+    intro = solve_notebooks.source(read(path).cells[0])
+    found = re.search(r"\*\*Time:\*\*\s+about\s+(an\s+hour|\d+\s+minutes)", intro)
+    assert found, f"{path.name}: the intro gives its time"
+    return 60 if "hour" in found.group(1) else int(found.group(1).split()[0])
+
+
+def test_the_course_map_lists_every_notebook_in_order():
+    assert course_map() == [p.stem for p in NOTEBOOKS]
+
+
+def closing(path: Path) -> str:
+    """The markdown cell that opens with the box of what was built: the notebook's closing words."""
+    built = [solve_notebooks.source(c) for c in read(path).cells if c.cell_type == "markdown"]
+    return next(m for m in built if m.startswith("> ## What you built"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_each_notebook_names_the_next_one_on_the_map(path: Path):
+    stems = course_map()
+    at = stems.index(path.stem)
+    named = re.findall(r"\bNext, notebook (\d+)\b", closing(path))
+    if at + 1 < len(stems):
+        assert named == [str(int(stems[at + 1][:2]))], f"{path.name} closes naming notebook(s) {named}"
+    else:
+        assert named == [], f"{path.name} is the last on the map, yet names a next notebook"
+    assert not re.search(r"\b(nine|eight) notebooks\b|\bLast, notebook\b", closing(path)), path.name
+
+
+def test_the_overviews_plan_lists_every_other_notebook_with_its_time():
+    """The plan's table (notebook 0, section 5): one row a notebook, in the map's order, linked, with the time the
+    notebook's own intro gives."""
+    overview, *rest = [ROOT / "notebooks" / f"{stem}.ipynb" for stem in course_map()]
+    plan = next(
+        solve_notebooks.source(c)
+        for c in read(overview).cells
+        if "## 5. The plan of the course" in solve_notebooks.source(c)
+    )
+    rows = re.findall(
+        r"^\| (\d+) \| \[`(\d\d_\w+)`\]\((\d\d_\w+)\.ipynb\) \| [^|]+ \| (\d+) min \|", plan, re.MULTILINE
+    )
+    assert [stem for _, stem, _, _ in rows] == [p.stem for p in rest], "the plan's rows follow the map"
+    for number, stem, target, minutes in rows:
+        path = ROOT / "notebooks" / f"{stem}.ipynb"
+        assert target == stem and int(number) == int(stem[:2]), f"the plan's row {number} links {target}"
+        assert int(minutes) == intro_minutes(path), (
+            f"the plan gives {stem} {minutes} min, its intro {intro_minutes(path)}"
+        )

@@ -142,6 +142,7 @@ def run_solved(
     home: Path | None = None,
     skip: Sequence[str] = (),
     shrink: Sequence[tuple[str, str]] = (),
+    timeout: int = 600,
 ) -> tuple[list[str], float]:
     """Execute the solved copy of one notebook; return the problems found (empty when all is well) and the time.
 
@@ -155,7 +156,7 @@ def run_solved(
     os.environ["MY_ALPHAZERO_HOME"] = str(home if home is not None else tempfile.mkdtemp(prefix="solved_home_"))
     start = time.perf_counter()
     try:
-        execute(nb, path)
+        execute(nb, path, timeout)
     finally:
         if before is None:
             os.environ.pop("MY_ALPHAZERO_HOME", None)
@@ -178,6 +179,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: every course notebook)")
     parser.add_argument("--out", type=Path, help="folder to keep the executed solved copies in")
     parser.add_argument("--home", type=Path, help="where the checks keep my_alphazero/ (default: a temporary folder)")
+    parser.add_argument(
+        "--timeout", type=int, default=600, help="seconds a cell may run (the capstone's full run: 20 min training)"
+    )
     args = parser.parse_args(argv)
     import tempfile
 
@@ -186,7 +190,7 @@ def main(argv: list[str]) -> int:
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     failed = 0
     for path in paths:
-        problems, elapsed = run_solved(path, args.out, home)
+        problems, elapsed = run_solved(path, args.out, home, timeout=args.timeout)
         count = len(exercises(nbformat.read(path, as_version=4)))
         print(f"{path.name}: {count} exercises, {'all checks pass' if not problems else 'FAILED'} ({elapsed:.1f} s)")
         for problem in problems:
