@@ -309,7 +309,7 @@ class TrainConfig:
     """"adam": Adam with ``weight_decay`` added to the gradient (an L2 term; the course's optimizer), or "adamw": the
     weights shrink by ``lr * weight_decay`` each step, apart from Adam's scaling (Loshchilov and Hutter, decoupled
     weight decay). Adam divides the L2 term by the gradient's running size, so a weight whose loss gradient is
-    near zero is pushed to zero at about ``lr`` a step: in the 5 x 128 run of session 12, 230 of the 640 channels of
+    near zero is pushed to zero at about ``lr`` a step: in the 5 x 128 run of 2026-11-25, 230 of the 640 channels of
     the blocks' first convolutions died that way from iteration 42 on (weights below 1e-6, most of them
     subnormal). AdamW's shrink is ``lr * weight_decay`` relative, so its decay is set a hundred times larger
     (0.01)."""

@@ -603,7 +603,7 @@ def _set_aside(path: Path) -> Path:
 
 
 REPLAY_VALUE_SLACK = 0.1
-"""How far past [-1, 1] a replay buffer's value may lie and still resume (clipped back): until session 17's fix,
+"""How far past [-1, 1] a replay buffer's value may lie and still resume (clipped back): until commit 70a9b1f's fix,
 tree reuse counted a kept root's own evaluation twice, so value targets of up to (budget + 2) / (budget + 1) were
 written to ``latest.pt`` (1.0012 with 400 searches and half of the target from the search)."""
 

@@ -6,8 +6,8 @@
 Reads, under ``benchmarks/results/``, each run's ``history.json`` (the wall time of every iteration, summed),
 its ``trend.txt`` files (``checkpoint_trend.py``: each checkpoint's network alone on Pons' sets) and its
 ``strength*.txt`` files (``strength`` with search, where the player is named ``alphazero:ITERnnn:SIMS``). It
-measures nothing itself: every point is a figure a session printed and committed. The plot puts the error on one
-Pons set against hours of training on the 2-core CPU, the network alone as lines and with 200 and 600 PUCT
+measures nothing itself: every point is a figure a command printed and a commit recorded. The plot puts the error
+on one Pons set against hours of training on the 2-core CPU, the network alone as lines and with 200 and 600 PUCT
 simulations as markers, beside AlphaZero.jl's published agent (600 simulations) and a depth-5 minimax.
 """
 
@@ -33,17 +33,17 @@ RUNS = {
         ("adamw_branch_2026-11-25", "replay_reuse_2026-11-25"),
         "c4_5x128_long/",
     ),
-    # session 16: the branch resumed from iteration 200's file on another machine (its replay memory starting
+    # 2026-11-26: the branch resumed from iteration 200's file on another machine (its replay memory starting
     # empty), tree reuse from 207; its history holds iterations 1-200 too, so its hours go on from there
-    "the branch from 200 (session 16)": ("long_run_2026-11-26", ("long_run_2026-11-26",), None),
-    # sessions 17-19: AlphaZero.jl's targets from that run's iteration 225 (its history holds 1-225 too)
-    "AlphaZero.jl's targets from 225 (sessions 17-19)": ("avg_targets_2026-11-27", ("avg_targets_2026-11-27",), None),
-    # sessions 19-20: that branch from 276 with playout cap randomisation and 384 games an iteration (293: the default)
-    "playout cap from 276 (sessions 19-20)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
-    # sessions 20-21: that branch from 296 with the learning rate 2e-4 instead of 5e-4 (its history holds 1-296 too)
-    "learning rate 2e-4 from 296 (sessions 20-21)": ("cap_lr_2026-11-27", ("cap_lr_2026-11-27",), None),
-    # sessions 21-22: that branch from 316 with the learning rate 1e-4 (its history holds 1-316 too)
-    "learning rate 1e-4 from 316 (sessions 21-22)": ("cap_lr1_2026-11-27", ("cap_lr1_2026-11-27",), None),
+    "the branch from 200 (2026-11-26)": ("long_run_2026-11-26", ("long_run_2026-11-26",), None),
+    # 2026-11-26/27: AlphaZero.jl's targets from that run's iteration 225 (its history holds 1-225 too)
+    "AlphaZero.jl's targets from 225 (2026-11-27)": ("avg_targets_2026-11-27", ("avg_targets_2026-11-27",), None),
+    # 2026-11-27: that branch from 276 with playout cap randomisation and 384 games an iteration (293: the default)
+    "playout cap from 276 (2026-11-27)": ("playout_cap_2026-11-27", ("playout_cap_2026-11-27",), None),
+    # 2026-11-27: that branch from 296 with the learning rate 2e-4 instead of 5e-4 (its history holds 1-296 too)
+    "learning rate 2e-4 from 296 (2026-11-27)": ("cap_lr_2026-11-27", ("cap_lr_2026-11-27",), None),
+    # 2026-11-27: that branch from 316 with the learning rate 1e-4 (its history holds 1-316 too)
+    "learning rate 1e-4 from 316 (2026-11-27)": ("cap_lr1_2026-11-27", ("cap_lr1_2026-11-27",), None),
 }
 # AlphaZero.jl's published figures (read off its tutorial's plot; strength.ANCHORS has the same) and minimax-5.
 ANCHORS = {"end_easy": (0.0, 0.0), "middle_easy": (0.0, 0.0), "middle_medium": (2.5, 3.0)}

@@ -8,9 +8,9 @@ the network behind ``FastEvaluator`` as the trainer's self-play has it): every m
 cap as the library draws it, each game on each move its own draw; and one draw a step for all games in flight
 (rebuilt here). The games are searched in lockstep, so a step in which any game searches fully runs as many
 simulations as a full one; the last rule avoids that. Prints games and recorded positions per second and the ratios
-to no cap. Session 19, 2-core AMD EPYC beside a training run, 64 games, 400 / 48 simulations, a quarter full:
-2.75x the games a second with a draw a game, 2.71x with a draw a step (the steps' small batches cost little), so
-the library keeps its draw a game.
+to no cap. On 2026-11-27 (commit 148ee68), 2-core AMD EPYC beside a training run, 64 games, 400 / 48 simulations,
+a quarter full: 2.75x the games a second with a draw a game, 2.71x with a draw a step (the steps' small batches cost
+little), so the library keeps its draw a game.
 """
 
 from __future__ import annotations

@@ -59,24 +59,24 @@ def test_the_committed_records_give_the_model_cards_figures(tmp_path):
     assert at[(BRANCH, 172, 600)].errors == pytest.approx({"end_easy": 0.1, "middle_easy": 0.8, "middle_medium": 5.5})
     assert at[(BRANCH, 172, 0)].errors["middle_medium"] == pytest.approx(10.4)
     assert at[(ADAM, 88, 600)].errors["middle_medium"] == pytest.approx(5.8)  # the per-player block's format
-    resumed = "the branch from 200 (session 16)"  # its history holds 1-200 too: its hours go on from the branch's
+    resumed = "the branch from 200 (2026-11-26)"  # its history holds 1-200 too: its hours go on from the branch's
     assert at[(resumed, 217, 600)].errors == pytest.approx({"end_easy": 0.3, "middle_easy": 0.4, "middle_medium": 4.4})
     assert at[(resumed, 201, 0)].hours > at[(BRANCH, 200, 600)].hours
-    targets = "AlphaZero.jl's targets from 225 (sessions 17-19)"  # its history holds 1-225 of that run too
+    targets = "AlphaZero.jl's targets from 225 (2026-11-27)"  # its history holds 1-225 of that run too
     assert at[(targets, 262, 600)].errors == pytest.approx({"middle_medium": 3.9})
     assert at[(targets, 255, 600)].errors == pytest.approx({"middle_medium": 5.0})
     assert at[(targets, 226, 0)].hours > at[(resumed, 225, 0)].hours
-    cap = "playout cap from 276 (sessions 19-20)"  # session 20's strength_293.txt: the default since then
+    cap = "playout cap from 276 (2026-11-27)"  # strength_293.txt (commit 52f7d7f): the default since then
     assert at[(cap, 293, 600)].errors == pytest.approx({"end_easy": 0.2, "middle_easy": 0.1, "middle_medium": 3.5})
     assert at[(cap, 296, 600)].errors == pytest.approx({"middle_medium": 3.9})
-    lower = "learning rate 2e-4 from 296 (sessions 20-21)"  # session 21's strength_600.txt
+    lower = "learning rate 2e-4 from 296 (2026-11-27)"  # cap_lr_2026-11-27/strength_600.txt
     assert [at[(lower, i, 600)].errors["middle_medium"] for i in (300, 302, 304, 312, 314, 316)] == pytest.approx(
         [3.1, 3.1, 3.2, 2.7, 2.7, 3.4]
     )
     assert at[(cap, 296, 600)].hours < at[(lower, 300, 600)].hours < at[(lower, 316, 600)].hours
     # 316's easy sets are in strength_316.txt, its middle-medium in strength_600.txt: the two files' rows merge
     assert at[(lower, 316, 600)].errors == pytest.approx({"end_easy": 0.1, "middle_easy": 0.3, "middle_medium": 3.4})
-    lowest = "learning rate 1e-4 from 316 (sessions 21-22)"  # session 22's strength_600.txt
+    lowest = "learning rate 1e-4 from 316 (2026-11-27)"  # cap_lr1_2026-11-27/strength_600.txt
     assert [at[(lowest, i, 600)].errors["middle_medium"] for i in (319, 326, 328, 330)] == pytest.approx(
         [3.2, 3.3, 2.9, 3.3]
     )

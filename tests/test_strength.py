@@ -384,7 +384,7 @@ def test_strength_command_with_workers_prints_what_one_process_prints(capsys):
         (0, 5, 2 / 32),
         (3, 3, 1.0),  # an even split is no evidence at all (the doubled tail would be 1.3125)
         (0, 0, 1.0),
-        (34, 69, 0.000727),  # session 11's 5 x 128 network against the shipped one on end-easy
+        (34, 69, 0.000727),  # the 5 x 128 network of 2026-11-25 (commit 64081fc) against the shipped one on end-easy
     ],
 )
 def test_mcnemar_exact_p_values_by_hand(only_first, only_second, p_value):

@@ -144,7 +144,7 @@ def test_the_pb_c_schedule_reaches_self_play():
         assert (search.pb_c_base, search.pb_c_init, search.num_searches) == (10.0, 0.5, 5)
 
 
-# iteration 200 of Connect Four (the default of sessions 16-19): the 5 x 128 run's iteration 40 branched to AdamW and
+# iteration 200 of Connect Four (default 2026-11-26 to 2026-11-27): the 5 x 128 run's iteration 40 branched to AdamW and
 # resumed with the changes its config.json lists (model card): PUCT self-play with 400 searches from longer openings,
 # a longer replay window drawn 32,000 positions a pass, a constant learning rate, Dirichlet root noise from 186
 ITERATION_200_CHANGES = {
