@@ -23,13 +23,13 @@ for one game with the same seed and network.
 5. Backup from the leaf to the root: ``value_sum += value; visit_count += 1; value = -value``.
 6. Result: ``probs[a] = n_a / sum(n)`` over the root's children.
 
-That is the PUCT policy. The selection rules are functions of ``alphazero_lib.search_policies`` (the search takes
-a ``root_selection`` and an ``interior_selection``, by default those of ``config.policy``), shared with the
-batched search: with ``policy="gumbel"`` the root draws Gumbel noise (``rng.gumbel`` over the legal moves, after
-the root's evaluation, when ``gumbel_scale > 0``), picks candidates by sequential halving, walks below the root by
-the improved policy, and returns the improved policy; see that module. Every node keeps its network value
-(``raw_value``) for the Gumbel policy's mixed value; ``last_output`` holds the search's ``SearchOutput`` (policy,
-action, visit shares, improved policy, root value).
+That is the PUCT policy (``search_policies/puct.py``; ``Node.select`` writes its formula out for one node). The
+search runs whichever policy ``config.policy`` names, as the batched search does: the policy's root noise (drawn
+from ``rng`` after the root's evaluation), its root and interior selection rules (``root_selection`` and
+``interior_selection`` replace them) and its output; with ``policy="gumbel"`` the root draws Gumbel noise, picks
+candidates by sequential halving, walks below the root by the improved policy and returns the improved policy.
+Every node keeps its network value (``raw_value``) for the Gumbel policy's mixed value; ``last_output`` holds
+the search's ``SearchOutput`` (policy, action, visit shares, improved policy, root value).
 
 Temperature is not part of the search: ``alphazero_lib.selection.select_action(probs, temperature, rng)``
 applies it to the visit-count distribution and renormalises before sampling.
@@ -48,7 +48,8 @@ import numpy as np
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
-from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, puct_selection, search_output
+from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
+from alphazero_lib.search_policies.puct import exploration_weight, puct_selection
 
 
 class Node:
@@ -117,13 +118,6 @@ class Node:
             node = node.parent
 
 
-def exploration_weight(config: SearchConfig, parent_visits: int) -> float:
-    """PUCT's ``c``: the constant ``C``, or AlphaZero's schedule when ``pb_c_base`` is set."""
-    if config.pb_c_base is None:
-        return config.C
-    return math.log((1 + parent_visits + config.pb_c_base) / config.pb_c_base) + config.pb_c_init
-
-
 @dataclass
 class SearchStats:
     """What one ``search`` call did."""
@@ -158,9 +152,11 @@ class AlphaMCTS:
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()
-        policy = policy_for(self.config)
-        self.root_selection = root_selection if root_selection is not None else policy.root_selection
-        self.interior_selection = interior_selection if interior_selection is not None else policy.interior_selection
+        self.policy = policy_for(self.config)
+        self.root_selection = root_selection if root_selection is not None else self.policy.root_selection
+        self.interior_selection = (
+            interior_selection if interior_selection is not None else self.policy.interior_selection
+        )
         self.rng = np.random.default_rng(self.config.seed)
         self.root: Node | None = None
         self.last_search_stats = SearchStats()
@@ -196,17 +192,13 @@ class AlphaMCTS:
             )
         stats = self.last_search_stats = SearchStats(num_searches=budget)
 
-        # ROOT: network priors, Dirichlet noise over the legal moves, all children expanded at once
+        # ROOT: network priors, the policy's noise over the legal moves (Dirichlet in the priors, or Gumbel draws),
+        # all children expanded at once
         priors, root_value = self._evaluate(state)
-        if config.dirichlet_epsilon > 0:
+        gumbel = np.zeros((1, game.action_size))
+        if self.policy.draws_noise(config):
             legal = np.flatnonzero(valid)
-            noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
-            eps = config.dirichlet_epsilon
-            priors[legal] = (1 - eps) * priors[legal] + eps * noise
-        gumbel = np.zeros((1, game.action_size))  # the Gumbel policy's root noise, on the legal moves
-        if config.policy == "gumbel" and config.gumbel_scale > 0:
-            legal = np.flatnonzero(valid)
-            gumbel[0, legal] = config.gumbel_scale * self.rng.gumbel(size=len(legal))
+            priors[legal], gumbel[0, legal] = self.policy.root_noise(self.rng, priors[legal], config)
         root = self.root = Node(state)
         root.visit_count = 1
         root.raw_value = root_value

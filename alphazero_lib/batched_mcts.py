@@ -206,12 +206,14 @@ class BatchedMCTS:
         self.model = model
         self.config = config if config is not None else SearchConfig()
         self.reuse_tree = bool(reuse_tree)
-        if self.reuse_tree and self.config.policy == "gumbel":
-            raise ValueError("tree reuse is for PUCT: the Gumbel policy's sequential halving starts from a fresh root")
+        self.policy = policy_for(self.config)
+        if self.reuse_tree and self.policy.fresh_root:
+            raise ValueError(f"tree reuse is off for the {self.policy.name} policy: {self.policy.fresh_root}")
         self.rules = rules if rules is not None else batched_rules_for(game)
-        policy = policy_for(self.config)
-        self.root_selection = root_selection if root_selection is not None else policy.root_selection
-        self.interior_selection = interior_selection if interior_selection is not None else policy.interior_selection
+        self.root_selection = root_selection if root_selection is not None else self.policy.root_selection
+        self.interior_selection = (
+            interior_selection if interior_selection is not None else self.policy.interior_selection
+        )
         self.backup = backup
         self.rng = np.random.default_rng(self.config.seed)
         self.stats = BatchedSearchStats()
@@ -335,18 +337,12 @@ class BatchedMCTS:
             tree.visit_count[fresh_games, ROOT] = 1  # the root's own evaluation; its value is not backed up
             tree.is_expanded[fresh_games, ROOT] = True
             tree.parent[fresh_games, ROOT] = NULL
-        if config.dirichlet_epsilon > 0:  # noise game by game, in order, from the one generator
-            eps = config.dirichlet_epsilon
+        self.gumbel[active] = 0.0
+        if self.policy.draws_noise(config):  # the policy's root noise game by game, in order, from the one generator
             for b in np.flatnonzero(active):
                 legal = np.flatnonzero(tree.illegal_penalty[b, ROOT] == 0)
-                noise = self.rng.dirichlet([config.dirichlet_alpha] * len(legal))
-                tree.priors[b, ROOT, legal] = (1 - eps) * tree.priors[b, ROOT, legal] + eps * noise
-        if config.policy == "gumbel":  # Gumbel noise game by game, in order, on the legal moves
-            self.gumbel[active] = 0.0
-            if config.gumbel_scale > 0:
-                for b in np.flatnonzero(active):
-                    legal = np.flatnonzero(tree.illegal_penalty[b, ROOT] == 0)
-                    self.gumbel[b, legal] = config.gumbel_scale * self.rng.gumbel(size=len(legal))
+                priors = tree.priors[b, ROOT, legal]
+                tree.priors[b, ROOT, legal], self.gumbel[b, legal] = self.policy.root_noise(self.rng, priors, config)
 
         # a fresh root runs its budget of simulations; a reused one is topped up to budget + 1 visits
         budget = np.full(B, config.num_searches, dtype=np.intp)

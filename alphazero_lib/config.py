@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from alphazero_lib.search_policies import POLICIES
+
 
 @dataclass
 class SearchConfig:
@@ -38,9 +40,10 @@ class SearchConfig:
     """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
 
     policy: str = "puct"
-    """The search policy (``alphazero_lib.search_policies``): ``"puct"`` (AlphaZero: PUCT everywhere, Dirichlet
-    noise at the root, the visit shares as the policy) or ``"gumbel"`` (Gumbel AlphaZero: Gumbel-Top-k candidates
-    and sequential halving at the root, the improved policy as the policy; fewer simulations suffice)."""
+    """The search policy, a name in ``alphazero_lib.search_policies.POLICIES``: ``"puct"`` (AlphaZero: PUCT
+    everywhere, Dirichlet noise at the root, the visit shares as the policy), ``"gumbel"`` (Gumbel AlphaZero:
+    Gumbel-Top-k candidates and sequential halving at the root, the improved policy as the policy; fewer simulations
+    suffice) or ``"forced_playouts"`` (PUCT with KataGo's forced playouts and a pruned policy target)."""
 
     gumbel_considered: int = 16
     """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
@@ -66,11 +69,7 @@ class SearchConfig:
                 "SearchConfig.gumbel_scale and gumbel_c_visit must be non-negative and gumbel_c_scale positive, got "
                 f"{self.gumbel_scale}, {self.gumbel_c_visit}, {self.gumbel_c_scale}"
             )
-        if self.policy == "gumbel" and self.dirichlet_epsilon > 0:
-            raise ValueError(
-                "SearchConfig: the Gumbel policy explores with Gumbel noise at the root (gumbel_scale), not Dirichlet "
-                f"noise; set dirichlet_epsilon=0 (got {self.dirichlet_epsilon})"
-            )
+        POLICIES[self.policy].check(self)  # what the policy itself cannot run with
         if self.num_searches < 1:
             raise ValueError(f"num_searches must be at least 1, got {self.num_searches}")
         if not 0.0 <= self.dirichlet_epsilon <= 1.0:
@@ -231,8 +230,8 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init", "policy")
 SEARCH_FIELDS += ("gumbel_considered", "gumbel_scale", "gumbel_c_visit", "gumbel_c_scale")
 
-#: The search policies ``SearchConfig.policy`` names (``alphazero_lib.search_policies``).
-SEARCH_POLICIES = ("puct", "gumbel")
+#: The search policies ``SearchConfig.policy`` names (the registry of ``alphazero_lib.search_policies``).
+SEARCH_POLICIES = tuple(POLICIES)
 
 #: The self-play search of a run that names none: ``SearchConfig``'s defaults with the course's 60 searches and
 #: root noise as in the paper.
@@ -510,10 +509,11 @@ class TrainConfig:
             )
         if self.opening_moves < 0:
             raise ValueError(f"TrainConfig.opening_moves must be a non-negative integer, got {self.opening_moves}")
-        if self.reuse_tree and self.search.policy == "gumbel":
+        fresh_root = POLICIES[self.search.policy].fresh_root
+        if self.reuse_tree and fresh_root:
             raise ValueError(
-                "TrainConfig.reuse_tree must be off with the Gumbel search policy (its sequential halving starts "
-                "from a fresh root); tree reuse is for PUCT"
+                f"TrainConfig.reuse_tree must be off with the {self.search.policy.capitalize()} search policy "
+                f"({fresh_root})"
             )
         if self.move_selection not in MOVE_SELECTIONS:
             raise ValueError(

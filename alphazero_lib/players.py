@@ -328,8 +328,8 @@ class AlphaZeroPlayer(Player):
     def get_action(self, state: np.ndarray, player: int) -> int:
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         probs = self.mcts.search(self.game.change_perspective(state, player), deadline=deadline)
-        if self.temperature == 0 and self.mcts.config.policy == "gumbel":
-            return int(self.mcts.last_output.action)  # the sequential-halving winner (deterministic without noise)
+        if self.temperature == 0 and self.mcts.policy.plays_own_action:
+            return int(self.mcts.last_output.action)  # e.g. Gumbel's sequential-halving winner (no noise: fixed)
         return select_action(probs, self.temperature, self.rng)
 
 

@@ -1,4 +1,5 @@
-"""Hand-made canonical positions (the mover's pieces are 1) with one right move: win now, or block."""
+"""Canonical positions for search tests (the mover's pieces are 1): hand-made ones with one right move (win now, or
+block), and random ones from playouts."""
 
 from __future__ import annotations
 
@@ -25,3 +26,19 @@ TACTICS = [
     # the opponent has three stacked in column 0 -> block in column 0
     ("connect_four-block", "connect_four", _c4([(5, 1), (4, 1), (5, 5)], [(5, 0), (4, 0), (3, 0)]), 0),
 ]
+
+
+def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
+    """Canonical non-terminal positions (the mover's pieces are 1) from random playouts, every stage of a game."""
+    rng = np.random.default_rng(seed)
+    positions: list[np.ndarray] = []
+    while len(positions) < count:
+        state, player = game.get_initial_state(), 1
+        while True:
+            positions.append(game.change_perspective(state, player))
+            action = int(rng.choice(game.legal_actions(state, player)))
+            state = game.get_next_state(state, action, player)
+            if game.get_value_and_terminated(state, action)[1]:
+                break
+            player = -player
+    return positions[:count]

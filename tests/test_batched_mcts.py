@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 from fakes import ConstantNet, FakeNet
-from positions import TACTICS
+from positions import TACTICS, random_positions
 from test_alpha_mcts import GOLDEN
 
 from alphazero_lib import make_game
@@ -16,22 +16,6 @@ from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.search_policies import exploration_weights
-
-
-def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
-    """Canonical non-terminal positions from random playouts (the mover's pieces are 1)."""
-    rng = np.random.default_rng(seed)
-    positions: list[np.ndarray] = []
-    while len(positions) < count:
-        state, player = game.get_initial_state(), 1
-        while True:
-            positions.append(game.change_perspective(state, player))
-            action = int(rng.choice(game.legal_actions(state, player)))
-            state = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = -player
-    return positions[:count]
 
 
 # ---- equivalence with the serial search ------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from fakes import ConstantNet, FakeNet
 from gumbel_reference import gumbel_search, network_evaluator, visits_needed
-from positions import TACTICS
+from positions import TACTICS, random_positions
 
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS
@@ -228,20 +228,6 @@ def test_final_action_by_hand():
 
 
 # ---- the searches against the independent reference ---------------------------------------------------------
-def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
-    """Canonical non-terminal positions (the mover's pieces are 1) from random playouts, every stage of a game."""
-    rng = np.random.default_rng(seed)
-    positions: list[np.ndarray] = []
-    while len(positions) < count:
-        state, player = game.get_initial_state(), 1
-        while True:
-            positions.append(game.change_perspective(state, player))
-            action = int(rng.choice(game.legal_actions(state, player)))
-            state = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = -player
-    return positions[:count]
 
 
 POSITIONS = {

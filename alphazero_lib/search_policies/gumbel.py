@@ -1,18 +1,6 @@
-"""Search policies as functions (the mctx way): how a search picks actions at its root and below it, and what it
-returns as its policy.
-
-Both searches call these functions on the same arrays: ``AlphaMCTS`` (serial, readable) with one node at a time,
-``BatchedMCTS`` with one node per game. A selection rule reads the statistics of the children of ``M`` nodes
-(``Children``, arrays ``[M, A]``) and returns one action per node ``[M]``; illegal actions carry a ``-inf``
-penalty, so no rule can pick one. Two policies ship (``SearchConfig.policy``):
-
-**PUCT** (AlphaZero): at every node, the root included, the child with the largest
-``U = Q + c * prior * sqrt(N_parent) / (1 + n)``, ties to the lowest action; root exploration comes from Dirichlet
-noise in the root priors; the search's policy is the root's visit shares.
-
-**Gumbel AlphaZero** (Danihelka, Guez, Schrittwieser and Silver, "Policy improvement by planning with Gumbel",
-ICLR 2022). With ``g`` Gumbel(0, 1) draws on the root's legal actions (times ``gumbel_scale``; 0 in play), the
-network's logits ``l`` and the completed, transformed Q-values ``sigma(q)``:
+"""Gumbel AlphaZero, a search policy (Danihelka, Guez, Schrittwieser and Silver, "Policy improvement by planning
+with Gumbel", ICLR 2022). With ``g`` Gumbel(0, 1) draws on the root's legal actions (times ``gumbel_scale``; 0 in
+play), the network's logits ``l`` and the completed, transformed Q-values ``sigma(q)``:
 
 - the root considers the ``m = min(gumbel_considered, legal actions)`` actions with the largest ``g + l``
   (Gumbel-Top-k, a sample without replacement from the prior policy), and shares the simulation budget among them
@@ -39,100 +27,16 @@ player to move at a node: a child's ``q`` for its parent is ``-value_sum / visit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from alphazero_lib.config import SearchConfig
+from alphazero_lib.search_policies.base import TINY, Children, RootContext, SearchConfig, SearchPolicy
 
 #: the floor of a Gumbel score before the candidate penalty (as mctx): a prior of 0 stays comparable
 LOW_LOGIT = -1e9
-TINY = np.finfo(np.float64).tiny
 
 
-@dataclass(frozen=True)
-class Children:
-    """The children of ``M`` nodes as the player to move at each node sees them: what a selection rule reads.
-
-    ==================  ========  =====================================================================
-    field               shape     meaning
-    ==================  ========  =====================================================================
-    prior               [M, A]    the network's priors (0 on illegal actions; the root's may hold noise)
-    visit_count         [M, A]    the children's visit counts (0: not visited)
-    value_sum           [M, A]    the children's value sums, from the CHILD's mover's view
-    illegal_penalty     [M, A]    0 on legal actions, -inf on illegal ones
-    parent_visits       [M]       the nodes' own visit counts (the root starts at 1)
-    raw_value           [M]       the nodes' own network values, from their mover's view
-    ==================  ========  =====================================================================
-    """
-
-    prior: np.ndarray
-    visit_count: np.ndarray
-    value_sum: np.ndarray
-    illegal_penalty: np.ndarray
-    parent_visits: np.ndarray
-    raw_value: np.ndarray
-
-    @property
-    def legal(self) -> np.ndarray:
-        """Legal actions ``[M, A]`` bool."""
-        return self.illegal_penalty == 0
-
-    def q_values(self) -> np.ndarray:
-        """The children's mean values for the parent's mover ``[M, A]``: ``-value_sum / n``, 0 where unvisited."""
-        return -self.value_sum / np.maximum(self.visit_count, 1)
-
-
-@dataclass(frozen=True)
-class RootContext:
-    """What a root selection rule needs beyond the children: the root's noise and where the search stands."""
-
-    gumbel: np.ndarray
-    """``[M, A]`` Gumbel(0, 1) draws times ``gumbel_scale`` on legal actions (0 elsewhere, and without noise)."""
-    simulation_index: np.ndarray
-    """``[M]`` simulations already run from each root in this search (its children's visits)."""
-    num_simulations: np.ndarray
-    """``[M]`` each root's simulation budget in this search."""
-
-
-# ---- PUCT ---------------------------------------------------------------------------------------
-@lru_cache(maxsize=16)
-def _pb_c_table(base: float, init: float, size: int) -> np.ndarray:
-    # math.log, as the serial search's exploration_weight has it, so that both give the same bits
-    return np.array([math.log((1 + n + base) / base) + init for n in range(size)])
-
-
-def exploration_weights(config: SearchConfig, parent_visits: np.ndarray) -> np.ndarray:
-    """PUCT's ``c`` per node ``[M]``: AlphaZero's schedule ``log((1 + N + pb_c_base) / pb_c_base) + pb_c_init``."""
-    visits = np.asarray(parent_visits).astype(np.intp)
-    size = 1 << max(int(visits.max(initial=0)) + 1, 64).bit_length()  # a power of two: few distinct tables
-    return _pb_c_table(float(config.pb_c_base), float(config.pb_c_init), size)[visits]
-
-
-def puct_scores(children: Children, config: SearchConfig) -> np.ndarray:
-    """``U = Q + c * prior * sqrt(N_parent) / (1 + n)`` per child ``[M, A]``, ``-inf`` on illegal actions.
-
-    Computed in float64 in one fixed order (``t - x == t + (-x)`` exactly), so the serial and the batched search
-    get the same bits.
-    """
-    if config.pb_c_base is None:
-        score = children.prior * config.C
-    else:
-        score = children.prior * exploration_weights(config, children.parent_visits)[:, None]
-    score *= np.sqrt(children.parent_visits)[:, None]
-    score /= 1 + children.visit_count
-    score -= children.value_sum / np.maximum(children.visit_count, 1)  # + Q; 0 if unvisited
-    score += children.illegal_penalty
-    return score
-
-
-def puct_selection(children: Children, config: SearchConfig, root: RootContext | None = None) -> np.ndarray:
-    """PUCT's choice at every node ``[M]``: the largest ``U``, ties to the lowest action (root and interior)."""
-    return puct_scores(children, config).argmax(axis=1)
-
-
-# ---- Gumbel AlphaZero ---------------------------------------------------------------------------
 def mixed_value(children: Children) -> np.ndarray:
     """The paper's ``v_mix`` per node ``[M]``: the network value mixed with the prior-weighted visited Q-values."""
     visits = children.visit_count
@@ -236,56 +140,40 @@ def gumbel_action(children: Children, config: SearchConfig, gumbel: np.ndarray) 
     return np.where(visits == visits.max(axis=1, keepdims=True), score, -np.inf).argmax(axis=1)
 
 
-def visit_shares(children: Children) -> np.ndarray:
-    """The root's visit shares ``[M, A]`` (PUCT's policy)."""
-    totals = children.visit_count.sum(axis=1, keepdims=True)
-    return np.divide(children.visit_count, totals, out=np.zeros_like(children.visit_count), where=totals > 0)
+def draws_gumbel(config: SearchConfig) -> bool:
+    """Whether the root draws Gumbel noise (``gumbel_scale > 0``; 0 in play and evaluation)."""
+    return config.gumbel_scale > 0
 
 
-@dataclass(frozen=True)
-class SearchPolicy:
-    """A search policy: its root and interior selection rules (``(children, config, root) -> actions [M]``)."""
-
-    name: str
-    root_selection: object
-    interior_selection: object
+def gumbel_noise(rng: np.random.Generator, priors: np.ndarray, config: SearchConfig) -> tuple[np.ndarray, ...]:
+    """The root's Gumbel(0, 1) draws times ``gumbel_scale`` over the ``L`` legal moves; the priors unchanged."""
+    return priors, config.gumbel_scale * rng.gumbel(size=len(priors))
 
 
-PUCT = SearchPolicy("puct", puct_selection, puct_selection)
-GUMBEL = SearchPolicy("gumbel", gumbel_root_selection, gumbel_interior_selection)
+def improved_policy_and_action(
+    children: Children, config: SearchConfig, gumbel: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The improved policy as the policy and the sequential-halving winner as the choice."""
+    return improved_policy(children, config), gumbel_action(children, config, gumbel)
 
 
-def policy_for(config: SearchConfig) -> SearchPolicy:
-    """The ``SearchPolicy`` that ``config.policy`` names."""
-    return {"puct": PUCT, "gumbel": GUMBEL}[config.policy]
+def check_no_dirichlet(config: SearchConfig) -> None:
+    """The Gumbel policy explores with its own noise: Dirichlet noise on top is refused."""
+    if config.dirichlet_epsilon > 0:
+        raise ValueError(
+            "SearchConfig: the Gumbel policy explores with Gumbel noise at the root (gumbel_scale), not Dirichlet "
+            f"noise; set dirichlet_epsilon=0 (got {config.dirichlet_epsilon})"
+        )
 
 
-@dataclass(frozen=True)
-class SearchOutput:
-    """What a search returns for each of its roots (``[B, ...]`` batched; ``[...]`` from ``AlphaMCTS``)."""
-
-    policy: np.ndarray
-    """``[B, A]`` the search's policy, the training target: visit shares (PUCT) or the improved policy (Gumbel)."""
-    action: np.ndarray
-    """``[B]`` the search's own choice: the most visited action (PUCT, lowest on ties) or the sequential-halving
-    winner (Gumbel; with ``gumbel_scale > 0`` a sample)."""
-    visit_shares: np.ndarray
-    """``[B, A]`` the root children's visit shares."""
-    improved_policy: np.ndarray
-    """``[B, A]`` ``softmax(logits + sigma(completed q))`` at the root, for either policy."""
-    root_value: np.ndarray
-    """``[B]`` the root's search value for its mover: ``(network value + backed-up values) / visits``."""
-
-
-def search_output(
-    children: Children, config: SearchConfig, gumbel: np.ndarray, root_value_sum: np.ndarray
-) -> SearchOutput:
-    """The ``SearchOutput`` of roots whose children are ``children``; ``root_value_sum [M]`` the backed-up values."""
-    shares = visit_shares(children)
-    improved = improved_policy(children, config)
-    if config.policy == "gumbel":
-        policy, action = improved, gumbel_action(children, config, gumbel)
-    else:
-        policy, action = shares, shares.argmax(axis=1)
-    root_value = (children.raw_value + root_value_sum) / children.parent_visits
-    return SearchOutput(policy, action, shares, improved, root_value)
+POLICY = SearchPolicy(
+    name="gumbel",
+    root_noise=gumbel_noise,
+    draws_noise=draws_gumbel,
+    root_selection=gumbel_root_selection,
+    interior_selection=gumbel_interior_selection,
+    output=improved_policy_and_action,
+    check=check_no_dirichlet,
+    fresh_root="its sequential halving starts from a fresh root",
+    plays_own_action=True,
+)
