@@ -220,6 +220,42 @@ def playoff_html(
     return page.replace("__DATA__", json.dumps(data))
 
 
+def final_position(
+    game: Game, states: Sequence[np.ndarray], names: Sequence[str] = ("X", "O"), title: str | None = None
+) -> Any:
+    """The last of ``states`` as a still image: a matplotlib ``Figure`` (made without pyplot: show it with
+    ``display(fig)``) with the winning line the animation marks and a legend of who had which pieces.
+
+    It goes beside ``playoff_html``'s animation: GitHub's notebook viewer strips iframes, so a reader there sees
+    at least how the game ended. Raises ``ValueError`` for no states.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    from alphazero_lib.plotting import draw_board
+
+    if not len(states):
+        raise ValueError("final_position needs at least one state")
+    style = style_of(game)
+    fig = Figure(figsize=(0.6 * game.column_count + 1.2, 0.6 * game.row_count + 1.6))
+    ax = fig.add_subplot()
+    draw_board(game, states[-1], ax=ax, title=title or f"the final position (move {len(states) - 1})")
+    for (r0, c0), (r1, c1) in game_frames(game, states[-2:] if len(states) > 1 else states)[-1].get("win", []):
+        ax.plot([c0, c1], [r0, r1], color=WIN_COLOR, lw=6, solid_capstyle="round")
+    handles = []
+    for player, name in ((1, names[0]), (-1, names[1])):
+        colour = style.piece_color(player)
+        if style.pieces == "mark":
+            handles.append(Line2D([], [], ls="", marker=f"${style.mark(player)}$", ms=10, color=colour, label=name))
+        else:
+            handles.append(
+                Line2D([], [], ls="", marker="o", ms=10, markerfacecolor=colour, markeredgecolor="black", label=name)
+            )
+    fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False)
+    fig.subplots_adjust(bottom=0.16)
+    return fig
+
+
 def save_gif(
     game: Game, states: Sequence[np.ndarray], path: str | Path, captions: Sequence[str] | None = None, fps: float = 2.0
 ) -> Path:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from alphazero_lib import make_game
-from alphazero_lib.animation import playoff_html, save_gif
+from alphazero_lib.animation import WIN_COLOR, final_position, game_frames, playoff_html, save_gif
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -79,6 +79,28 @@ def test_the_winning_line_on_the_page_agrees_with_the_rules(game):
                 assert not (0 <= r < game.row_count and 0 <= c < game.column_count and state[r, c] == player)
         wins += "win" in frames[-1]
     assert wins >= 50  # most random games end in a win
+
+
+def test_the_still_image_draws_the_final_position_and_its_winning_line():
+    """The image beside an animation (GitHub strips the iframe): the last board's pieces, the page's winning line in
+    the page's colour, a legend with both names; a game that ends without a line gets no line."""
+    game, states = scripted_game("connect_four", [0, 1, 1, 2, 2, 3, 2, 3, 3, 5, 3])  # red wins on a diagonal
+    fig = final_position(game, states, names=("red player", "yellow player"))
+    ax = fig.axes[0]
+    lines = [line for line in ax.lines if line.get_color() == WIN_COLOR]
+    (ends,) = game_frames(game, states)[-1]["win"]
+    assert len(lines) == 1 and [list(xy) for xy in lines[0].get_xydata()] == [[c, r] for r, c in ends]
+    from matplotlib.colors import to_rgba
+
+    faces = [tuple(patch.get_facecolor()) for patch in ax.patches[1:]]  # after the background: one disc a cell
+    style = game.board_style
+    assert [faces.count(to_rgba(style.piece_color(p))) for p in (1, -1)] == [6, 5]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["red player", "yellow player"]
+    assert ax.get_title() == "the final position (move 11)"
+    drawn, states = scripted_game("tictactoe", [0, 4, 8, 2, 6, 3, 5, 7, 1])
+    assert not [line for line in final_position(drawn, states).axes[0].lines if line.get_color() == WIN_COLOR]
+    with pytest.raises(ValueError, match="at least one state"):
+        final_position(game, [])
 
 
 def test_gif_has_a_frame_per_move(tmp_path):
