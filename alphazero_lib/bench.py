@@ -32,10 +32,10 @@ SEARCH_OVERHEAD = 1.5
 class Budget:
     """A run's time budget: the seconds left, and a progress bar (on stderr) over the seconds spent."""
 
-    def __init__(self, seconds: float, progress: bool = True) -> None:
+    def __init__(self, seconds: float, progress: bool = True, spent_before: float = 0.0) -> None:
         from tqdm.auto import tqdm
 
-        self.seconds, self.start = float(seconds), time.perf_counter()
+        self.seconds, self.start = float(seconds), time.perf_counter() - spent_before
         self.bar = tqdm(
             total=max(1, round(self.seconds)),
             unit="s",
@@ -109,18 +109,20 @@ def selfplay_benchmark(
     rounds: int = 3,
     threads: int | None = 1,
     progress: bool = True,
+    spent_before: float = 0.0,
 ) -> dict[str, Any]:
     """Serial vs batched self-play on one (untrained, seeded) ``ResNet``; a dict of the figures.
 
     ``preset`` gives the network size and search settings (default: the game's preset, else
-    ``connect_four_small``); ``num_searches`` overrides the preset's. The run takes about ``seconds`` in all:
-    a fifth times the network alone (every inference mode but ``compile`` and batch 1, taking turns), the rest
-    is shared by serial and batched self-play in ``rounds`` alternating turns after one warm-up move each (fewer
-    rounds where a move of each does not fit; none, and the warm-up moves timed, where not one does). The searches
-    per move are cut where two moves of each side would not fit; a move under way always finishes, so a budget
-    far below one move's time overruns. ``mode="auto"`` takes the
-    fastest mode measured here among those ``FastEvaluator`` would choose from. ``threads``: torch threads for
-    all of it (None: torch's setting).
+    ``connect_four_small``); ``num_searches`` overrides the preset's. The run takes about ``seconds`` in all,
+    building the network included, and ``spent_before`` seconds already spent before this call (the command line
+    passes the time since it started, so that loading torch counts too): a fifth of what is left then times
+    the network alone at batch 1 and in ``mode`` (``"auto"``: every mode ``FastEvaluator`` would choose from,
+    taking turns), the rest is shared by serial and batched self-play in ``rounds`` alternating turns after one
+    warm-up move each (fewer rounds where a move of each does not fit; none, and the warm-up moves timed, where not
+    one does). The searches per move are cut where two moves of each side would not fit. A call under way always
+    finishes, so the run ends within ``seconds`` plus one network call of each kind timed and one move of each
+    side. ``threads``: torch threads for all of it (None: torch's setting).
     """
     import torch
 
@@ -130,48 +132,55 @@ def selfplay_benchmark(
 
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown inference mode {mode!r}; modes: {['auto', *MODES]}")
-    game = make_game(game_name)
-    preset = preset or (game_name if game_name in PRESETS else "connect_four_small")
-    overrides = {"num_searches": num_searches} if num_searches else {}  # a search field, given flat
-    config = TrainConfig.from_preset(preset, device="cpu", **overrides)
-    seed_everything(seed)
-    model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
-    load_before = machine_load()
-    budget = Budget(seconds, progress)
+    budget = Budget(seconds, progress, spent_before)  # building the network counts too
     try:
+        budget.phase("building the network")
+        game = make_game(game_name)
+        preset = preset or (game_name if game_name in PRESETS else "connect_four_small")
+        overrides = {"num_searches": num_searches} if num_searches else {}  # a search field, given flat
+        config = TrainConfig.from_preset(preset, device="cpu", **overrides)
+        seed_everything(seed)
+        model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
+        load_before = machine_load()
         with cpu_threads(model, threads):
             used_threads = torch.get_num_threads()
-            # the network alone, in every mode at the batch size batched self-play uses, and at batch 1 (the
-            # serial path); the modes take turns, so that a change in the machine's load hits them all alike.
-            # bf16 modes only on a CPU with bfloat16 instructions (emulated, one call can take seconds) or if asked.
+            # the network alone at the batch size batched self-play uses, in the mode asked for (auto: each mode
+            # FastEvaluator would choose from), and at batch 1 (the serial path); the modes take turns, so that a
+            # change in the machine's load hits them all alike. Auto leaves bf16 out on a CPU without bfloat16
+            # units (emulated, one call can take seconds), as FastEvaluator does.
             budget.phase("network alone")
             fast_bf16 = has_fast_bf16("cpu")
-            modes = [m for m in MODES if m != "compile" and (fast_bf16 or not m.startswith("bf16") or m == mode)]
-            skipped = [m for m in MODES if m not in modes and m != "compile"]
-            evaluators = {m: FastEvaluator(model, m, batch_size=num_games, cache_dir=None) for m in modes}
-            batch = evaluators["fp32"]._example_batch()
+            if mode == "auto":
+                modes = [m for m in MODES if m != "compile" and (fast_bf16 or not m.startswith("bf16"))]
+                skipped = [m for m in MODES if m not in modes and m != "compile"]
+            else:
+                modes, skipped = [mode], []
+            evaluators = {m: FastEvaluator(model, m, batch_size=num_games) for m in modes}
+            batch = evaluators[modes[0]]._example_batch()
             calls: dict[str, Callable[[], Any]] = {m: (lambda e=e: e.evaluate(batch)) for m, e in evaluators.items()}
             single = "fp32 batch 1 (serial path)"
             calls[single] = lambda: evaluate(model, batch[:1])
             best, spent = dict.fromkeys(calls, 0.0), dict.fromkeys(calls, 0.0)
-            turn = NETWORK_SHARE * seconds / (3 * len(calls))
-            for _ in range(3):
+            turn = NETWORK_SHARE * max(0.0, budget.left()) / (3 * len(calls))
+            for i in range(3):
                 for name, call in calls.items():
-                    if spent[name] >= 2 * turn:  # a slow mode's single call took its three turns already
+                    if i and (spent[name] >= 2 * turn or budget.left() <= 0):  # one call of each at least
                         continue
                     start, size = time.perf_counter(), 1 if name == single else num_games
                     best[name] = max(best[name], size * calls_per_second(call, turn, budget.tick))
                     spent[name] += time.perf_counter() - start
             network = {m: round(r, 1) for m, r in best.items() if m != single}
-            if mode == "auto":  # the fastest of the modes FastEvaluator("auto") would choose from
-                mode = max((m for m in network if fast_bf16 or not m.startswith("bf16")), key=network.get)
-            evaluator = evaluators[mode] if mode in evaluators else FastEvaluator(model, mode, batch_size=num_games)
+            cached = None
+            if mode == "auto":  # the fastest of the modes FastEvaluator("auto") would choose from, recorded for it
+                mode = max(network, key=network.get)
+                cached = evaluators[mode].remember(mode)
+            evaluator = evaluators[mode]
 
             # a move of each side is played twice at least (a warm-up and one timed round): where the preset's
             # searches would not fit into what is left, cut them (the default Connect Four preset's 9 x 128
             # network and 600 searches take about a minute a move for 64 games on one thread), and say so
             searches_asked = config.search.num_searches
-            batched_rate = network.get(mode, network["fp32"])
+            batched_rate = network[mode]
             pair = SEARCH_OVERHEAD * searches_asked * (num_games / batched_rate + 1 / best[single])  # seconds
             fit = int(searches_asked * budget.left() / (2 * pair))
             if fit < searches_asked:
@@ -223,8 +232,10 @@ def selfplay_benchmark(
         "load_average_before": load_before,
         "load_average_after": machine_load(),
         "inference_mode": mode,
+        "inference_mode_cached_in": None if cached is None else str(cached),
         "network_evals_per_second": {single: round(best[single], 1), **network},
         "modes_not_measured": skipped,
+        "bf16_units": fast_bf16,
         "serial_positions_per_second": round(serial_rate, 3),
         "serial_evaluations_per_position": round(serial_evaluations / max(serial_positions, 1), 2),
         "batched_positions_per_second": round(batched_rate, 3),
@@ -273,12 +284,18 @@ def format_selfplay(result: dict[str, Any]) -> str:
     lines.append(f"network alone, evaluations/s at batch {result['num_games']}:")
     for mode, rate in result["network_evals_per_second"].items():
         chosen = "  <- batched self-play uses this" if mode == result["inference_mode"] else ""
+        if chosen and result.get("inference_mode_cached_in"):
+            chosen += f" (recorded for --inference-mode auto in {result['inference_mode_cached_in']})"
         lines.append(f"  {mode:<28} {rate:>10,.0f}{chosen}")
     if result["modes_not_measured"]:
         lines.append(
-            f"  not measured: {', '.join(result['modes_not_measured'])} (this CPU has no bfloat16 instructions; "
+            f"  not measured: {', '.join(result['modes_not_measured'])} (this CPU has no bfloat16 units; "
             "emulated bfloat16 is slower than float32: --mode bf16_fused measures it)"
         )
+    elif len(result["network_evals_per_second"]) == 2:
+        lines.append(f"  only --mode {result['inference_mode']} timed (--mode auto times every mode)")
+    if result["inference_mode"].startswith("bf16") and not result["bf16_units"]:
+        lines.append("  this CPU has no bfloat16 units: bf16 is emulated here, slower than fp32")
     speedup = "n/a" if result["speedup"] is None else f"{result['speedup']:.1f}x"
     rounds = result["seconds"]["rounds"]
     lines += [

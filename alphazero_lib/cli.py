@@ -448,6 +448,7 @@ def _train(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     """Throughput figures: ``bench selfplay`` compares serial and batched self-play on one network."""
     import json
+    import time
 
     from alphazero_lib.bench import format_selfplay, selfplay_benchmark
 
@@ -461,6 +462,7 @@ def _bench(args: argparse.Namespace) -> int:
         reuse_tree=args.reuse_tree,
         threads=args.threads,
         progress=not args.no_progress,
+        spent_before=time.perf_counter() - args.started,  # --seconds counts from the command's start (torch's import)
     )
     print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
     return 0
@@ -739,9 +741,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--seconds",
         type=_positive_float,
         default=60.0,
-        help="the whole run's time: a fifth for the network alone, the rest for self-play (default 60)",
+        help="the whole command's time (default 60): a fifth of what is left after loading torch and building the "
+        "network times the network alone, the rest self-play; a call under way always finishes, so it may run over "
+        "by one network call of each kind timed and one self-play move of each side (the searches are cut to fit), "
+        "plus Python's start-up",
     )
-    bench.add_argument("--mode", default="auto", help="inference mode of batched self-play (default auto)")
+    bench.add_argument(
+        "--mode",
+        default="auto",
+        help="inference mode of batched self-play, the only one timed (default auto: every mode that can win here; "
+        "bf16 only on a CPU with bfloat16 units)",
+    )
     bench.add_argument(
         "--threads",
         type=_threads,
@@ -848,3 +858,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    import time
+
+    started = time.perf_counter()  # before the parser, whose player specs load torch
+    args.started = started

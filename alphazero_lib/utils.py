@@ -178,6 +178,49 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
+def update_json_file(path: str | os.PathLike[str], change: Any) -> dict[str, Any]:
+    """Read the JSON object in ``path``, apply ``change(data)`` (it changes ``data`` in place), write it back
+    atomically; returns what was written.
+
+    For files that several processes share (a cache in the user's home, the weights registry): the read and the
+    write happen under an exclusive ``flock`` on ``path``'s directory, so two processes that add an entry each at
+    the same instant keep both (without it the later write drops the earlier one's entry). A missing, damaged or
+    non-object file reads as ``{}``. Where there is no ``flock`` (Windows) the update is atomic but unlocked.
+    """
+    import json
+
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise explain_os_error(err, path.parent, "create the directory") from None
+    with _directory_lock(path.parent):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        change(data)
+        atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    return data
+
+
+@contextlib.contextmanager
+def _directory_lock(folder: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``folder`` itself for the block (nothing is created there); none without flock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor drops the lock
+
+
 class SourceCode:
     """Source text that notebooks show as a highlighted Markdown code block (plain text elsewhere)."""
 

@@ -120,3 +120,82 @@ def test_auto_picks_the_mode_with_the_most_evaluations_per_second(model, monkeyp
 def test_an_unknown_mode_is_an_error_that_lists_the_modes(model):
     with pytest.raises(ValueError, match="bf16_fused"):
         FastEvaluator(model, "fp8")
+
+
+# Issue 52, item 3: a cache shared by processes. Each writer waits for GO, then adds its own keys one at a time
+# through the library's cache writer, reading the file between writes (which must never fail); argv: CACHE GO TAG.
+CACHE_WRITER = """
+import sys, time
+from pathlib import Path
+from alphazero_lib import inference
+
+cache, go, tag = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+while not go.exists():
+    time.sleep(0.01)
+for i in range(40):
+    assert inference._write_cache(cache, f"{tag}-{i}", "fp32") == cache
+    assert isinstance(inference._read_cache(cache), dict)
+"""
+
+
+def test_processes_that_share_the_cache_keep_each_others_choices(tmp_path):
+    """Four processes add 40 choices each to one inference_modes.json at the same instants: every choice is there
+    afterwards, the file is whole JSON, no temporary file is left. Without the lock around the read and the write,
+    a writer drops the entries written since it read the file (red: 60 to 120 of the 160 kept here)."""
+    import os
+    import subprocess
+    import sys
+
+    cache, go = tmp_path / "cache" / "inference_modes.json", tmp_path / "go"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", CACHE_WRITER, str(cache), str(go), f"p{n}"], env=env, text=True)
+        for n in range(4)
+    ]
+    import time
+
+    time.sleep(1.0)  # let them import (they wait for GO either way)
+    go.touch()
+    assert [writer.wait(timeout=300) for writer in writers] == [0, 0, 0, 0]
+    stored = json.loads(cache.read_text())
+    assert sorted(stored) == sorted(f"p{n}-{i}" for n in range(4) for i in range(40)), len(stored)
+    assert not [p.name for p in cache.parent.iterdir() if p.name != cache.name]
+
+
+def test_a_missing_or_damaged_cache_means_timing_again(model, tmp_path, monkeypatch, capsys):
+    """A cache that another process is replacing, or that a crash damaged, is read as empty: the modes are timed
+    again and the choice written back whole."""
+    monkeypatch.setattr(inference, "_MEASURED", {})
+    cache = tmp_path / "inference_modes.json"
+    for damaged in ("", "[1, 2]"):
+        cache.write_text(damaged)
+        monkeypatch.setattr(inference, "_MEASURED", {})
+        evaluator = FastEvaluator(model, "auto", batch_size=8, cache_dir=tmp_path)
+        assert evaluator.timings and "timing inference modes" in capsys.readouterr().err
+        assert json.loads(cache.read_text()) == {evaluator._cache_key(): evaluator.mode}
+
+
+def test_bench_auto_records_its_choice_for_the_trainers_auto(tmp_path, monkeypatch, capsys):
+    """``bench --mode auto`` measures every candidate mode; the one it found fastest goes into the shared cache
+    (before, bench never wrote it: four bench processes left no inference_modes.json), where FastEvaluator's auto
+    finds it without timing again."""
+    from alphazero_lib.cli import main
+
+    monkeypatch.setenv("ALPHAZERO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(inference, "_MEASURED", {})
+    argv = ["bench", "selfplay", "--game", "tictactoe", "--games", "8", "--searches", "4", "--mode", "auto"]
+    assert main([*argv, "--seconds", "0.5", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    cache = tmp_path / "inference_modes.json"
+    assert f"(recorded for --inference-mode auto in {cache})" in printed
+    (mode,) = json.loads(cache.read_text()).values()
+    monkeypatch.setattr(inference, "_MEASURED", {})
+    torch.manual_seed(0)
+    network = ResNet(make_game("tictactoe"), num_res_blocks=4, num_hidden=64)  # the preset's shape
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # bench timed on one thread, and the choice is kept per thread count
+    try:
+        evaluator = FastEvaluator(network, "auto", batch_size=8)
+    finally:
+        torch.set_num_threads(before)
+    assert evaluator.mode == mode and evaluator.timings == {}
