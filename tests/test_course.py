@@ -148,3 +148,51 @@ def test_the_overviews_plan_lists_every_other_notebook_with_its_time():
         assert int(minutes) == intro_minutes(path), (
             f"the plan gives {stem} {minutes} min, its intro {intro_minutes(path)}"
         )
+
+
+# ---- the end matter: recall questions and a reading list in every notebook (issue 50, item 7) --------------------
+# Notebooks 01-04 get theirs with the step-through explorer's work; until then their case is an expected failure.
+PENDING_END_MATTER = {"01_games", "02_vanilla_mcts", "03_model", "04_alphazero_search"}
+QUESTION = re.compile(r"^\*\*Q(\d)\.\*\* \S.*$", re.MULTILINE)
+OPTION = re.compile(
+    r"<details><summary>([A-E])\. (.+?)</summary>\n\n(✅ Right\.|❌ Not quite\.) (\S.*?)\n\n</details>", re.S
+)
+READING = re.compile(r"^- \[(.+?)\]\((\S+?)\) — (\S.*)$")
+
+
+def end_matter(path: Path) -> tuple[str, str]:
+    """The notebook's last two markdown cells: the questions, then the reading list."""
+    markdown = [solve_notebooks.source(c) for c in read(path).cells if c.cell_type == "markdown"]
+    return markdown[-2], markdown[-1]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="notebooks 01-04's questions and reading come "
+                                                "with the explorer's work (issue 50, items 7-8)"))
+        if p.stem in PENDING_END_MATTER else p
+        for p in NOTEBOOKS
+    ],
+    ids=IDS,
+)  # fmt: skip
+def test_each_notebook_ends_with_recall_questions_and_further_reading(path: Path):
+    """Plain markdown that works in Jupyter, Colab, GitHub and the site, and leaves Run all untouched: 3 to 5
+    questions, each with its options folded in <details> (exactly one opens on '✅ Right.', every one explains), then
+    a reading list whose every line is a link (https) and what to read it for."""
+    quiz, reading = end_matter(path)
+    assert quiz.startswith("## Check your understanding\n"), f"{path.name}: the questions come last but one"
+    numbers = [int(n) for n in QUESTION.findall(quiz)]
+    assert 3 <= len(numbers) <= 5 and numbers == list(range(1, len(numbers) + 1)), f"{path.name}: questions {numbers}"
+    blocks = re.split(r"^\*\*Q\d\.\*\* ", quiz, flags=re.MULTILINE)[1:]
+    for number, block in zip(numbers, blocks, strict=True):
+        options = OPTION.findall(block)
+        assert len(options) >= 2 and len(options) == block.count("<details>"), f"{path.name} Q{number}: its options"
+        assert [letter for letter, *_ in options] == list("ABCDE"[: len(options)]), f"{path.name} Q{number}"
+        assert [verdict for _, _, verdict, _ in options].count("✅ Right.") == 1, f"{path.name} Q{number}: one ✅"
+        assert all(len(why.split()) >= 5 for *_, why in options), f"{path.name} Q{number}: every answer says why"
+    lines = reading.splitlines()
+    assert lines[0] == "## Further reading" and lines[1] == "", f"{path.name}: the reading list comes last"
+    entries = [READING.fullmatch(line) for line in lines[2:]]
+    assert entries and all(entries), f"{path.name}: '- [Title](https://...) — what to read it for.' on each line"
+    assert all(m[2].startswith("https://") and len(m[3].split()) >= 5 for m in entries), path.name

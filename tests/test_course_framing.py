@@ -83,9 +83,19 @@ def test_video_time_codes_are_lines_of_the_transcript():
                 assert any(abs(at - s) <= 6 for s in starts), f"{path.name}: {hours}:{minutes}:{seconds} is no line"
 
 
+END_MATTER = ("## Check your understanding", "## Further reading")  # tests/test_course.py checks their format
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_the_notebook_ends_with_what_was_built_and_the_departures_folded(path: Path):
+    """The box of what was built, then the departures folded; after them only the recall questions and the reading
+    list, in that order, where the notebook has them."""
     markdown = [c["source"] for c in cells(path) if c["cell_type"] == "markdown"]
+    if any(m.startswith(END_MATTER) for m in markdown):
+        assert [m.split("\n", 1)[0] for m in markdown[-2:]] == list(END_MATTER), (
+            f"{path.name}: the questions, then the reading list, once each and at the very end"
+        )
+        markdown = markdown[:-2]
     assert markdown[-1].startswith("<details><summary><b>Where we depart from the video, and why</b></summary>")
     assert markdown[-1].rstrip().endswith("</details>") and "\n- " in markdown[-1]
     built = markdown[-2]
