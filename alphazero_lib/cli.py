@@ -480,6 +480,23 @@ def _export_kaggle(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- export-web -----------------------------------------------------------------------------------
+def _export_web(args: argparse.Namespace) -> int:
+    """Write a folder with a static page that plays the weights as alphazero:W:N does (onnxruntime-web)."""
+    from alphazero_lib.specs import resolve_weights
+    from alphazero_lib.web.page import export_web, page_size
+
+    model = resolve_weights(None, args.weights)
+    settings = {"num_searches": args.searches, "C": args.C, "ort_web": args.ort_web, "title": args.title}
+    out = export_web(model, args.out, source=args.weights, **settings)
+    total = page_size(out)["total"]
+    print(
+        f"wrote {out}/ ({total / 1e6:.1f} MB): {model.game!r}, {args.searches} searches a move by default; serve it "
+        f"with `python -m http.server --directory {out} 8000` and open http://localhost:8000 (not from file://)"
+    )
+    return 0
+
+
 # ---- playoff --------------------------------------------------------------------------------------
 def _playoff(args: argparse.Namespace) -> int:
     """One game in kaggle-environments, written as a self-contained HTML animation (and optionally a GIF)."""
@@ -775,6 +792,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
     )
     export.set_defaults(func=_export_kaggle)
+    web = commands.add_parser(
+        "export-web", help="write a static web page (ONNX, onnxruntime-web) that plays Connect Four or Tic-Tac-Toe"
+    )
+    web.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
+    web.add_argument("--out", default="alphazero_web", help="the folder to write (default alphazero_web)")
+    web.add_argument(
+        "--searches",
+        type=_limited("num_searches"),
+        default=200,
+        help="search simulations per move, the page's default (the player can change it; default 200)",
+    )
+    web.add_argument(
+        "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
+    )
+    web.add_argument(
+        "--ort-web",
+        default=None,
+        metavar="DIR",
+        help="where onnxruntime-web's npm files are (default $ALPHAZERO_ORT_WEB, else ~/.cache/alphazero_lib/"
+        "onnxruntime-web-VERSION; the error says the npm command that installs them)",
+    )
+    web.add_argument("--title", default=None, help="the page's title (default: the weights' name)")
+    web.set_defaults(func=_export_web)
     playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
     _add_game_argument(playoff, games=KAGGLE_GAMES)
     playoff.add_argument(

@@ -161,6 +161,7 @@ def test_ci_installs_nothing_the_quick_start_does_not_say():
     # and ipywidgets 7.7.1 beside the environment, for the play board as Colab's widget manager meets it
     extras = {
         'pip install -e ".[distributed]"',
+        'pip install -e ".[onnx]"',
         *(same_step(c) for c in installs if "playwright" in c or "ipywidgets==7" in c),
     }
     readme = " ".join((ROOT / "README.md").read_text().split())

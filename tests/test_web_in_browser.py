@@ -1,0 +1,171 @@
+"""The exported page in a real browser (issue 51): headless Chromium driven by Playwright, the page served over HTTP.
+
+On 200 of Pons' positions the page's search (JavaScript, the network on onnxruntime-web) plays the move of the Python
+player ``alphazero:connect_four_fast:N`` at 50 and 200 searches; a whole game is played by clicks, with an undo and a
+refused click on a full column. ``ALPHAZERO_SCREENSHOTS=DIR`` keeps a screenshot of the page in mid-game.
+
+Runs where Chromium (Debian's ``chromium``), Playwright (``pip install playwright``; its own browser download is not
+needed), the ``onnx`` extra and onnxruntime-web's npm files (``alphazero_lib.web.page.find_ort_web``; CI installs them
+into ``build/onnxruntime-web``) are present; skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.games import make_game
+from alphazero_lib.specs import make_player
+from alphazero_lib.strength import choose_actions, load_set
+from alphazero_lib.web.page import export_web, find_ort_web, serve
+
+ROOT = Path(__file__).resolve().parents[1]
+WEIGHTS = "connect_four_fast"  # 4 x 64: the search runs in the browser, 200 positions at a time
+NUM_POSITIONS = 200
+LEAST_AGREEMENT = 0.99
+
+pytestmark = [
+    pytest.mark.slow,  # an export, then 200 positions searched 250 times in the browser: minutes on 2 cores
+    pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed"),
+]
+
+
+def ort_web_dir() -> Path:
+    """onnxruntime-web's files: ``$ALPHAZERO_ORT_WEB``, the checkout's ``build/onnxruntime-web`` (CI), the cache."""
+    for folder in (os.environ.get("ALPHAZERO_ORT_WEB"), ROOT / "build" / "onnxruntime-web", None):
+        try:
+            return find_ort_web(folder)
+        except FileNotFoundError:
+            continue
+    pytest.skip("onnxruntime-web is not installed (npm install --prefix build/onnxruntime-web onnxruntime-web@1.30.0)")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """``(playwright page, game)``: the exported page of ``WEIGHTS`` open in headless Chromium, ready to play."""
+    for module in ("onnx", "onnxscript"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    game = make_game("connect_four")
+    folder = export_web(
+        make_player(game, f"alphazero:{WEIGHTS}:50").model,
+        tmp_path_factory.mktemp("web") / "page",
+        num_searches=50,
+        ort_web=ort_web_dir(),
+        source=WEIGHTS,
+    )
+    errors: list[str] = []
+    with serve(folder) as address, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        try:
+            tab = browser.new_page(viewport={"width": 1100, "height": 900})
+            tab.on("pageerror", lambda error: errors.append(str(error)))
+            tab.goto(address)
+            tab.wait_for_function("document.getElementById('status').dataset.state === 'human'", timeout=120_000)
+            yield tab, game
+        finally:
+            browser.close()
+    assert errors == [], errors
+
+
+def compare(page, game, states: np.ndarray, to_move: np.ndarray, searches: int) -> dict:
+    """The page's moves and visits beside the Python player's on the same positions."""
+    player = make_player(game, f"alphazero:{WEIGHTS}:{searches}", seed=0)
+    python_moves = choose_actions(player, states, to_move)
+    canonical = states * to_move[:, None, None]
+    shares = BatchedMCTS(game, player.model, player.mcts.config, reuse_tree=False).run(canonical).visit_shares
+    python_visits = np.rint(shares * searches).astype(int)
+    answer = page.evaluate(
+        "([states, n]) => window.alphazero.batch(states, n)",
+        [[row.reshape(-1).tolist() for row in canonical.astype(int)], searches],
+    )
+    page_visits = np.array([r["visits"] for r in answer["results"]])
+    page_moves = np.array([r["action"] for r in answer["results"]])
+    disagreements = []
+    for i in np.flatnonzero(page_moves != python_moves):
+        top = python_visits[i].max()
+        tied = np.flatnonzero(python_visits[i] == top)
+        if not np.array_equal(page_visits[i], python_visits[i]):
+            reason = f"the visits differ: {page_visits[i].tolist()} in the page, {python_visits[i].tolist()} here"
+        elif page_moves[i] in tied and len(tied) > 1:
+            reason = f"an exact tie: columns {tied.tolist()} have {top} visits; the player drew one at random"
+        else:
+            reason = "unexplained"
+        disagreements.append((int(i), int(page_moves[i]), int(python_moves[i]), reason))
+    return {
+        "agreement": float(np.mean(page_moves == python_moves)),
+        "same_visits": int((page_visits == python_visits).all(axis=1).sum()),
+        "disagreements": disagreements,
+        "seconds": answer["ms"] / 1000,
+    }
+
+
+@pytest.mark.parametrize("searches", [50, 200])
+def test_the_page_plays_the_python_players_move_on_pons_positions(page, searches):
+    tab, game = page
+    positions = load_set("middle_easy", limit=NUM_POSITIONS)
+    result = compare(tab, game, positions.states, positions.to_move.astype(int), searches)
+    print(
+        f"\n{searches} searches, {NUM_POSITIONS} Pons positions: moves equal {result['agreement']:.1%}, "
+        f"visit counts equal {result['same_visits']}/{NUM_POSITIONS}, page {result['seconds']:.1f} s; "
+        f"disagreements: {result['disagreements']}"
+    )
+    assert result["agreement"] >= LEAST_AGREEMENT, result
+    assert [d for d in result["disagreements"] if d[3] == "unexplained"] == []
+    assert result["same_visits"] >= LEAST_AGREEMENT * NUM_POSITIONS, result
+
+
+def status(tab) -> tuple[str, str]:
+    return tab.eval_on_selector("#status", "e => [e.dataset.state, e.textContent]")
+
+
+def wait_for_the_human(tab) -> str:
+    tab.wait_for_function("['human', 'over'].includes(document.getElementById('status').dataset.state)", timeout=60_000)
+    return status(tab)[0]
+
+
+def test_a_full_game_by_clicks_with_an_undo_and_a_refused_click(page):
+    tab, game = page
+    # a refused click: column 0 full, the human to move
+    tab.evaluate("window.alphazero.load([0, 0, 0, 0, 0, 0])")
+    assert tab.is_hidden("#message")
+    tab.click("[data-cell='35']")
+    assert tab.is_visible("#message") and "Column 0 is full" in tab.inner_text("#message")
+    assert tab.evaluate("window.alphazero.snapshot().moves.length") == 6
+
+    tab.fill("#searches", "20")
+    tab.select_option("#human-side", "1")  # a new game, the human first
+    assert wait_for_the_human(tab) == "human" and tab.evaluate("window.alphazero.snapshot().moves") == []
+    tab.click("[data-cell='38']")  # column 3
+    assert wait_for_the_human(tab) == "human"
+    assert len(tab.evaluate("window.alphazero.snapshot().moves")) == 2
+    assert tab.locator("#visits .heat").count() == game.action_size  # the search's visit shares are shown
+    assert tab.locator("#policy .heat").count() == game.action_size  # and the network's policy
+    tab.click("#undo")
+    assert wait_for_the_human(tab) == "human" and tab.evaluate("window.alphazero.snapshot().moves") == []
+
+    clicks = 0
+    while wait_for_the_human(tab) == "human":
+        board = np.array(tab.evaluate("window.alphazero.snapshot().board")).reshape(game.row_count, -1)
+        column = int(np.flatnonzero(board[0] == 0)[0])  # the lowest open column
+        tab.click(f"[data-cell='{column}']")
+        clicks += 1
+        if clicks == 3 and os.environ.get("ALPHAZERO_SCREENSHOTS"):
+            wait_for_the_human(tab)
+            tab.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "web_page_mid_game.png"))
+    state, text = status(tab)
+    over = tab.evaluate("window.alphazero.snapshot().over")
+    assert state == "over" and over is not None, text
+    expected = {1: "You win!", -1: "The agent wins.", 0: "A draw."}[over["winner"]]
+    assert text.startswith(expected), text
+    if over["winner"] != 0:
+        assert tab.locator(".cell.win").count() >= game.in_a_row  # the winning line is marked
+    tab.click("[data-cell='3']")
+    assert "The game is over" in tab.inner_text("#message")
