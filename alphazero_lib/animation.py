@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from alphazero_lib.games.base import check_board
 from alphazero_lib.games.style import BoardStyle, style_of
 from alphazero_lib.utils import explain_os_error
 
@@ -153,6 +154,7 @@ def game_frames(game: Game, states: Sequence[np.ndarray], captions: Sequence[str
     made a winning line (games won by ``_line_length`` in a line), the line's end cells under ``"win"``."""
     frames = []
     in_a_row = getattr(game, "_line_length", None)
+    states = [check_board(game, state) for state in states]  # before anything is drawn or written
     for i, state in enumerate(states):
         last = _last_cell(game, states[i - 1], state) if i else None
         caption = captions[i] if captions is not None else f"move {i}"

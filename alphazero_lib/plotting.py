@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from alphazero_lib.games.base import check_board
 from alphazero_lib.games.style import style_of
 
 if TYPE_CHECKING:
@@ -35,10 +36,11 @@ def draw_board(
 
     The look comes from ``game.board_style`` (a ``BoardStyle``): colours, discs or letters, grid lines, and where
     the heatmap goes (each empty cell shaded by its value, or a strip of column values above the board). Returns
-    the matplotlib axes. Raises ``TypeError`` when the game declares no ``board_style``.
+    the matplotlib axes. Raises ``TypeError`` when the game declares no ``board_style``, ``ValueError`` when
+    ``state`` is not a board of the game (its shape, values other than -1, 0 and 1).
     """
     style = style_of(game)
-    state = np.asarray(state)
+    state = check_board(game, state)  # a wrong shape or foreign values: the ValueError get_next_state gives
     rows, cols = state.shape
     column_strip = style.heatmap == "columns" and heatmap is not None
     extra = 1 if column_strip else 0

@@ -323,3 +323,55 @@ def test_each_game_counts_its_board_symmetries():
         for name, options in [("tictactoe", {}), ("connect_four", {}), ("othello6", {}), ("othello", {"size": 4})]
     }
     assert counts == {"tictactoe": 8, "connect_four": 2, "othello6": 8, "othello": 8}
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+def test_every_picture_of_a_board_refuses_what_is_not_one(name):
+    """Issue 52, item 4: render, draw_board, plot_policy, the animation's frames and the Kaggle adapters refuse a
+    wrong shape or foreign values with get_next_state's ValueError. Before, TicTacToe.render(np.full((3, 3), 7))
+    raised a bare KeyError: 7 and render(np.zeros((4, 4))) drew a garbled 3 x 3 picture."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from alphazero_lib.animation import final_position, game_frames, playoff_html
+    from alphazero_lib.plotting import draw_board, plot_policy
+
+    game = make_game(name)
+    rows, cols = game.row_count, game.column_count
+    wrong_shape = np.zeros((rows + 1, cols + 1), dtype=np.int8)
+    foreign = np.full((rows, cols), 7)
+    shape_error = (
+        rf"{type(game).__name__}.*needs a state of shape \({rows}, {cols}\), got shape \({rows + 1}, {cols + 1}\)"
+    )
+    value_error = r"state values must be -1, 0 or 1 \(empty, the players\); got \[7\]"
+    for state, message in ((wrong_shape, shape_error), (foreign, value_error)):
+        with pytest.raises(ValueError, match=message):
+            game.get_next_state(state, 0, 1)  # the message every other entry point repeats
+        with pytest.raises(ValueError, match=message):
+            game.render(state)
+        with pytest.raises(ValueError, match=message):
+            draw_board(game, state)
+        with pytest.raises(ValueError, match=message):
+            plot_policy(game, state, np.full(game.action_size, 1 / game.action_size))
+        good = game.get_initial_state()
+        for draw in (game_frames, final_position, playoff_html):
+            with pytest.raises(ValueError, match=message):
+                draw(game, [good, state])
+    plt.close("all")
+    assert game.render(game.get_initial_state()).count("\n") >= rows - 1  # a board still renders
+
+
+def test_the_kaggle_adapters_refuse_what_is_not_a_board():
+    pytest.importorskip("kaggle_environments")
+    from alphazero_lib.kaggle.environment import board_to_state, to_observation
+
+    game = make_game("tictactoe")
+    with pytest.raises(ValueError, match=r"needs a state of shape \(3, 3\), got shape \(4, 4\)"):
+        to_observation(game, np.zeros((4, 4)), 1)
+    with pytest.raises(ValueError, match=r"a kaggle board of TicTacToe is a flat list of 9 cells, got shape \(10,\)"):
+        board_to_state(game, [0] * 10)
+    with pytest.raises(ValueError, match=r"a kaggle board holds 0 \(empty\), 1 and 2 \(the marks\), got \[3\]"):
+        board_to_state(game, [0] * 8 + [3])
+    assert board_to_state(game, [1, 2, 0] * 3).tolist() == [[1, -1, 0]] * 3

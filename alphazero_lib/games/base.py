@@ -198,7 +198,8 @@ class Game(ABC):
 
     @abstractmethod
     def render(self, state: np.ndarray) -> str:
-        """A text picture of the board (X = first player = 1, O = second player = -1)."""
+        """A text picture of the board (X = first player = 1, O = second player = -1). Raises ``ValueError`` for a
+        state that is not a board of this game (``check_state(state, reachable=False)``)."""
 
     # ---- validation -----------------------------------------------------------------------------
     #: How many equal pieces in a line end the game (Tic-Tac-Toe, Connect Four); None: no such rule.
@@ -305,6 +306,21 @@ class Game(ABC):
 
 
 _STATE_BYTES = bytes([0, 1, 255])  # -1, 0 and 1 as int8 bytes
+
+
+def check_board(game: Any, state: Any) -> np.ndarray:
+    """``state`` as an array, after checking that it is a board of ``game``: its shape and values -1, 0 and 1, any
+    position (what drawing and rendering need). A library game checks it as ``check_state(state, reachable=False)``
+    does, with the same ``ValueError``; a game class of the learner's own is checked for the same two things."""
+    check = getattr(game, "check_state", None)
+    if check is not None:
+        return check(state, reachable=False)
+    array = np.asarray(state)
+    shape = (getattr(game, "row_count", None), getattr(game, "column_count", None))
+    if array.shape != shape:
+        raise ValueError(f"{game!r} needs a state of shape ({shape[0]}, {shape[1]}), got shape {array.shape}")
+    _check_values(array)
+    return array
 
 
 def _check_values(array: np.ndarray) -> None:

@@ -119,6 +119,7 @@ class ConnectFour(Game):
         return str(int(action))
 
     def render(self, state: np.ndarray) -> str:
+        state = self.check_state(state, reachable=False)
         marks = {1: "X", -1: "O", 0: "."}
         rows = ["| " + " ".join(marks[int(v)] for v in row) + " |" for row in state]
         footer = "  " + " ".join(str(c % 10) for c in range(self.column_count))

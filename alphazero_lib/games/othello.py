@@ -189,6 +189,7 @@ class Othello(Game):
         return f"{_LETTERS[c]}{r + 1}"
 
     def render(self, state: np.ndarray) -> str:
+        state = self.check_state(state, reachable=False)
         marks = {1: "X", -1: "O", 0: "."}
         lines = ["  " + " ".join(_LETTERS[: self.size])]
         lines += [f"{r + 1} " + " ".join(marks[int(v)] for v in row) for r, row in enumerate(state)]

@@ -103,6 +103,7 @@ class TicTacToe(Game):
         return str(int(action))
 
     def render(self, state: np.ndarray) -> str:
+        state = self.check_state(state, reachable=False)
         marks = {1: "X", -1: "O", 0: "."}
         lines = []
         for r in range(3):

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.games.base import Game
+from alphazero_lib.games.base import Game, check_board
 from alphazero_lib.games.connect_four import ConnectFour
 from alphazero_lib.games.tictactoe import TicTacToe
 from alphazero_lib.players import Player
@@ -70,7 +70,8 @@ def to_observation(game: Game, state: np.ndarray, player: int) -> tuple[Any, Any
     import_kaggle_environments()
     from kaggle_environments.utils import Struct
 
-    board = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
+    state = check_board(game, state)
+    board = [0 if v == 0 else (1 if v == 1 else 2) for v in state.reshape(-1).tolist()]
     observation = Struct(board=board, mark=1 if player == 1 else 2)
     configuration = Struct(rows=game.row_count, columns=game.column_count, inarow=getattr(game, "in_a_row", 3))
     return observation, configuration
@@ -118,8 +119,16 @@ def environment_name(game: Game) -> str:
 
 
 def board_to_state(game: Game, board: list[int]) -> np.ndarray:
-    """A kaggle board (flat, 0 empty, 1 and 2 the marks) as our absolute state (1, -1)."""
-    flat = np.asarray(board, dtype=np.int8)
+    """A kaggle board (flat, 0 empty, 1 and 2 the marks) as our absolute state (1, -1); ``ValueError`` for a board
+    of another size or with other values."""
+    flat = np.asarray(board)
+    cells = game.row_count * game.column_count
+    if flat.shape != (cells,):
+        raise ValueError(f"a kaggle board of {game!r} is a flat list of {cells} cells, got shape {flat.shape}")
+    if flat.dtype.kind not in "iu" or not np.isin(flat, (0, 1, 2)).all():
+        foreign = sorted({v for v in flat.tolist() if v not in (0, 1, 2)})[:5]
+        raise ValueError(f"a kaggle board holds 0 (empty), 1 and 2 (the marks), got {foreign or flat.dtype}")
+    flat = flat.astype(np.int8)
     return np.where(flat == 2, -1, flat).astype(np.int8).reshape(game.row_count, game.column_count)
 
 
