@@ -169,3 +169,44 @@ def test_a_full_game_by_clicks_with_an_undo_and_a_refused_click(page):
         assert tab.locator(".cell.win").count() >= game.in_a_row  # the winning line is marked
     tab.click("[data-cell='3']")
     assert "The game is over" in tab.inner_text("#message")
+
+
+def test_a_tictactoe_page_plays_a_game_with_the_agent_first(tmp_path):
+    for module in ("onnx", "onnxscript"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    game = make_game("tictactoe")
+    folder = export_web(
+        make_player(game, "alphazero:tictactoe:50").model, tmp_path / "ttt", ort_web=ort_web_dir(), source="tictactoe"
+    )
+    errors: list[str] = []
+    with serve(folder) as address, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        try:
+            tab = browser.new_page(viewport={"width": 1100, "height": 700})
+            tab.on("pageerror", lambda error: errors.append(str(error)))
+            tab.goto(address)
+            wait_for_the_human(tab)
+            tab.select_option("#human-side", "-1")  # a new game, the agent first
+            assert wait_for_the_human(tab) == "human"
+            first = tab.evaluate("window.alphazero.snapshot()")
+            assert len(first["moves"]) == 1 and first["board"].count(1) == 1  # the agent played X
+            taken = first["moves"][0]
+            tab.click(f"[data-cell='{taken}']")
+            assert "That cell is taken" in tab.inner_text("#message")
+            while wait_for_the_human(tab) == "human":
+                board = tab.evaluate("window.alphazero.snapshot().board")
+                tab.click(f"[data-cell='{board.index(0)}']")  # the first empty cell
+            if os.environ.get("ALPHAZERO_SCREENSHOTS"):
+                tab.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "web_page_tictactoe.png"))
+            state, text = status(tab)
+            over = tab.evaluate("window.alphazero.snapshot().over")
+            assert state == "over" and over["winner"] in (1, 0), text  # the agent (X, 1) does not lose to this play
+            assert text.startswith({1: "The agent wins.", 0: "A draw."}[over["winner"]]), text
+            if over["winner"] == 1:
+                assert tab.locator(".cell.win").count() == 3
+        finally:
+            browser.close()
+    assert errors == [], errors
