@@ -76,6 +76,20 @@ def _bounded(limit: int, why: str, least: int = 1) -> Callable[[str], int]:
     return parse
 
 
+def _file_ending(*suffixes: str, what: str) -> Callable[[str], str]:
+    """An argparse type: a file name that ends in one of ``suffixes`` (any case), since ``what`` is written there;
+    refused when the command starts, before any work."""
+
+    def parse(text: str) -> str:
+        if not text.lower().endswith(suffixes):
+            raise argparse.ArgumentTypeError(
+                f"must be a file name ending in {' or '.join(suffixes)} ({what} is written there), got {text!r}"
+            )
+        return text
+
+    return parse
+
+
 def _cores() -> int:
     """The CPU cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -830,8 +844,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="second player (default kaggle:negamax; kaggle:reaction with --game tictactoe)",
     )
-    playoff.add_argument("--out", default="playoff.html", help="HTML file to write (default playoff.html)")
-    playoff.add_argument("--gif", default=None, help="also write an animated GIF here")
+    playoff.add_argument(
+        "--out",
+        default="playoff.html",
+        type=_file_ending(".html", ".htm", what="an HTML page"),
+        help="HTML file to write (default playoff.html)",
+    )
+    playoff.add_argument(
+        "--gif", default=None, type=_file_ending(".gif", what="an animated GIF"), help="also write an animated GIF here"
+    )
     playoff.add_argument("--seed", type=_seed, default=0, help="seed for both players (default 0)")
     playoff.set_defaults(func=_playoff)
     kaggle_eval = commands.add_parser("kaggle-eval", help="a player or submission file vs kaggle's built-in agents")
@@ -889,7 +910,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    import time
+
+    started = time.perf_counter()  # before the parser, whose player specs load torch
     args = build_parser().parse_args(argv)
+    args.started = started
     try:
         return int(args.func(args) or 0)
     except (ValueError, OSError) as err:  # FileNotFoundError, IsADirectoryError, ... are OSErrors
@@ -898,7 +923,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
-    import time
-
-    started = time.perf_counter()  # before the parser, whose player specs load torch
-    args.started = started

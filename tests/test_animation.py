@@ -205,3 +205,28 @@ def test_the_play_button_reads_pause_while_the_game_plays(tmp_path):
     # to the end in virtual time (3 moves of 0.4 s): the game stops on its last move and the button offers play
     end = chromium_dom(page.as_uri(), tmp_path, "--virtual-time-budget=5000")
     assert button_and_caption(end) == ("play", "move 3")
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--gif", "p.txt"], "argument --gif: must be a file name ending in .gif (an animated GIF is written there), "),
+        (["--out", "p.gif"], "argument --out: must be a file name ending in .html or .htm (an HTML page is written "),
+        (["--out", "page"], "argument --out: must be a file name ending in .html or .htm"),
+    ],
+)
+def test_playoff_refuses_an_output_name_that_does_not_fit_its_format(flags, message, tmp_path, monkeypatch, capsys):
+    """Issue 52, item 5: ``playoff --gif p.txt`` wrote a GIF into a file named .txt and exited 0. A name that does
+    not fit is refused when the command starts: no game is played, no file written."""
+    import alphazero_lib.kaggle
+    from alphazero_lib.cli import main
+
+    def no_game(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(alphazero_lib.kaggle, "run_episode", no_game)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_code:
+        main(["playoff", "--game", "tictactoe", *flags])
+    assert exit_code.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
