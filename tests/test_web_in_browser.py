@@ -185,10 +185,17 @@ def test_a_tictactoe_page_plays_a_game_with_the_agent_first(tmp_path):
             executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
         )
         try:
+            # from the disk the page cannot run (module scripts are refused there): it says so, and how to serve it
+            local = browser.new_page()
+            local.goto((folder / "index.html").as_uri())
+            assert local.is_visible("#file-warning") and "python -m http.server" in local.inner_text("#file-warning")
+            assert status(local)[1] == "Loading the network..."
+            local.close()
             tab = browser.new_page(viewport={"width": 1100, "height": 700})
             tab.on("pageerror", lambda error: errors.append(str(error)))
             tab.goto(address)
             wait_for_the_human(tab)
+            assert tab.is_hidden("#file-warning")
             tab.select_option("#human-side", "-1")  # a new game, the agent first
             assert wait_for_the_human(tab) == "human"
             first = tab.evaluate("window.alphazero.snapshot()")
