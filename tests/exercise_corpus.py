@@ -1164,6 +1164,8 @@ NB05 = [
           "tensors", "plain floats"),
     wrong("check_train_step", swap("(policy_loss + value_loss).backward()", "policy_loss.backward()"), "policy loss only",
           "SUM of both losses"),
+    wrong("check_train_step", swap("F.mse_loss(value, value_targets)", "F.mse_loss(value.squeeze(), value_targets)"),
+          "the value squeezed to [B]", "a prediction of shape [2] with targets of shape [2, 1]", "broadcast"),
     # train
     right("check_train", '''def train(model, optimizer, memory, batch_size, rng):
     model.train()
@@ -1201,6 +1203,8 @@ NB05 = [
     wrong("check_train", swap('return {"policy_loss": policy_total / len(memory), "value_loss": value_total / len(memory)}',
                               'return {"policy_loss": torch.tensor(policy_total / len(memory)), "value_loss": value_total / len(memory)}'),
           "a tensor loss", "plain numbers"),
+    wrong("check_train", swap(", device=device).unsqueeze(1)", ", device=device)"), "value targets of shape [B]",
+          "your value targets reach train_step with shape [4]", "[4, 4]", ".unsqueeze(1)"),
     # learn
     right("check_learn", '''def learn(play_game, train_epoch, num_iterations, num_games, num_epochs):
     records = []
@@ -1853,6 +1857,9 @@ NB09 = [
     wrong("check_expected_score", swap("return 1 / (1 + 10 ** ((opponent_rating - rating) / 400))",
                                        "return np.array([1 / (1 + 10 ** ((opponent_rating - rating) / 400))])"),
           "an array of one", "not a number"),
+    wrong("check_expected_score", swap("/ 400", "// 400"), "floor division", "rounded on the way", "floor division //"),
+    wrong("check_expected_score", swap("10 ** ((opponent_rating - rating) / 400)", "10 ** int((opponent_rating - rating) / 400)"),
+          "int() of the exponent", "rounded on the way"),
     # elo_update
     right("check_elo_update", '''def elo_update(rating, opponent_rating, score, k=32):
     ratings = np.array([rating, opponent_rating], dtype=float)
@@ -1961,11 +1968,21 @@ def wilson_interval(score, n, z=Z_95):
     wrong("check_wilson_interval", swap("def wilson_interval(score, n, z=Z_95):\n", "def wilson_interval(score, n, z=Z_95):\n    z = Z_95\n"),
           "z ignored", "z is a parameter"),
     wrong("check_wilson_interval", swap("centre = (score + z * z / (2 * n)) / denominator", "centre = score"),
-          "the centre not pulled", "returned"),
+          "the centre not pulled", "returned", "width is right and its centre is not"),
     wrong("check_wilson_interval", swap("    if n <= 0:\n        return 0.0, 1.0\n", ""), "n = 0 divides",
           "raised ZeroDivisionError", "no games"),
     wrong("check_wilson_interval", swap("    return (0.0 if score <= 0 else float(low)), (1.0 if score >= 1 else float(high))",
                                         "    return {'low': float(low), 'high': float(high)}"), "a dict", "(low, high)"),
+    wrong("check_wilson_interval", swap("def wilson_interval(score, n, z=Z_95):\n", "def wilson_interval(score, n, z=Z_95):\n    z = 1.96\n"),
+          "z fixed at 1.96", "z is a parameter", "not a fixed 1.96"),
+    wrong("check_wilson_interval", swap("centre = (score + z * z / (2 * n)) / denominator", "centre = score + z * z / (2 * n) / denominator"),
+          "z^2/2n alone over the denominator", "centre is not", "the whole numerator"),
+    wrong("check_wilson_interval", swap("z * z / (4 * n * n)", "z * z / (4 * n)"), "z^2/4n in the root",
+          "centre is right and its half width is not", "z^2 / (4 n^2)"),
+    wrong("check_wilson_interval", swap("denominator = 1 + z * z / n", "denominator = 1 + z * z / (2 * n)"), "z^2/2n in the denominator",
+          "the denominator they share"),
+    wrong("check_wilson_interval", swap("half = z * np.sqrt", "half = z * z * np.sqrt"), "z squared outside the root",
+          "centre is right and its half width is not", "an extra factor z"),
     # gate
     right("check_gate", '''def gate(wins, draws, losses, threshold=0.55):
     if threshold < 0 or threshold > 1:

@@ -282,3 +282,80 @@ def test_the_checkers_position_generators_draw_from_random_game():
             assert theirs - mine in (0, 1)  # X (1 here when X moves) never has fewer pieces than O
             assert game.get_valid_moves(state).any()
             assert not has_line(state, 1, in_a_row) and not has_line(state, -1, in_a_row)
+
+
+# ---- hints from what the answer shows (issue 50) ---------------------------------------------------------------
+def halves_cases():
+    """An edge case first (its rule is special), then general cases with their own rule."""
+    cases = [Case("half(0)", lambda f: f(0), 0.0, hint="zero stays zero")]
+    cases += [Case(f"half({x})", lambda f, x=x: f(x), x / 2, hint="divide by 2") for x in range(1, 40, 3)]
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (lambda x: x // 2 if x else 1.0, "floor division //"),  # steps: the edge case fails first
+        (lambda x: x / 3 if x else 1.0, "0.6667 times the library's answer"),
+        (lambda x: -x / 2 if x else 1.0, "opposite sign"),
+        (lambda x: x * 0.50001 if x else 1.0, "within 0.002% of the library's answer"),
+    ],
+)
+def test_the_hint_comes_from_every_failing_case_not_the_first(capsys, wrong, words):
+    check("half", wrong, lambda x: x / 2, halves_cases)
+    line = verdict(capsys)
+    assert line.startswith("❌ half: case 1 of 14, half(0)"), line
+    assert words in line and "zero stays zero" not in line, line
+
+
+def test_an_edge_case_alone_keeps_its_own_rule(capsys):
+    check("half", lambda x: x / 2 if x else 1.0, lambda x: x / 2, halves_cases)
+    assert "Hint: zero stays zero." in verdict(capsys)
+
+
+def test_a_wrong_type_gets_a_hint_about_the_type(capsys):
+    check("half", lambda x: [x / 2], lambda x: x / 2, halves_cases)
+    assert "Hint: return a number, not a list." in verdict(capsys)
+    check(
+        "halves",
+        lambda x: list(x / 2),
+        lambda x: x / 2,
+        lambda: [Case("halves", lambda f: f(np.ones(3)), np.ones(3) / 2)],
+    )
+    assert "Hint: return a numpy array (np.array(...)), not a list" in verdict(capsys)
+
+
+def test_a_broadcasting_warning_names_the_shapes(capsys):
+    import torch
+    import torch.nn.functional as F
+
+    prediction = torch.zeros(4, 1)
+
+    def cases():
+        return [Case("loss(targets)", lambda f: f(prediction, torch.ones(4)), 1.0, hint="the mean squared error")]
+
+    def loss(prediction, targets):  # [4, 1] against [4]: broadcast to [4, 4], with a warning
+        return float(F.mse_loss(prediction, targets)) + 0.5
+
+    check("loss", loss, None, cases)
+    line = verdict(capsys)
+    assert "a prediction of shape [4, 1] with targets of shape [4]" in line and "[B, 1]" in line, line
+
+
+def test_what_a_later_case_knows_for_sure_beats_the_first_cases_rule(capsys):
+    from alphazero_lib.exercises.core import Mismatch
+
+    def run(f, x):
+        got = f(x)
+        if x and got != x / 2:
+            raise Mismatch(got, x / 2, "the later cases see that yours adds one")
+        return got
+
+    def cases():
+        return [Case("half(0)", lambda f: f(0), 0.0, hint="zero stays zero")] + [
+            Case(f"half({x})", lambda f, x=x: run(f, x), x / 2, hint="divide by 2") for x in (1, 5, 9)
+        ]
+
+    check("half", lambda x: x / 2 + 1, lambda x: x / 2, cases)
+    line = verdict(capsys)
+    assert line.startswith("❌ half: case 1 of 4, half(0)") and "Hint: the later cases see that yours adds one" in line

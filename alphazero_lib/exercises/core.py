@@ -32,6 +32,7 @@ import math
 import numbers
 import sys
 import types
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -328,7 +329,7 @@ def check(
     for number, case in enumerate(cases, start=1):
         where = f"{FAILED} {name}: case {number} of {len(cases)}, {case.call}:"
         try:
-            got = case.run(learner)
+            got = _run_noting_warnings(case, learner)
             if not _agrees(case, got):
                 raise Mismatch(got, case.expected)
         except NotImplementedError as error:
@@ -336,10 +337,11 @@ def check(
         except Mismatch as miss:
             found = _diagnose(case, ("mismatch", miss.got), mistakes, adapt, learner if verify else None,
                               _around(cases, number))  # fmt: skip
-            hint = found or miss.hint
+            failures = [Failure(case, miss.got, miss.hint, _warned_now())]
+            if not found and verify:
+                failures += _later_failures(learner, cases[number:])
+            hint = found or _what_it_shows(failures)
             differs = difference(miss.got, miss.expected)
-            if not hint:
-                hint = case.hint
             detail = f" ({differs})" if differs else ""
             return _verdict(f"{where} {miss}{detail}." + _hint(hint) + f" For now {_short(FALLBACK)}.", library)
         except KeyboardInterrupt:
@@ -364,6 +366,212 @@ def check(
     return _verdict(
         f"{PASSED} {name}: agrees with the library on {len(cases)} cases{note}; the cells below use yours", learner
     )
+
+
+# ---- what a wrong answer shows -----------------------------------------------------------------------------------
+@dataclass
+class Failure:
+    """A failing case: the learner's answer, what the case's own comparison said, and the warnings raised."""
+
+    case: Case
+    got: Any
+    said: str = ""  # the Mismatch's hint, where the case knows for sure what is wrong
+    warned: list[str] = field(default_factory=list)
+
+
+_WARNED: list[str] = []
+
+
+def _run_noting_warnings(case: Case, code: Any) -> Any:
+    """``case.run(code)``, the messages of the warnings it raised kept for ``_warned_now()`` (even when it raises)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return case.run(code)
+        finally:
+            _WARNED[:] = [" ".join(str(w.message).split()) for w in caught]
+
+
+def _warned_now() -> list[str]:
+    return list(_WARNED)
+
+
+def _later_failures(learner: Any, cases: Sequence[Case], budget: float = 1.0, most: int = 60) -> list[Failure]:
+    """The learner's wrong answers on the cases after the first failing one (at most ``most``, while ``budget``
+    seconds last): the evidence a hint is chosen from, beside the first failure."""
+    import time
+
+    start, out = time.perf_counter(), []
+    for case in cases:
+        if len(out) >= most or time.perf_counter() - start > budget:
+            break
+        try:
+            got = _run_noting_warnings(case, learner)
+            if _agrees(case, got):
+                continue
+            out.append(Failure(case, got, "", _warned_now()))
+        except Mismatch as miss:
+            out.append(Failure(case, miss.got, miss.hint, _warned_now()))
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            continue
+    return out
+
+
+def _what_it_shows(failures: list[Failure]) -> str:
+    """The hint a wrong answer earns from what it shows, ``failures[0]`` being the first failing case.
+
+    In turn: a warning that names the bug (a target of shape [B] broadcast against [B, 1], an overflow, a
+    division by zero); what the first case's comparison said for sure; an answer of the wrong type; a pattern
+    over every failing case (answers in steps, a sign, a constant factor, a near miss), or over the cases after
+    the first (which may be an edge case of its own); what a later case's comparison said; last, the rule the
+    first failing case tests.
+    """
+    for failure in failures:
+        for message in failure.warned:
+            said = _warning_hint(message)
+            if said:
+                return said
+    first = failures[0]
+    if first.said:
+        return first.said
+    kind = _type_hint(first.got, first.case.expected)
+    if kind:
+        return kind
+    pattern = _pattern_hint(failures) or _pattern_hint(failures[1:])  # the first may be an edge case of its own
+    if pattern:
+        return pattern
+    for failure in failures[1:]:
+        if failure.said:
+            return failure.said
+    return first.case.hint
+
+
+def _warning_hint(message: str) -> str:
+    """A hint from a warning the learner's code raised while it gave a wrong answer, or ""."""
+    import re
+
+    sizes = re.search(r"target size \(torch\.Size\((\[[^]]*\])\)\) that is different to the input size "
+                      r"\(torch\.Size\((\[[^]]*\])\)\)", message)  # fmt: skip
+    if sizes:
+        target, output = sizes.groups()
+        return (
+            f"PyTorch warned that a loss compared a prediction of shape {output} with targets of shape {target}: it "
+            f"broadcast the two against each other, so every prediction met every target. Give both the same "
+            f"shape, [B, 1] for a value (.unsqueeze(1) or .reshape(-1, 1) on the one of shape [B])"
+        )
+    if "overflow encountered" in message:
+        return (
+            f"numpy warned '{message}': a number grew past what a float holds (exp of a large logit is inf); "
+            f"subtract the largest value before exp"
+        )
+    if "divide by zero encountered" in message or "invalid value encountered" in message:
+        return f"numpy warned '{message}': a division by zero somewhere (0 / 0 is nan); guard the zero case"
+    return ""
+
+
+def _type_hint(got: Any, expected: Any) -> str:
+    """A hint when the answer has the wrong type or container (inside a tuple too), or ""."""
+    if isinstance(expected, (tuple, list)) and isinstance(got, (tuple, list)) and len(got) == len(expected):
+        for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+            inner = _type_hint(g, e)
+            if inner:
+                return f"item {index} of the pair: {inner}" if len(expected) == 2 else f"item {index}: {inner}"
+        return ""
+    if isinstance(expected, np.ndarray):
+        if _is_tensor(got):
+            return "return a numpy array, not a torch tensor (.numpy() or .cpu().numpy() makes one)"
+        if not isinstance(got, np.ndarray):
+            return (
+                f"return a numpy array (np.array(...)), not a {type(got).__name__}: the cells below call numpy's "
+                f"methods (.reshape, .copy, .argmax) on it"
+            )
+        return ""
+    if isinstance(expected, (bool, np.bool_)):
+        if not _is_boolish(got):
+            return f"return True or False (a comparison gives one), not {_kind(got)}"
+        return ""
+    if _is_number(expected) and not _is_number(got):
+        if isinstance(got, np.ndarray) or _is_tensor(got):
+            return f"return a plain number, not {_kind(got)}: float(x) or x.item() makes one"
+        return f"return a number, not {_kind(got)}"
+    if isinstance(expected, tuple) and not isinstance(got, (tuple, list)):
+        return f"return a tuple of {len(expected)} ({', '.join('...' for _ in expected)}), not {_kind(got)}"
+    if isinstance(expected, list) and not isinstance(got, (tuple, list)):
+        return f"return a list, not {_kind(got)}"
+    return ""
+
+
+def _numbers(value: Any) -> np.ndarray | None:
+    """The numbers in an answer (a number, an array, a tuple of them) as one float vector, or None."""
+    if _is_number(value) or (isinstance(value, (bool, np.bool_))):
+        return np.array([float(value)])
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return value.astype(np.float64).reshape(-1)
+    if isinstance(value, (tuple, list)) and value:
+        parts = [_numbers(v) for v in value]
+        if all(p is not None for p in parts):
+            return np.concatenate(parts)
+    return None
+
+
+def _pattern_hint(failures: list[Failure]) -> str:
+    """A hint from what the wrong answers have in common over the failing cases, or "".
+
+    Only numeric answers of the expected size count, and at least three failing cases: answers that move in steps
+    where the library's vary (floor division), the opposite sign everywhere, one constant factor, or answers
+    within a thousandth of the library's everywhere (a rounded constant).
+    """
+    pairs = []
+    for failure in failures:
+        got, expected = _numbers(failure.got), _numbers(failure.case.expected)
+        if got is None or expected is None or got.shape != expected.shape or not np.all(np.isfinite(got)):
+            continue
+        if isinstance(failure.case.expected, (bool, np.bool_)) or (
+            isinstance(failure.case.expected, np.ndarray) and failure.case.expected.dtype.kind in "biu"
+        ):
+            continue  # booleans and integers: no factor or rounding to find
+        pairs.append((got, expected))
+    if len(pairs) < 3:
+        return ""
+    got = np.concatenate([g for g, _ in pairs])
+    expected = np.concatenate([e for _, e in pairs])
+    wrong = ~np.isclose(got, expected, rtol=1e-6, atol=1e-6)
+    g, e = got[wrong], expected[wrong]
+    if len(g) < 3:
+        return ""
+    distinct_got = len(np.unique(np.round(g, 9)))
+    distinct_expected = len(np.unique(np.round(e, 9)))
+    if np.all(g == np.round(g)) and not np.all(e == np.round(e)):
+        return (
+            f"in all {len(pairs)} failing cases your answers are whole numbers where the library's are not: "
+            f"something is rounded, e.g. floor division // (or int()) where / is meant"
+        )
+    if distinct_expected >= 6 and distinct_got * 3 <= distinct_expected:
+        shown = ", ".join(show(float(v)) for v in np.unique(np.round(g, 9))[:4])
+        return (
+            f"over {len(pairs)} failing cases your answers take only {distinct_got} values ({shown}"
+            f"{', ...' if distinct_got > 4 else ''}) where the library's take {distinct_expected}: something is "
+            f"rounded on the way, e.g. floor division // (or int()) where / is meant"
+        )
+    relative = np.abs(g - e) / np.maximum(np.abs(e), 1e-9)
+    if np.max(relative) < 1e-3:
+        return (
+            f"in all {len(pairs)} failing cases yours is within {show(float(np.max(relative)) * 100, digits=2)}% "
+            f"of the library's answer: the formula looks right and a constant is rounded (1.96 for "
+            f"1.959963984540054..., 3.14 for pi) or computed in float32"
+        )
+    if np.all(e != 0):
+        ratio = g / e
+        if np.allclose(ratio, -1.0, rtol=1e-6, atol=1e-9):
+            return f"in all {len(pairs)} failing cases yours has the opposite sign: one sign is flipped"
+        if np.allclose(ratio, ratio[0], rtol=1e-6, atol=1e-9):
+            return (
+                f"in all {len(pairs)} failing cases yours is {show(float(ratio[0]))} times the library's answer: a "
+                f"factor is off (a missing or extra constant, a /2, a percentage)"
+            )
+    return ""
 
 
 def _around(cases: list[Case], number: int) -> list[Case]:

@@ -727,16 +727,56 @@ def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int,
                 "the parameters agree, so the training steps are right: average the losses per SAMPLE (sum "
                 "loss * len(batch) over the batches, divide by len(memory))"
                 if parameters_agree
-                else "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
+                else _batch_shapes_hint(train, model, memory, size, seed)
+                or "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
                 "batch_size, rng), one train_step each, in that order.",
             )
     if not parameters_agree:
         raise Mismatch(
             "other parameters",
             "the library's parameters",
-            "one train_step per minibatch, in the order minibatches gives them.",
+            _batch_shapes_hint(train, model, memory, size, seed)
+            or "one train_step per minibatch, in the order minibatches gives them.",
         )
     return expected
+
+
+def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int) -> str:
+    """What the batches ``train`` hands to ``train_step`` show: a hint when their shapes are not the step's
+    ``[B, 3, R, C]``, ``[B, A]`` and ``[B, 1]`` (value targets of shape ``[B]`` are the usual slip), else ""."""
+    names = getattr(train, "__globals__", None)
+    if not isinstance(names, dict) or not callable(names.get("train_step")):
+        return ""
+    original, seen = names["train_step"], []
+
+    def spy(model: Any, optimizer: Any, states: Any, policies: Any, values: Any) -> Any:
+        seen.append(tuple(tuple(getattr(x, "shape", ())) for x in (states, policies, values)))
+        return original(model, optimizer, states, policies, values)
+
+    names["train_step"] = spy
+    try:
+        copied = copy.deepcopy(model)
+        train(copied, _sgd(copied), list(memory), size, np.random.default_rng(seed))
+    except Exception:
+        pass
+    finally:
+        names["train_step"] = original
+    for states, policies, values in seen:
+        batch = states[0] if states else None
+        if len(values) != 2 or values[1] != 1:
+            shape = list(values)
+            return (
+                f"your value targets reach train_step with shape {shape}, and the model's value output has shape "
+                f"[{batch}, 1]: F.mse_loss (or value - target) broadcasts the two into [{batch}, {batch}] and "
+                f"compares every output with every target. Give the targets shape [B, 1]: .unsqueeze(1) or "
+                f".reshape(-1, 1)"
+            )
+        if len(policies) != 2 or len(states) != 4:
+            return (
+                f"your batches reach train_step with shapes {list(states)}, {list(policies)} and {list(values)}; "
+                f"the step takes states [B, 3, R, C], policy targets [B, A] and value targets [B, 1]"
+            )
+    return ""
 
 
 # ---- exercise 7: the learn loop ------------------------------------------------------------------------------

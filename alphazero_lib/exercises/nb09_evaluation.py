@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, same, show
 
 HINTS = {
     "expected_score": "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): 1/2 for equal ratings, 10/11 for 400 "
@@ -77,7 +77,7 @@ def check_expected_score(learner: Any) -> Callable[[float, float], float]:
                 if a == b
                 else "the logistic curve in base 10 with scale 400: 400 points more means 10 to 1 odds."
                 if abs(a - b) == 400
-                else "a HIGHER rating than the opponent's must give MORE than 1/2: check the sign of the difference."
+                else "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): the logistic curve in base 10, scale 400."
             )
             out.append(Case(f"expected_score({a}, {b})", lambda f, a=a, b=b: f(a, b), reference_expected_score(a, b),
                             hint))  # fmt: skip
@@ -322,16 +322,42 @@ def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
         for score, n, z, hint in trials:
             zt = "" if z == Z_95 else f", z={z}"
             out.append(Case(f"wilson_interval({score:.4g}, {n}{zt})",
-                            lambda f, s=score, n=n, z=z: _pair(f(s, n, z=z), "(low, high)"),
+                            lambda f, s=score, n=n, z=z: _parts(_pair(f(s, n, z=z), "(low, high)"), s, n, z),
                             wilson_interval(score, n, z=z), hint))  # fmt: skip
         return out
 
     return check("wilson_interval", learner, wilson_interval, cases, WILSON_MISTAKES)
 
 
+def _parts(got: tuple[float, float], score: float, n: int, z: float) -> tuple[float, float]:
+    """``got`` as it is when it agrees; otherwise a Mismatch that says which part of the interval is off.
+
+    An interval that neither end clips is a centre and a half width: when one of them agrees with the library's,
+    the other holds the mistake; when both are off by the same factor, their shared denominator does.
+    """
+    expected = wilson_interval(score, n, z=z)
+    if same(got, expected) or n <= 0 or not all(0.0 < x < 1.0 for x in (*got, *expected)):
+        return got
+    centre, half = (got[0] + got[1]) / 2, (got[1] - got[0]) / 2
+    right_centre, right_half = (expected[0] + expected[1]) / 2, (expected[1] - expected[0]) / 2
+    if math.isclose(centre, right_centre, rel_tol=1e-6, abs_tol=1e-9):
+        factor = " (an extra factor z)" if math.isclose(half / right_half, z, rel_tol=1e-6) else ""
+        raise Mismatch(got, expected, f"your interval's centre is right and its half width is not ({half:.4g} "
+                       f"instead of {right_half:.4g}{factor}): half = z * sqrt(score (1 - score) / n + z^2 / "
+                       f"(4 n^2)) / (1 + z^2 / n)")  # fmt: skip
+    if math.isclose(half, right_half, rel_tol=1e-6, abs_tol=1e-9):
+        raise Mismatch(got, expected, f"your interval's width is right and its centre is not ({centre:.4g} instead "
+                       f"of {right_centre:.4g}): centre = (score + z^2 / (2 n)) / (1 + z^2 / n), the whole numerator "
+                       f"over the denominator")  # fmt: skip
+    if right_half > 0 and math.isclose(centre / right_centre, half / right_half, rel_tol=1e-6):
+        raise Mismatch(got, expected, f"your centre and half width are both {centre / right_centre:.4g} times the "
+                       f"library's: the denominator they share, 1 + z^2 / n, is off")  # fmt: skip
+    return got
+
+
 def _wilson_with(kind: str) -> Callable[..., tuple[float, float]]:
     def interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
-        z = Z_95 if kind == "fixed z" else z
+        z = {"fixed z": Z_95, "fixed 1.96": 1.96}.get(kind, z)
         if n <= 0:
             return 0.0, 1.0
         if kind == "normal":
@@ -349,6 +375,8 @@ WILSON_MISTAKES = [
     Mistake("that is the normal approximation (score +- z * sqrt(p(1-p)/n)); Wilson's interval has the centre "
             "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width", _wilson_with("normal")),
     Mistake("z is a parameter: use the z you are given (Z_95 is only its default)", _wilson_with("fixed z")),
+    Mistake("z is a parameter: use the z you are given, not a fixed 1.96 (the default Z_95 = 1.959963984540054... "
+            "is the exact 95% value)", _wilson_with("fixed 1.96")),
 ]  # fmt: skip
 
 
