@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,16 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> 
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}")
     try:
-        checkpoint = torch.load(path, map_location=map_location, weights_only=True)
+        with warnings.catch_warnings():  # torch's own (e.g. on a foreign pickle protocol) would reach the user
+            warnings.simplefilter("ignore")
+            checkpoint = torch.load(path, map_location=map_location, weights_only=True)
     except PermissionError as err:  # not ours to read: not a damaged file
         raise explain_os_error(err, path, "read") from None
     except pickle.UnpicklingError as err:
         raise CheckpointError(
-            f"{path} holds objects other than tensors, dicts, lists, strings and numbers, or is damaged; "
-            f"refusing to unpickle it ({str(err).splitlines()[0]})"
+            f"{path} holds objects other than tensors, dicts, lists, strings and numbers{_named_object(err)}, or is "
+            f"damaged; refusing to unpickle it: a checkpoint needs nothing else, and unpickling anything else can run "
+            f"code hidden in the file"
         ) from None
     except Exception as err:  # zip errors, EOF, ...: torch raises several kinds for a cut-off file
         raise CheckpointError(f"{path} is not a readable torch file (damaged or truncated?): {err}") from None
@@ -82,6 +86,17 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> 
         )
     check_structure(checkpoint, path)
     return checkpoint
+
+
+def _named_object(err: Exception) -> str:
+    """`` (it names posix.system)`` when torch's refusal names the Python object the file asked for, else ``""``.
+
+    Only that name is kept: torch's message goes on to advise loading the file with ``weights_only=False``, the very
+    step that would run what a malicious file hides, and no message of ours passes that advice on."""
+    import re
+
+    found = re.search(r"GLOBAL ([\w.]+)", str(err)) or re.search(r"Unsupported global: ([\w.]+)", str(err))
+    return f" (it names {found.group(1)})" if found else ""
 
 
 ARCH_KEYS = ("num_res_blocks", "num_hidden")

@@ -157,3 +157,95 @@ def test_dead_channels_are_the_convolution_outputs_with_no_weight_left():
         convolutions[2].weight[0] = 0.0
         convolutions[2].weight[0, 4, 1, 1] = 0.01  # one weight left: it still sees the position
     assert dead_channels(model) == (2, total)
+
+
+# Issue 52, item 6: a pickle whose __reduce__ runs a command (it would touch PWNED), written as a raw pickle of
+# protocol 4, on which torch also warns about the protocol. argv: the file to write, PWNED.
+EVIL_PICKLE = """
+import os, pickle, sys
+
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[2],))
+
+with open(sys.argv[1], "wb") as fh:
+    pickle.dump({"kind": "alphazero_lib checkpoint", "format_version": 1, "model": Payload()}, fh, protocol=4)
+"""
+
+# The shipped-weights path: a registry (in a copy of the package's weights folder) lists the malicious file with
+# its true sha256, so it passes the hash check and reaches the loader. argv: the file, then the command's args.
+SHIPPED_EVIL = """
+import hashlib, json, shutil, sys
+from pathlib import Path
+import alphazero_lib.pretrained as pretrained
+from alphazero_lib.cli import main
+
+evil = Path(sys.argv[1])
+weights = evil.parent / "weights"
+(weights / "evil").mkdir(parents=True)
+shutil.copy(evil, weights / "evil" / "iter_0001.pt")
+entry = {"game": {"name": "connect_four"}, "game_repr": "ConnectFour", "final": 1, "arch": {}}
+entry["files"] = {"1": {"file": "evil/iter_0001.pt", "sha256": hashlib.sha256(evil.read_bytes()).hexdigest()}}
+(weights / "registry.json").write_text(json.dumps({"evil": entry}))
+pretrained.WEIGHTS_DIR, pretrained.REGISTRY_PATH = weights, weights / "registry.json"
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["export-kaggle", "strength", "player spec", "--resume", "shipped weights"],
+)
+def test_a_malicious_pickle_is_refused_on_every_load_path_without_torchs_unsafe_hint(path, tmp_path):
+    """The payload never runs, our message says why, and nothing on stderr suggests weights_only=False: torch's
+    refusal says that re-running with it 'will likely succeed' (which would run the payload), and it warns about the
+    pickle protocol. Before, both reached the user. Real processes: the warning is what a user's terminal shows."""
+    import os
+    import subprocess
+    import sys
+
+    evil, pwned = tmp_path / "evil.pt", tmp_path / "PWNED"
+    subprocess.run([sys.executable, "-c", EVIL_PICKLE, str(evil), str(pwned)], check=True)
+    command = {
+        "export-kaggle": ["export-kaggle", "--weights", str(evil), "--out", str(tmp_path / "submission.py")],
+        "strength": ["strength", "--player", f"alphazero:{evil}", "--limit", "1", "--no-progress"],
+        "player spec": ["arena", "--player1", f"alphazero:{evil}", "--player2", "random", "--games", "1"],
+        "--resume": ["train", "--out", str(tmp_path / "run"), "--resume"],
+        "shipped weights": ["arena", "--player1", "alphazero:evil", "--player2", "random", "--games", "1"],
+    }[path]
+    if path == "--resume":
+        (tmp_path / "run").mkdir()
+        evil.rename(tmp_path / "run" / "latest.pt")
+    if path == "shipped weights":
+        argv = [sys.executable, "-c", SHIPPED_EVIL, str(evil), *command]
+    else:
+        argv = [sys.executable, "-m", "alphazero_lib", *command]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "default"}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert (
+        "holds objects other than tensors, dicts, lists, strings and numbers, or is damaged; refusing to unpickle "
+        "it" in done.stderr
+    ), done.stderr
+    assert "weights_only" not in done.stderr and "likely succeed" not in done.stderr, done.stderr
+    assert "Warning" not in done.stderr, done.stderr
+    assert not pwned.exists()
+
+
+def test_the_refusal_names_the_object_a_pickle_asks_for_and_nothing_of_torchs_advice(tmp_path):
+    import os
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, ("true",))
+
+    path = tmp_path / "evil.pt"
+    torch.save({"kind": "alphazero_lib checkpoint", "format_version": 1, "model": Payload()}, path)
+    with pytest.raises(CheckpointError) as refused:
+        load_checkpoint(path)
+    message = str(refused.value)
+    assert (
+        "numbers (it names posix.system), or is damaged; refusing to unpickle it: a checkpoint needs nothing "
+        "else, and unpickling anything else can run code hidden in the file" in message
+    ), message
+    assert "weights_only" not in message and "likely succeed" not in message
