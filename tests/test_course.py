@@ -151,8 +151,6 @@ def test_the_overviews_plan_lists_every_other_notebook_with_its_time():
 
 
 # ---- the end matter: recall questions and a reading list in every notebook (issue 50, item 7) --------------------
-# Notebooks 01-04 get theirs with the step-through explorer's work; until then their case is an expected failure.
-PENDING_END_MATTER = {"01_games", "02_vanilla_mcts", "03_model", "04_alphazero_search"}
 QUESTION = re.compile(r"^\*\*Q(\d)\.\*\* \S.*$", re.MULTILINE)
 OPTION = re.compile(
     r"<details><summary>([A-E])\. (.+?)</summary>\n\n(✅ Right\.|❌ Not quite\.) (\S.*?)\n\n</details>", re.S
@@ -166,16 +164,7 @@ def end_matter(path: Path) -> tuple[str, str]:
     return markdown[-2], markdown[-1]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="notebooks 01-04's questions and reading come "
-                                                "with the explorer's work (issue 50, items 7-8)"))
-        if p.stem in PENDING_END_MATTER else p
-        for p in NOTEBOOKS
-    ],
-    ids=IDS,
-)  # fmt: skip
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_each_notebook_ends_with_recall_questions_and_further_reading(path: Path):
     """Plain markdown that works in Jupyter, Colab, GitHub and the site, and leaves Run all untouched: 3 to 5
     questions, each with its options folded in <details> (exactly one opens on '✅ Right.', every one explains), then

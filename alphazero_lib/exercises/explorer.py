@@ -146,11 +146,11 @@ class SearchExplorer:
             return f"The next simulation takes move {move} ({shown})."
         best = max(r.score for r in rows)
         chosen = next(r for r in rows if r.move == move)
-        others = [r for r in rows if r.move != move]
+        tie = [r.move for r in rows if math.isclose(r.score, best, rel_tol=1e-12, abs_tol=1e-12)]
+        others = [r for r in rows if r.move not in tie]
         runner = max(others, key=lambda r: r.score) if others else None
         versus = f"; the next best is move {runner.move} at {runner.score:.3f}" if runner else ""
-        if math.isclose(chosen.score, best, rel_tol=1e-12, abs_tol=1e-12):
-            tie = [r.move for r in rows if math.isclose(r.score, best, rel_tol=1e-12, abs_tol=1e-12)]
+        if move in tie:
             tied = f" (tied with {', '.join(map(str, tie[1:]))}: ties go to the lowest move)" if len(tie) > 1 else ""
             return (
                 f"The next simulation takes move {move} ({shown}): its selection score {chosen.score:.3f} is the "
@@ -348,7 +348,7 @@ def explore(
             print("The explorer needs ipywidgets (`pip install ipywidgets`); Colab has it. A still picture instead:")
     import matplotlib.pyplot as plt
 
-    explorer.step(still_at)
+    explorer.count = max(1, min(still_at, num_searches))
     print(explorer.describe())
     _, ax = plt.subplots(figsize=(9, 4.2))
     draw(explorer, ax=ax)
