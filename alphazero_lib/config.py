@@ -237,8 +237,27 @@ SEARCH_POLICIES = tuple(POLICIES)
 #: root noise as in the paper.
 SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "dirichlet_epsilon": 0.25}
 
-#: Settings renamed since runs were first recorded: old name -> present name (``TrainConfig.from_dict`` reads both).
-RENAMED = {"num_self_play_iterations": "games_per_iteration"}
+#: Settings renamed since runs were first recorded: old name -> present name (``TrainConfig.from_dict`` reads both):
+#: the name runs recorded until the rename, and the course's ``args`` key.
+RENAMED = {"num_self_play_iterations": "games_per_iteration", "num_selfPlay_iterations": "games_per_iteration"}
+
+
+def with_present_names(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with every older name (``RENAMED``) replaced by its present one. An old name and its present
+    name are one setting: given together with the same value they are read once; with different values it is a
+    ``ValueError`` (which one was meant?)."""
+    data = dict(settings)
+    for old, new in RENAMED.items():  # a config written before a setting got its present name
+        if old in data:
+            value = data.pop(old)
+            if new in data and data[new] != value:
+                raise ValueError(
+                    f"a TrainConfig gives both {old!r} and its present name {new!r}, with different values "
+                    f"({value!r} and {data[new]!r}): keep {new!r}"
+                )
+            data[new] = value
+    return data
+
 
 SELF_PLAY_KINDS = ("serial", "batched")
 MOVE_SELECTIONS = ("visits", "improved_policy")
@@ -557,12 +576,7 @@ class TrainConfig:
         """
         if not isinstance(data, dict):
             raise ValueError(f"a TrainConfig needs a dict of settings, got {type(data).__name__}")
-        data = dict(data)
-        for old, new in RENAMED.items():  # a config written before a setting got its present name
-            if old in data:
-                if new in data:
-                    raise ValueError(f"a TrainConfig gives both {old!r} and its present name {new!r}: keep {new!r}")
-                data[new] = data.pop(old)
+        data = with_present_names(data)
         search = data.pop("search", None)
         if isinstance(search, SearchConfig):
             search = search.to_dict()

@@ -38,7 +38,7 @@ import torch
 from tqdm.auto import tqdm
 
 from alphazero_lib.checkpoints import CheckpointError, check_finite, load_checkpoint
-from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig
+from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig, with_present_names
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
 from alphazero_lib.utils import atomic_write_bytes
@@ -276,7 +276,7 @@ def _settings_file_or_preset(
 def _apply_settings(recorded: dict, given: dict) -> dict:
     """``recorded`` (``TrainConfig.to_dict()``) with the settings ``given`` put over it, search fields included."""
     merged = {**recorded, "search": dict(recorded["search"])}
-    for key, value in given.items():
+    for key, value in with_present_names(given).items():  # an old name changes the setting it names now
         if key == "search" and isinstance(value, dict):
             merged["search"].update(value)
         elif key in SEARCH_FIELDS:

@@ -123,3 +123,46 @@ def test_a_resume_past_a_truncated_iteration_file_sets_it_aside_and_continues_bi
     resumed = torch.load(third, weights_only=True)["model"]
     assert all(torch.equal(resumed[name], uninterrupted[name]) for name in uninterrupted)
     assert [r["iteration"] for r in json.loads((out / "history.json").read_text())] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("old_name", ["num_self_play_iterations", "num_selfPlay_iterations"])
+@pytest.mark.parametrize("on_resume", ["the same value", "a changed value"])
+def test_a_config_file_with_an_old_name_starts_and_resumes_with_the_same_command(tmp_path, capsys, old_name, on_resume):
+    """Issue 52, item 7: a config file that names games_per_iteration by an older name (RENAMED) starts a run, and
+    the same command with --resume continues it. Before, the resume merged the file over the run's recorded
+    settings and was refused: "gives both 'num_self_play_iterations' and its present name 'games_per_iteration'".
+    An old name and its present name are one setting; a changed value is applied and recorded as any change."""
+    from alphazero_lib.cli import main
+    from alphazero_lib.config import RENAMED
+
+    assert RENAMED[old_name] == "games_per_iteration"
+    settings = {**TINY, "num_iterations": 1, "batch_size": 16}
+    del settings["games_per_iteration"]
+    config, out = tmp_path / "tiny.json", tmp_path / "run"
+    config.write_text(json.dumps({**settings, old_name: 2}))
+    start = ["train", "--game", "tictactoe", "--config", str(config), "--out", str(out), "--seed", "1", "--no-progress"]
+    assert main(start) == 0
+    games = 2 if on_resume == "the same value" else 3
+    config.write_text(json.dumps({**settings, old_name: games}))
+    capsys.readouterr()
+    assert main([*start, "--iterations", "2", "--resume"]) == 0, capsys.readouterr().err
+    recorded = json.loads((out / "config.json").read_text())
+    assert recorded["train_config"]["games_per_iteration"] == games
+    assert old_name not in recorded["train_config"]
+    assert [record["games"] for record in json.loads((out / "history.json").read_text())] == [2, games]
+    changes = [change for change in recorded["changes"] if change["field"] == "games_per_iteration"]
+    if games == 2:
+        assert changes == []
+    else:
+        assert changes == [{"iteration": 2, "field": "games_per_iteration", "old": 2, "new": 3}]
+        assert "resuming with a change: games_per_iteration 2 -> 3 (from iteration 2)" in capsys.readouterr().out
+
+
+def test_an_old_name_beside_its_present_name_is_one_setting():
+    """Given together (a settings file merged by hand with a run's record), the two names must agree."""
+    from alphazero_lib.config import RENAMED
+
+    for old_name in RENAMED:
+        assert TrainConfig.from_dict({old_name: 7, "games_per_iteration": 7}).games_per_iteration == 7
+        with pytest.raises(ValueError, match=rf"gives both '{old_name}' and its present name 'games_per_iteration', "):
+            TrainConfig.from_dict({old_name: 7, "games_per_iteration": 8})
