@@ -70,7 +70,17 @@ def play_game(
 
 
 def random_opening(game: Game, num_moves: int, rng: np.random.Generator) -> list[int]:
-    """``num_moves`` uniformly random moves from the start that do not end the game."""
+    """``num_moves`` uniformly random moves from the start that do not end the game.
+
+    Raises ``ValueError`` at once for more moves than any game of ``game`` can have before its last one
+    (``max_game_length - 1``), and after 1,000 random tries that all ended the game.
+    """
+    longest = game.max_game_length - 1
+    if num_moves > longest:
+        raise ValueError(
+            f"a {num_moves}-move opening cannot leave {game!r} open: its games last at most {game.max_game_length} "
+            f"moves, so an opening has at most {longest}"
+        )
     for _ in range(1000):
         state, player, moves = game.get_initial_state(), 1, []
         for _ in range(num_moves):
@@ -82,7 +92,10 @@ def random_opening(game: Game, num_moves: int, rng: np.random.Generator) -> list
             player = game.get_opponent(player)
         if len(moves) == num_moves:
             return moves
-    raise ValueError(f"could not find a {num_moves}-move opening that leaves the game open")
+    raise ValueError(
+        f"could not find a {num_moves}-move opening that leaves {game!r} open in 1,000 random tries; fewer moves "
+        f"leave it open more often"
+    )
 
 
 def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:

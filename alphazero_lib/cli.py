@@ -30,11 +30,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def _whole_number_example(text: str) -> str:
+    """How to write ``text`` as a whole number where it is one written as a float (``"1e3"``: ``", written without a
+    decimal point or exponent, for example 1000"``), else ``""``."""
+    try:
+        value = float(text)
+    except ValueError:
+        return ""
+    return f", written without a decimal point or exponent, for example {int(value)}" if value.is_integer() else ""
+
+
 def _integer(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be {what}{_whole_number_example(text)}, got {text!r}") from None
     if value < least:
         raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
     return value
@@ -371,7 +381,7 @@ def _integer_text(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number{_whole_number_example(text)}, got {text!r}") from None
 
 
 def _float_text(text: str) -> float:

@@ -174,3 +174,58 @@ def test_arena_prints_the_games_so_far_on_ctrl_c(monkeypatch, capsys):
     assert main([*args, "--no-progress", "--json"]) == 130
     data = json.loads(capsys.readouterr().out)
     assert data["interrupted"] is True and data["games_asked"] == 10 and 1 <= data["games"] < 10
+
+
+def _one_line_error(capsys, argv: list[str]) -> str:
+    """The command's one line on stderr, after exit code 2."""
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+def test_openings_longer_than_a_game_are_refused_at_once_with_the_longest_possible(capsys, monkeypatch):
+    """Issue 52, item 8: ``arena --openings 50`` in Tic-Tac-Toe failed after 1,000 random tries, saying only that no
+    opening was found. Now before any try: a game lasts at most 9 moves, so an opening has at most 8; and 8 works."""
+    from alphazero_lib.games import TicTacToe
+
+    moves = []
+    real = TicTacToe.get_next_state
+    monkeypatch.setattr(TicTacToe, "get_next_state", lambda self, *a, **kw: moves.append(a) or real(self, *a, **kw))
+    argv = ["arena", "--game", "tictactoe", "--player1", "random", "--player2", "random", "--games", "2"]
+    err = _one_line_error(capsys, [*argv, "--openings", "50"])
+    assert (
+        err == "error: a 50-move opening cannot leave TicTacToe open: its games last at most 9 moves, so an "
+        "opening has at most 8"
+    ), err
+    assert moves == []  # not one random try
+    monkeypatch.undo()
+    assert main([*argv, "--openings", "8", "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["train", "--game", "tictactoe", "--out", "run", "--iterations", "1e3"],
+            "argument --iterations: must be a "
+            "whole number, written without a decimal point or exponent, for example 1000, got '1e3'",
+        ),
+        (
+            ["train", "--game", "tictactoe", "--out", "run", "--iterations", "2.5"],
+            "argument --iterations: must be a whole number, got '2.5'",
+        ),
+        (
+            ["arena", "--player1", "random", "--games", "1e2"],
+            "argument --games: must be a positive integer, written "
+            "without a decimal point or exponent, for example 100, got '1e2'",
+        ),
+    ],
+)
+def test_a_whole_number_written_as_a_float_is_refused_with_how_to_write_it(argv, message, capsys, tmp_path):
+    """Issue 52, item 8: ``train --iterations 1e3`` said only "must be an integer, got '1e3'"."""
+    assert message in _one_line_error(capsys, argv)
