@@ -681,7 +681,7 @@ while True:
                                  "return value"), "no negation", "negate the value"),
     wrong("check_simulate", swap("    if self.is_terminal:\n        return self.terminal_value\n", ""),
           "plays on after the end", "terminal_value"),
-    wrong("check_simulate", swap("rng.choice(", "np.random.choice("), "the global generator", "returned"),
+    wrong("check_simulate", swap("rng.choice(", "np.random.choice("), "the global generator", "returned", "changed when the same case ran a second time", "not from np.random"),
     wrong("check_simulate", swap("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
                                  "return np.array(value if rollout_player == 1 else -value)"), "a 0-d array",
           "not a number"),
@@ -869,7 +869,7 @@ return self.policy_head(x), self.value_head(x)"""), "reduce"),
           "shape (1, 9) instead of (9,)"),
     wrong("check_predict", swap("policy = torch.softmax(logits, dim=1).squeeze(0).numpy()",
                                 "policy = torch.softmax(logits, dim=0).squeeze(0).numpy()"), "softmax over the batch",
-          "returned"),
+          "returned", "over the ACTIONS, dim=1"),
 ]
 CORPUS["03_model"] = NB03
 
@@ -933,7 +933,7 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
           "every action", "raised ValueError", "is occupied"),
     wrong("check_expand", swap("child_state = game.get_next_state(self.state, int(action), 1)",
                                "child_state = game.get_next_state(self.state, int(action), -1)"), "played by -1",
-          "returned"),
+          "returned", "play the move for player 1"),
     # masked_policy
     right("check_masked_policy", '''def masked_policy(logits, valid):
     masked = np.where(valid == 1, logits, -np.inf)
@@ -1100,6 +1100,8 @@ NB05 = [
     right("check_self_play", Edit((("action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
                                     "shaped = apply_temperature(probs, temperature)\n        action = rng.choice(np.arange(game.action_size), p=shaped)"),)),
           "np.arange"),
+    wrong("check_self_play", swap("action = rng.choice(", "action = np.random.choice("), "the global generator",
+          "changed when the same case ran a second time", "not from np.random"),
     wrong("check_self_play", swap("p=apply_temperature(probs, temperature)", "p=probs"), "temperature ignored",
           "apply_temperature(probs, temperature)"),
     wrong("check_self_play", Edit((("history.append((canonical, probs, player))\n        action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
@@ -1806,7 +1808,7 @@ NB08 = [
           "the opponent's failure as an error", "not an error of its own"),
     wrong("check_outcome", swap('return "wins" if ours["reward"] > theirs["reward"] else "losses"',
                                 'return "wins" if ours["reward"] > theirs["reward"] else "loss"'), "a misspelled key",
-          "returned 'loss', expected 'losses'"),
+          "returned 'loss', expected 'losses'", "check its spelling"),
     # evaluate_both_seats
     right("check_evaluate_both_seats", '''def evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome):
     from collections import Counter
@@ -1877,6 +1879,8 @@ NB09 = [
           "better than expected raises"),
     wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change, opponent_rating"),
           "the opponent unchanged", "both ratings change"),
+    wrong("check_elo_update", swap("change = k * (score - expected_score(rating, opponent_rating))", "change = 32 * (score - expected_score(rating, opponent_rating))"),
+          "k fixed at 32", "k is a parameter"),
     wrong("check_elo_update", swap("change = k * (score - expected_score(rating, opponent_rating))", "change = k * (score - 0.5)"),
           "against 1/2", "not with 1/2"),
     wrong("check_elo_update", swap("return rating + change, opponent_rating - change", "return rating + change"),
@@ -1999,6 +2003,8 @@ def wilson_interval(score, n, z=Z_95):
     return [bool(score >= threshold), score]
 ''', "a list of results, a list back"),
     wrong("check_gate", swap("return score >= threshold, score", "return score > threshold, score"), "> instead of >=", ">="),
+    wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = (wins + draws // 2) / games if games else 0.5"),
+          "draws // 2", "floor division", "draws / 2 keeps it"),
     wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = wins / games if games else 0.5"),
           "draws ignored", "a draw counts half a point"),
     wrong("check_gate", swap('    if not 0.0 <= threshold <= 1.0:\n        raise ValueError(f"threshold must be in [0, 1], got {threshold}")\n', ""),

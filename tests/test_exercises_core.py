@@ -359,3 +359,24 @@ def test_what_a_later_case_knows_for_sure_beats_the_first_cases_rule(capsys):
     check("half", lambda x: x / 2 + 1, lambda x: x / 2, cases)
     line = verdict(capsys)
     assert line.startswith("❌ half: case 1 of 4, half(0)") and "Hint: the later cases see that yours adds one" in line
+
+
+def test_an_answer_that_changes_between_two_runs_of_one_seeded_case_is_named(capsys):
+    def cases():
+        return [
+            Case(f"noisy({s})", lambda f, s=s: f(np.random.default_rng(s)), float(s), hint="add the seed")
+            for s in (1, 2)
+        ]
+
+    def noisy(rng):  # the global generator in place of the one given
+        return float(np.random.random())
+
+    check("noisy", noisy, None, cases)
+    assert "changed when the same case ran a second time" in verdict(capsys)
+    check("noisy", lambda rng: rng.random(), None, cases)  # the given generator: repeatable, so the case's rule
+    assert "Hint: add the seed." in verdict(capsys)
+
+
+def test_a_misspelled_word_is_named(capsys):
+    check("word", lambda: "loss", None, lambda: [Case("word()", lambda f: f(), "losses", hint="the agent's side")])
+    assert "'loss' is not the word expected, 'losses': check its spelling" in verdict(capsys)

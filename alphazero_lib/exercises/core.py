@@ -339,6 +339,7 @@ def check(
                               _around(cases, number))  # fmt: skip
             failures = [Failure(case, miss.got, miss.hint, _warned_now())]
             if not found and verify:
+                failures[0].again = _outcome(case, learner)
                 failures += _later_failures(learner, cases[number:])
             hint = found or _what_it_shows(failures)
             differs = difference(miss.got, miss.expected)
@@ -377,6 +378,7 @@ class Failure:
     got: Any
     said: str = ""  # the Mismatch's hint, where the case knows for sure what is wrong
     warned: list[str] = field(default_factory=list)
+    again: tuple[str, Any] | None = None  # the outcome of the same case run a second time
 
 
 _WARNED: list[str] = []
@@ -423,7 +425,8 @@ def _what_it_shows(failures: list[Failure]) -> str:
     """The hint a wrong answer earns from what it shows, ``failures[0]`` being the first failing case.
 
     In turn: a warning that names the bug (a target of shape [B] broadcast against [B, 1], an overflow, a
-    division by zero); what the first case's comparison said for sure; an answer of the wrong type; a pattern
+    division by zero); an answer that changes when the same seeded case runs again (np.random in place of the
+    given generator); what the first case's comparison said; an answer of the wrong type; a pattern
     over every failing case (answers in steps, a sign, a constant factor, a near miss), or over the cases after
     the first (which may be an edge case of its own); what a later case's comparison said; last, the rule the
     first failing case tests.
@@ -434,6 +437,11 @@ def _what_it_shows(failures: list[Failure]) -> str:
             if said:
                 return said
     first = failures[0]
+    if first.again is not None and not (first.again[0] == "mismatch" and _repeated(first.again[1], first.got)):
+        return (
+            "your answer changed when the same case ran a second time with the same seed: draw every random number "
+            "from the generator you are given (rng.choice, rng.integers, rng.dirichlet), not from np.random or random"
+        )
     if first.said:
         return first.said
     kind = _type_hint(first.got, first.case.expected)
@@ -446,6 +454,16 @@ def _what_it_shows(failures: list[Failure]) -> str:
         if failure.said:
             return failure.said
     return first.case.hint
+
+
+def _repeated(a: Any, b: Any) -> bool:
+    """Whether a second run gave the same answer (nan equal to nan: a nan answer repeated is still repeatable)."""
+    if _same_output(a, b):
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_nan=True))
+    except (TypeError, ValueError):
+        return repr(a) == repr(b)
 
 
 def _warning_hint(message: str) -> str:
@@ -496,6 +514,9 @@ def _type_hint(got: Any, expected: Any) -> str:
         if isinstance(got, np.ndarray) or _is_tensor(got):
             return f"return a plain number, not {_kind(got)}: float(x) or x.item() makes one"
         return f"return a number, not {_kind(got)}"
+    if type(expected) is str and type(got) is str and got != expected:  # a word, not a Text picture of an answer
+        close = difflib.SequenceMatcher(None, got, expected).ratio() >= 0.6
+        return f"{got!r} is not the word expected, {expected!r}: check its spelling" if close else ""
     if isinstance(expected, tuple) and not isinstance(got, (tuple, list)):
         return f"return a tuple of {len(expected)} ({', '.join('...' for _ in expected)}), not {_kind(got)}"
     if isinstance(expected, list) and not isinstance(got, (tuple, list)):
@@ -586,7 +607,9 @@ def _agrees(case: Case, got: Any) -> bool:
 def _outcome(case: Case, code: Any) -> tuple[str, Any]:
     """What ``code`` does on ``case``: ``("value", v)`` agreeing or not, ``("mismatch", got)``, ``("error", type)``."""
     try:
-        got = case.run(code)
+        with warnings.catch_warnings():  # a diagnosis' own runs stay quiet in the notebook
+            warnings.simplefilter("ignore")
+            got = case.run(code)
         if not _agrees(case, got):
             return "mismatch", got
         return "value", got

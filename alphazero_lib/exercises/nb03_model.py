@@ -518,7 +518,7 @@ def _predict_with(kind: str) -> Callable[..., Any]:
         x = torch.tensor(game.get_encoded_state(state)).unsqueeze(0)
         with torch.no_grad():
             logits, value = model(x)
-        policy = torch.softmax(logits, dim=1).squeeze(0).numpy()
+        policy = torch.softmax(logits, dim=0 if kind == "softmax over the batch" else 1).squeeze(0).numpy()
         if kind != "no mask":
             policy = policy * game.get_valid_moves(state)
             if kind != "no renormalise":
@@ -542,6 +542,9 @@ PREDICT_MISTAKES = [
     Mistake("the value as a Python float: value.item() (a tensor does not print with :+.2f)",
             _predict_with("tensor value")),
     Mistake("drop the batch axis of one: .squeeze(0), shape (action_size,)", _predict_with("batch axis")),
+    Mistake("a softmax over the ACTIONS, dim=1 (or -1): over dim 0, the batch axis of one position, every entry "
+            "becomes 1, and after the mask the policy is uniform on the legal moves",
+            _predict_with("softmax over the batch")),
 ]  # fmt: skip
 
 

@@ -335,7 +335,7 @@ def _expand_with(kind: str) -> Callable[..., None]:
     def expand(self: Any, game: Any, priors: np.ndarray) -> None:
         legal = np.flatnonzero(game.get_valid_moves(self.state))
         for index, action in enumerate(legal):
-            child_state = game.get_next_state(self.state, int(action), 1)
+            child_state = game.get_next_state(self.state, int(action), -1 if kind == "played by -1" else 1)
             if kind != "no flip":
                 child_state = game.change_perspective(child_state, -1)
             prior = priors[index] if kind == "index prior" else priors[action]
@@ -349,6 +349,9 @@ EXPAND_MISTAKES = [
             "action, 1), -1)", _expand_with("no flip")),
     Mistake("a child's prior is priors[action] (priors has one entry per action), not the prior at the child's "
             "position in the list of legal moves", _expand_with("index prior")),
+    Mistake("the node's state is canonical, so the player to move there is 1: play the move for player 1, "
+            "get_next_state(state, action, 1), then change_perspective(..., -1) for the child",
+            _expand_with("played by -1")),
 ]  # fmt: skip
 
 

@@ -143,6 +143,8 @@ UPDATE_MISTAKES = [
             lambda r, o, s, k=32: (r + k * (s - 0.5), o - k * (s - 0.5))),
     Mistake("keep the ratings unrounded (round them only to print): the next update starts from the exact ones",
             lambda r, o, s, k=32: tuple(round(x) for x in reference_elo_update(r, o, s, k))),
+    Mistake("k is a parameter: use the k you are given (32 is only its default)",
+            lambda r, o, s, k=32: reference_elo_update(r, o, s, 32)),
 ]  # fmt: skip
 
 
@@ -425,7 +427,8 @@ def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
         if kind == "open interval" and not 0.0 < threshold < 1.0:
             raise ValueError("threshold")
         games = wins + draws + losses
-        score = ((wins if kind == "no draws" else wins + 0.5 * draws) / games) if games else 0.5
+        points = {"no draws": wins, "floor": wins + draws // 2}.get(kind, wins + 0.5 * draws)
+        score = points / games if games else 0.5
         return (score > threshold if kind == "strict" else score >= threshold), score
 
     return gate
@@ -434,6 +437,8 @@ def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
 GATE_MISTAKES = [
     Mistake("exactly at the threshold is accepted: score >= threshold, not >", _gate_with("strict")),
     Mistake("a draw counts half a point: score = (wins + draws / 2) / games", _gate_with("no draws")),
+    Mistake("draws // 2 is floor division: an odd number of draws loses its last half point; draws / 2 keeps it",
+            _gate_with("floor")),
     Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _gate_with("no check")),
     Mistake("0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
             _gate_with("open interval")),
