@@ -45,12 +45,29 @@ def ort_web_dir() -> Path:
     pytest.skip("onnxruntime-web is not installed (npm install --prefix build/onnxruntime-web onnxruntime-web@1.30.0)")
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """``(playwright page, game)``: the exported page of ``WEIGHTS`` open in headless Chromium, ready to play."""
+def needs_onnx() -> None:
     for module in ("onnx", "onnxscript"):
         pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (Debian's), driven by Playwright: one for the module's tests."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    """``(playwright page, game)``: the exported page of ``WEIGHTS`` open in headless Chromium, ready to play."""
+    needs_onnx()
     game = make_game("connect_four")
     folder = export_web(
         make_player(game, f"alphazero:{WEIGHTS}:50").model,
@@ -60,18 +77,15 @@ def page(tmp_path_factory):
         source=WEIGHTS,
     )
     errors: list[str] = []
-    with serve(folder) as address, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
-        )
+    with serve(folder) as address:
+        tab = browser.new_page(viewport={"width": 1100, "height": 900})
         try:
-            tab = browser.new_page(viewport={"width": 1100, "height": 900})
             tab.on("pageerror", lambda error: errors.append(str(error)))
             tab.goto(address)
             tab.wait_for_function("document.getElementById('status').dataset.state === 'human'", timeout=120_000)
             yield tab, game
         finally:
-            browser.close()
+            tab.close()
     assert errors == [], errors
 
 
@@ -171,19 +185,15 @@ def test_a_full_game_by_clicks_with_an_undo_and_a_refused_click(page):
     assert "The game is over" in tab.inner_text("#message")
 
 
-def test_a_tictactoe_page_plays_a_game_with_the_agent_first(tmp_path):
-    for module in ("onnx", "onnxscript"):
-        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+def test_a_tictactoe_page_plays_a_game_with_the_agent_first(browser, tmp_path):
+    needs_onnx()
     game = make_game("tictactoe")
     folder = export_web(
         make_player(game, "alphazero:tictactoe:50").model, tmp_path / "ttt", ort_web=ort_web_dir(), source="tictactoe"
     )
     errors: list[str] = []
-    with serve(folder) as address, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
-        )
+    with serve(folder) as address:
+        tab = None
         try:
             # from the disk the page cannot run (module scripts are refused there): it says so, and how to serve it
             local = browser.new_page()
@@ -215,5 +225,6 @@ def test_a_tictactoe_page_plays_a_game_with_the_agent_first(tmp_path):
             if over["winner"] == 1:
                 assert tab.locator(".cell.win").count() == 3
         finally:
-            browser.close()
+            if tab is not None:
+                tab.close()
     assert errors == [], errors
