@@ -1,0 +1,270 @@
+"""The documentation site in a real browser: built by tools/build_site.py, served locally, opened in headless Chromium.
+
+Every page loads with no console error and asks for nothing outside the site; every notebook page shows its stored
+figures; every internal link and image resolves (a link check over the built HTML, anchors included); the sidebar
+lists the eleven notebooks in order, and each notebook page links to its notebook in Colab.
+
+The site is built once for this file (about a minute on 2 cores), or taken from ``build/site`` where that build is
+newer than every source (``.ci/run`` builds it before the tests), or from ``ALPHAZERO_SITE=DIR`` as it is.
+``ALPHAZERO_SCREENSHOTS=DIR`` keeps screenshots of the landing page and of notebook 2 in DIR. Skipped with the
+reason where the builder (``pip install -e ".[docs]"``), Playwright or Debian's ``chromium`` is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import json
+import os
+import re
+import shutil
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
+build_site = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build_site)
+NOTEBOOKS = build_site.notebooks()
+
+
+def sources() -> list[Path]:
+    """Every file the built site depends on: its pages, the notebooks, the model cards, the builder, the library."""
+    files = [p for p in (ROOT / "docs").rglob("*") if p.is_file()] + NOTEBOOKS
+    files += [ROOT / "weights" / "README.md", ROOT / "tools" / "build_site.py", ROOT / "pyproject.toml"]
+    return files + list((ROOT / "alphazero_lib").rglob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    for module in ("sphinx", "myst_nb", "sphinx_book_theme"):
+        pytest.importorskip(module, reason=f"the site's builder is not installed ({module}): pip install -e '.[docs]'")
+    if os.environ.get("ALPHAZERO_SITE"):  # a build to test as it is, e.g. while writing pages
+        return Path(os.environ["ALPHAZERO_SITE"])
+    built = ROOT / "build" / "site"
+    index = built / "index.html"
+    if index.is_file() and index.stat().st_mtime > max(p.stat().st_mtime for p in sources()):
+        return built
+    out = tmp_path_factory.mktemp("site")
+    assert build_site.build(out / "html", out / "src") == 0, "python tools/build_site.py failed"
+    return out / "html"
+
+
+def pages(site: Path) -> list[Path]:
+    """The site's HTML pages (the highlighted sources under _modules/ included), not the theme's files."""
+    return sorted(p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
+
+
+# ---- the link check over the built HTML -----------------------------------------------------------------------
+class _Refs(HTMLParser):
+    """The ids of a page and the links and sources in it."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.refs: list[tuple[str, str, str]] = []  # (tag, attribute, value)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("name"):
+            self.ids.add(attrs["name"])
+        for attribute in ("href", "src"):
+            if attrs.get(attribute) and tag in ("a", "img", "link", "script", "iframe", "source"):
+                self.refs.append((tag, attribute, attrs[attribute]))
+
+
+@functools.cache
+def parsed(path: Path) -> _Refs:
+    refs = _Refs()
+    refs.feed(path.read_text(errors="replace"))
+    return refs
+
+
+def broken_links(site: Path) -> list[str]:
+    """Every internal link or source of the site that names a missing file or a missing anchor."""
+    broken = []
+    for page in pages(site):
+        for tag, attribute, value in parsed(page).refs:
+            parts = urlsplit(value)
+            if parts.scheme or parts.netloc or value.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            target = (page.parent / unquote(parts.path) if parts.path else page).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>"
+            if not target.is_file() or site.resolve() not in target.parents:
+                broken.append(f"{where}: no file {target}")
+            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in parsed(target).ids:
+                broken.append(f"{where}: no anchor #{parts.fragment} in {target.name}")
+    return broken
+
+
+def external_assets(site: Path) -> list[str]:
+    """Scripts, style sheets and images of the site's own pages that would be fetched from another host."""
+    found = []
+    for page in pages(site):
+        for tag, attribute, value in parsed(page).refs:
+            needed = tag in ("img", "script", "source") or (tag == "link" and attribute == "href")
+            if needed and urlsplit(value).scheme in ("http", "https") and not value.startswith("https://github.com"):
+                found.append(f"{page.relative_to(site)}: <{tag} {attribute}={value!r}>")
+    return found
+
+
+def test_every_internal_link_and_image_resolves(site):
+    assert len(pages(site)) >= 20
+    assert broken_links(site) == []
+
+
+def test_the_pages_need_nothing_from_the_internet(site):
+    assert external_assets(site) == []
+
+
+def test_the_link_check_finds_a_missing_page_and_a_missing_anchor(site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    (copy / "cli.html").unlink()
+    page = copy / "course.html"
+    page.write_text(page.read_text().replace("</body>", '<a href="index.html#no-such-anchor">x</a></body>'))
+    parsed.cache_clear()
+    problems = broken_links(copy)
+    assert any("no file" in p and "cli.html" in p for p in problems), problems
+    assert any("no anchor #no-such-anchor" in p for p in problems), problems
+
+
+# ---- in the browser -----------------------------------------------------------------------------------------------
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The site on a local HTTP server; yields its address."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    if shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+        )
+        yield browser
+        browser.close()
+
+
+def visit(browser, url: str):
+    """Open ``url`` in a fresh page; return the page, its errors and the requests it made to other hosts.
+
+    Errors are console errors (with the address they name) and uncaught exceptions; requests to other hosts are
+    refused, each kept with the address of the frame that made it (``about:srcdoc`` for a stored HTML output)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, outside = [], []
+    page.on("console", lambda m: errors.append((m.text, m.location.get("url", ""))) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append((f"uncaught: {e}", "")))
+
+    def route(r):
+        if urlsplit(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith(("data:", "about:")):
+            r.continue_()
+        else:
+            outside.append((r.request.url, r.request.frame.url))
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(150)
+    return page, errors, outside
+
+
+def stored_html_addresses(page: str) -> set[str]:
+    """The http(s) addresses named by the stored HTML outputs of the notebook behind ``page``, if it is one."""
+    notebook = ROOT / "notebooks" / Path(page).with_suffix(".ipynb").name
+    if not page.startswith("course/") or not notebook.is_file():
+        return set()
+    outputs = [o for c in json.loads(notebook.read_text())["cells"] for o in c.get("outputs", [])]
+    html = "".join("".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {}))
+    return set(re.findall(r"https?://[^\s\"'<>]+", html.replace("&quot;", '"')))
+
+
+def site_failures(page: str, errors: list, outside: list) -> list[str]:
+    """What the site itself got wrong on ``page``.
+
+    One exception: notebook 8 stores Kaggle's own game player (``env.render(mode="html")``), which loads its scripts
+    from unpkg.com and cdnjs in Jupyter and Colab as well. Its frame may ask for exactly the addresses the stored
+    output names; refused here, they fail to load and the names they define (``preact``, ``htm``) are missing. The
+    site's own frame may ask for nothing outside."""
+    stored = stored_html_addresses(page)
+    allowed = {url for url, frame in outside if frame == "about:srcdoc" and url in stored}
+    names = {re.split(r"[@/-]", urlsplit(url).path.strip("/"))[0] for url in allowed}
+    failures = [f"asked for {url} (from {frame})" for url, frame in outside if url not in allowed]
+    for text, where in errors:
+        missing = re.fullmatch(r"uncaught: (\w+) is not defined", text)
+        if where in allowed or (missing and missing.group(1) in names):
+            continue
+        failures.append(f"{text} ({where})" if where else text)
+    return failures
+
+
+def test_every_page_loads_without_a_console_error(site, served, browser):
+    failures = {}
+    for path in pages(site):
+        relative = path.relative_to(site).as_posix()
+        page, errors, outside = visit(browser, f"{served}/{relative}")
+        if problems := site_failures(relative, errors, outside):
+            failures[relative] = problems
+        page.close()
+    assert failures == {}
+
+
+def stored_figures(notebook: Path) -> int:
+    """How many image outputs the notebook holds."""
+    cells = json.loads(notebook.read_text())["cells"]
+    outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    return sum(1 for o in outputs if any(k.startswith("image/") for k in o.get("data", {})))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_a_notebook_page_shows_its_stored_figures_and_its_colab_link(site, served, browser, notebook):
+    page, _, _ = visit(browser, f"{served}/course/{notebook.stem}.html")
+    figures = page.eval_on_selector_all(
+        ".cell_output img", "imgs => imgs.map(i => [i.complete && i.naturalWidth > 0, i.getAttribute('src')])"
+    )
+    assert len(figures) == stored_figures(notebook), figures
+    assert [src for loaded, src in figures if not loaded] == []
+    colab = build_site.repository()
+    expected = f"https://colab.research.google.com/github/{colab}/blob/main/notebooks/{notebook.name}"
+    assert page.locator(f'a[href="{expected}"]').count() >= 1
+    badge = page.locator(f'a[href="{expected}"] img').first
+    assert badge.evaluate("i => i.complete && i.naturalWidth > 0")  # the local badge, drawn offline
+    if notebook.name.startswith("02") and os.environ.get("ALPHAZERO_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "site_notebook_02.png"), full_page=False)
+    page.close()
+
+
+def test_the_sidebar_lists_the_eleven_notebooks_in_order(site, served, browser):
+    page, _, _ = visit(browser, f"{served}/index.html")
+    links = page.eval_on_selector_all(
+        ".bd-sidebar-primary nav a", "links => links.map(a => [a.getAttribute('href'), a.textContent.trim()])"
+    )
+    course = [(href, text) for href, text in links if re.match(r"(\./)?course/\d\d_", href)]
+    assert [href.removeprefix("./") for href, _ in course] == [f"course/{p.stem}.html" for p in NOTEBOOKS]
+    assert len(course) == 11
+    assert [text.split(".", 1)[0] for _, text in course] == [str(i) for i in range(11)]  # "0. Overview: ..."
+    if os.environ.get("ALPHAZERO_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "site_landing.png"), full_page=False)
+    page.close()
