@@ -81,10 +81,11 @@ def test_measuring_inference_modes_is_announced_on_stderr(capsys):
     assert evaluator.mode in err
 
 
-def test_the_readme_command_table_lists_every_command():
-    readme = (ROOT / "README.md").read_text()
-    listed = set(re.findall(r"^\| `python -m alphazero_lib ([\w-]+)", readme, re.MULTILINE))
-    assert listed == set(subcommands()), f"missing from README: {set(subcommands()) - listed}"
+def test_the_command_line_page_shows_every_command():
+    """docs/cli.md, the site's command-line page, has a section for each command with an example run."""
+    page = (ROOT / "docs" / "cli.md").read_text()
+    shown = set(re.findall(r"^\$ python -m alphazero_lib ([\w-]+)", page, re.MULTILINE))
+    assert shown == set(subcommands()), f"missing from docs/cli.md: {set(subcommands()) - shown}"
 
 
 def test_the_cpu_build_of_torch_comes_from_pytorchs_cpu_index():
@@ -156,16 +157,19 @@ def test_the_quick_start_is_the_steps_ci_runs_in_order():
 def test_ci_installs_nothing_the_quick_start_does_not_say():
     installs = [c for c in ci_commands() if "pip install" in c or "conda install" in c]
     said = {same_step(step) for step in fenced(quick_start(), "bash")[0]}
-    # the extras, each named in the README as CI runs it: Ray for train --ray (the README's Ray section), and a
-    # pinned Playwright for the browser test of the play board (beside the README's note on Chromium)
-    # and ipywidgets 7.7.1 beside the environment, for the play board as Colab's widget manager meets it
+    # the extras, each named as CI runs it: Ray for train --ray, the site's builder (the docs extra), a pinned
+    # Playwright for the browser tests, and ipywidgets 7.7.1 beside the environment, for the play board as Colab's
+    # widget manager meets it
     extras = {
         'pip install -e ".[distributed]"',
+        'pip install -e ".[docs]"',
         'pip install -e ".[onnx]"',
         *(same_step(c) for c in installs if "playwright" in c or "ipywidgets==7" in c),
     }
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert all(extra in readme for extra in extras), extras
+    # said in the README or on a page of the site (docs/*.md: contributing names the test extras)
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    said_anywhere = " ".join(" ".join(p.read_text().split()) for p in pages)
+    assert all(extra in said_anywhere for extra in extras), extras
     assert all(re.fullmatch(r"pip install playwright==[\d.]+", e) for e in extras if "playwright" in e), extras
     assert [c for c in installs if same_step(c) not in said | extras] == []
 
