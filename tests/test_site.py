@@ -265,6 +265,10 @@ def test_the_sidebar_lists_the_eleven_notebooks_in_order(site, served, browser):
     assert [href.removeprefix("./") for href, _ in course] == [f"course/{p.stem}.html" for p in NOTEBOOKS]
     assert len(course) == 11
     assert [text.split(".", 1)[0] for _, text in course] == [str(i) for i in range(11)]  # "0. Overview: ..."
+    # every page of docs/ (a new one too) and the model cards, once each
+    top = [href.removeprefix("./") for href, _ in links if "/" not in href.removeprefix("./") and "#" not in href]
+    pages = {f"{p.stem}.html" for p in (ROOT / "docs").glob("*.md") if p.stem != "index"} | {"weights.html"}
+    assert sorted(top) == sorted(pages), top
     if os.environ.get("ALPHAZERO_SCREENSHOTS"):
         page.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "site_landing.png"), full_page=False)
     page.close()

@@ -108,7 +108,18 @@ def stage(out: Path, root: Path = ROOT) -> Path:
             destination.write_text(json.dumps(notebook, indent=1))
         else:
             shutil.copy2(root / source, destination)
+    index = out / "index.md"
+    if more := other_pages(index.read_text(), staged):  # a new page in docs/ joins the sidebar by itself
+        entries = "\n".join(more)
+        index.write_text(index.read_text() + f"\n```{{toctree}}\n:caption: More\n:maxdepth: 1\n\n{entries}\n```\n")
     return out
+
+
+def other_pages(index: str, staged: dict[str, str]) -> list[str]:
+    """The top-level pages of the staging tree that no toctree of ``index`` (its text) lists, by name."""
+    listed = set(re.findall(r"^([\w./-]+)$", index, re.MULTILINE))  # a toctree entry is a bare name on its line
+    pages = [Path(p).stem for p in staged.values() if p.endswith(".md") and "/" not in p and p != "index.md"]
+    return sorted(set(pages) - listed)
 
 
 def build(out: Path, staging: Path, quiet: bool = True) -> int:
