@@ -447,7 +447,7 @@ def _train(args: argparse.Namespace) -> int:
             f"{', '.join(given)} set batched self-play, but this run plays serial self-play"
             f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
         )
-    trainer = build_trainer(run.game, config, run_dir=run.path, progress=not args.no_progress, overwrite=run.overwrite)
+    trainer = build_trainer(run.game, config, progress=not args.no_progress, run=run)
     with run.claimed() as (checkpoint, where):  # one trainer at a time: a second one stops here, naming the first
         if checkpoint is not None:
             trainer.restore(checkpoint)

@@ -43,6 +43,14 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+def self_play_workers(config: TrainConfig, model: torch.nn.Module) -> int:
+    """Self-play workers an iteration uses: ``num_workers`` (at most one a game) for batched self-play on the CPU or
+    on Ray, else one."""
+    on_cpu = next(model.parameters()).device.type == "cpu"
+    shared = config.self_play == "batched" and (on_cpu or config.executor == "ray")
+    return min(config.num_workers, config.games_per_iteration) if shared else 1
+
+
 def executor_for(config: TrainConfig, workers: int) -> Executor:
     """The executor for ``config`` with ``workers`` workers: Ray actors (``executor="ray"``), worker processes
     (more than one worker), else this process."""

@@ -17,7 +17,7 @@ One entry point decides what a run trains, ``open_run``; ``Run.claimed`` then ho
 checkpoint to continue from::
 
     run = open_run("runs/c4", game="connect_four", preset="connect_four_fast")   # or resume=True
-    trainer = build_trainer(run.game, run.config, run_dir=run.path, overwrite=run.overwrite)
+    trainer = build_trainer(run.game, run.config, run=run)       # the trainer writes through the open run
     with run.claimed() as (checkpoint, where):
         if checkpoint is not None:
             trainer.restore(checkpoint)
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -37,7 +38,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from alphazero_lib.checkpoints import CheckpointError, check_finite, load_checkpoint
+from alphazero_lib.checkpoints import CheckpointError, check_finite, load_checkpoint, save_checkpoint
 from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig, with_present_names
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
@@ -116,6 +117,85 @@ class Run:
                     f"resuming from {source.relative_to(self.path) if source else 'iteration 0'}"
                 )
             yield source, note
+
+    # ---- what a trainer asks of its run directory (it holds an open Run, or none) -------------------------------
+    @classmethod
+    def at(cls, path: str | os.PathLike[str], game: Game, config: TrainConfig, overwrite: bool = False) -> Run:
+        """A run in ``path`` as a trainer built by hand opens it (``open_run`` decides for the command line)."""
+        require_registered(game)
+        return cls(Path(path), game, config, overwrite=overwrite)
+
+    def lock(self) -> contextlib.AbstractContextManager[Path]:
+        """Hold the directory's ``train.lock`` for the block (``run_lock``; re-entrant)."""
+        return run_lock(self.path)
+
+    def begin(self, iteration: int, config: TrainConfig, changes: list[dict[str, Any]]) -> None:
+        """Before the first iteration is written: stale temporary files removed, the iterations beyond ``iteration``
+        refused (or deleted with ``overwrite``), and ``config.json`` written with the settings and their changes."""
+        claim_run_dir(self.path, iteration, self.overwrite)
+        write_config(self.path, self.game, config, changes, iteration)
+
+    def save(self, checkpoint: dict[str, Any]) -> None:
+        """Write ``latest.pt`` (``checkpoint``, replay buffer and all), ``checkpoints/iter_NNNN.pt`` (the same without
+        the replay buffer), ``history.json`` and ``loss.png``, each atomically.
+
+        ``latest.pt`` comes first: a process killed before the iteration file is written leaves a ``latest.pt``
+        that ``find_resume_checkpoint`` resumes from exactly (and ``mend`` writes the missing file from it).
+        """
+        from alphazero_lib.plotting import plot_training_curves
+
+        save_checkpoint(self.path / "latest.pt", checkpoint)
+        save_checkpoint(iteration_path(self.path, checkpoint["iteration"]), _without_replay(checkpoint))
+        history = checkpoint.get("history", [])
+        write_json(self.path, "history.json", history)
+        fig, image = plot_training_curves(history), io.BytesIO()
+        fig.savefig(image, format="png", dpi=100)
+        atomic_write_bytes(self.path / "loss.png", image.getvalue())  # never a half-written picture
+
+    def mend(self, checkpoint: dict[str, Any]) -> None:
+        """After a trainer restored ``checkpoint``: an iteration file missing after a kill between ``latest.pt`` and
+        it is written from the checkpoint, and ``history.json`` again."""
+        iteration = int(checkpoint["iteration"])
+        if iteration == 0:
+            return
+        with self.lock():
+            missing = iteration_path(self.path, iteration)
+            if not missing.is_file():  # killed between writing latest.pt and the iteration file
+                save_checkpoint(missing, _without_replay(checkpoint))
+            write_json(self.path, "history.json", list(checkpoint.get("history", [])))
+
+    def stop_asked(self, iteration: int) -> bool:
+        """Whether a ``STOP`` file asks the run to end after ``iteration``, just saved (a run in the background ends
+        between iterations, its workers with it); the file is removed, so a resume goes on."""
+        stop = self.path / STOP_FILE
+        if not stop.is_file():
+            return False
+        stop.unlink()
+        tqdm.write(f"stopping after iteration {iteration}, as {stop} asked (removed; --resume goes on from here)")
+        return True
+
+
+def _without_replay(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in checkpoint.items() if key != "replay"}
+
+
+def setting_changes(checkpoint: dict[str, Any], path: Any, config: TrainConfig) -> list[dict[str, Any]]:
+    """On a resume, the settings of ``config`` that differ from those ``checkpoint`` recorded: each said, and
+    returned as ``{"iteration", "field", "old", "new"}`` for ``config.json``'s list of changes."""
+    recorded = checkpoint.get("train_config")
+    if not isinstance(recorded, dict):
+        return []
+    try:
+        before = TrainConfig.from_dict(recorded)
+    except ValueError as err:
+        tqdm.write(f"note: {path} records settings this version cannot read ({err}); resuming with the given ones")
+        return []
+    start = int(checkpoint["iteration"]) + 1
+    changes = []
+    for name, (old, new) in config.changes_from(before).items():
+        tqdm.write(f"resuming with a change: {name} {old!r} -> {new!r} (from iteration {start})")
+        changes.append({"iteration": start, "field": name, "old": old, "new": new})
+    return changes
 
 
 def open_run(

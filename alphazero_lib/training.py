@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import io
 import os
 import time
 from pathlib import Path
@@ -21,27 +20,11 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm, trange
 
-from alphazero_lib.checkpoints import (
-    check_game,
-    dead_channels,
-    load_checkpoint,
-    load_state,
-    make_checkpoint,
-    save_checkpoint,
-)
+from alphazero_lib.checkpoints import check_game, dead_channels, load_checkpoint, load_state, make_checkpoint
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
+from alphazero_lib.executors import executor_for, self_play_workers
 from alphazero_lib.games.base import Game
-from alphazero_lib.rundir import (
-    STOP_FILE,
-    RunDirLocked,
-    check_resumable,
-    claim_run_dir,
-    iteration_path,
-    require_registered,
-    run_lock,
-    write_config,
-    write_json,
-)
+from alphazero_lib.rundir import Run, RunDirLocked, check_resumable, run_lock, setting_changes
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
@@ -50,7 +33,7 @@ from alphazero_lib.selfplay import (
     game_samples,
     play_self_play_game,
 )
-from alphazero_lib.utils import atomic_write_bytes, cpu_threads, one_cpu_thread
+from alphazero_lib.utils import cpu_threads, one_cpu_thread
 
 __all__ = [
     "AlphaZero",
@@ -262,18 +245,15 @@ class TrainingDiverged(ValueError):
 
 
 class AlphaZero:
-    """The course's trainer: ``learn()`` alternates self-play and training, checkpointing every iteration.
+    """The course's trainer: ``learn()`` alternates self-play, training, gating and a report, checkpointing every
+    iteration; it holds only the loop.
 
-    Self-play runs as ``config.self_play`` says: ``"serial"`` (``AlphaMCTS``, one game at a time) or
-    ``"batched"`` (``BatchedMCTS``, ``num_parallel_games`` in flight, shared among ``num_workers`` processes on
-    the CPU); both are ``alphazero_lib.selfplay``'s functions. With workers, their samples are joined in worker
-    order, so a run is reproducible for a given ``num_workers``; workers are started with "spawn" (a script that
-    trains with workers needs the ``if __name__ == "__main__":`` guard) and stopped at the end of ``learn``.
-
-    ``run_dir`` (optional) receives ``config.json``, ``checkpoints/iter_NNNN.pt``, ``latest.pt`` (with the replay
-    buffer, for ``resume``), ``history.json`` and ``loss.png``, each written atomically; ``learn`` holds the
-    directory's ``train.lock`` (``run_lock``), so a second trainer on the same directory stops with an error.
-    A file named ``STOP`` put there ends the run after the iteration in progress is saved.
+    Self-play runs as ``config.self_play`` says, serial or batched (``alphazero_lib.selfplay``), in this process,
+    in worker processes started with "spawn" (a script needs the ``if __name__ == "__main__":`` guard) or on Ray
+    (``executors``); a run is reproducible for a given ``num_workers``. The run's directory is an open ``rundir.Run``
+    (``run``; or ``run_dir``, opened here): it writes every file, holds the lock during ``learn`` and reads ``STOP``.
+    Hooks for a course's own pieces: ``self_play_iteration`` (an iteration's games), ``train`` (an epoch) and
+    ``iteration_record`` (extra entries of a history record).
     """
 
     def __init__(
@@ -285,6 +265,8 @@ class AlphaZero:
         run_dir: str | os.PathLike[str] | None = None,
         progress: bool = True,
         overwrite: bool = False,
+        *,
+        run: Run | None = None,
     ) -> None:
         if not isinstance(config, TrainConfig):
             raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
@@ -292,11 +274,8 @@ class AlphaZero:
         self.optimizer = optimizer
         self.game = game
         self.config = config
-        if run_dir is not None:
-            require_registered(game)
-        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.run = run if run is not None or run_dir is None else Run.at(run_dir, game, config, overwrite)
         self.progress = progress
-        self.overwrite = overwrite  # True: a fresh run may replace the checkpoints already in run_dir
         self.iteration = 0  # completed learn iterations
         self.replay: list[list[Sample]] = []  # one list of samples per recent iteration, oldest first
         self.history: list[dict[str, Any]] = []  # one dict per completed iteration
@@ -306,6 +285,11 @@ class AlphaZero:
         self.search_stats: dict[str, Any] = {}  # this iteration's search statistics
         self.executor: Any = None  # where self-play runs (executors.executor_for), kept from iteration to iteration
         self._executor_for: tuple[Any, ...] = ()  # the settings it was made for
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run's directory, or None for a trainer that writes nothing."""
+        return self.run.path if self.run is not None else None
 
     # ---- self-play ----------------------------------------------------------------------------------
     @property
@@ -321,12 +305,6 @@ class AlphaZero:
         """Count one finished self-play game (``winner`` 1, -1 or 0 for a draw)."""
         self.game_stats.add(winner, num_moves)
 
-    def game_memory(
-        self, history: list[tuple[np.ndarray, np.ndarray, int]], value: float, last_player: int
-    ) -> list[Sample]:
-        """Samples for one finished game (``game_memory`` with this run's symmetry setting)."""
-        return game_memory(self.game, history, value, last_player, self.config.augment_symmetries)
-
     def self_play(self, mcts: Any, rng: np.random.Generator) -> list[Sample]:
         """Play one game with ``mcts`` (an ``AlphaMCTS``) choosing every move; count it, return its samples."""
         cfg = self.config
@@ -338,11 +316,8 @@ class AlphaZero:
 
     @property
     def num_workers(self) -> int:
-        """Self-play workers this iteration uses: ``num_workers`` for batched self-play on the CPU or on Ray."""
-        cfg = self.config
-        on_cpu = next(self.self_play_model.parameters()).device.type == "cpu"
-        shared = cfg.self_play == "batched" and (on_cpu or cfg.executor == "ray")
-        return min(cfg.num_workers, cfg.games_per_iteration) if shared else 1
+        """Self-play workers this iteration uses (``executors.self_play_workers``)."""
+        return self_play_workers(self.config, self.self_play_model)
 
     def self_play_iteration(self) -> list[Sample]:
         """Play ``games_per_iteration`` games as ``config.self_play`` says, on the executor this iteration
@@ -350,8 +325,6 @@ class AlphaZero:
 
         Seeds derive from ``(seed, iteration)`` (workers: ``(seed, iteration, 5, w)``).
         """
-        from alphazero_lib.executors import executor_for
-
         cfg, workers = self.config, self.num_workers
         where = (cfg.self_play, cfg.executor, workers)
         if self.executor is None or where != self._executor_for:  # a resume may have changed the settings
@@ -368,32 +341,6 @@ class AlphaZero:
         if self.executor is not None:
             self.executor.close()
             self.executor = None
-
-    def _resolve_inference_mode(self) -> None:
-        """Batched self-play with ``inference_mode="auto"``: measure once, then record the mode chosen."""
-        if self.config.self_play != "batched" or self.config.inference_mode != "auto":
-            return
-        from alphazero_lib.inference import FastEvaluator
-
-        slots = min(self.config.num_parallel_games, self.config.games_per_iteration)
-        mode = FastEvaluator(self.self_play_model, "auto", batch_size=slots).mode
-        tqdm.write(f"inference mode auto: measured, {mode} chosen; recorded in the run's config so a resume keeps it")
-        self.config = dataclasses.replace(self.config, inference_mode=mode)
-
-    def _resolve_train_precision(self) -> None:
-        """``train_precision="auto"``: bf16 where the model's device runs it fast, else fp32; recorded."""
-        if self.config.train_precision != "auto":
-            return
-        from alphazero_lib.inference import has_fast_bf16
-
-        device = next(self.model.parameters()).device
-        precision = "bf16" if has_fast_bf16(device) else "fp32"
-        why = "has" if precision == "bf16" else "has no"
-        tqdm.write(
-            f"train precision auto: {precision} ({device.type} {why} fast bfloat16); recorded in the run's config "
-            f"so a resume keeps it"
-        )
-        self.config = dataclasses.replace(self.config, train_precision=precision)
 
     def iteration_record(self) -> dict[str, Any]:
         """Extra entries for this iteration's history record: the search statistics of its self-play."""
@@ -415,19 +362,17 @@ class AlphaZero:
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget}")
         try:
-            with run_lock(self.run_dir) if self.run_dir is not None else contextlib.nullcontext():
+            with self.run.lock() if self.run is not None else contextlib.nullcontext():
                 return self._learn(time_budget)
         finally:
             self.close()
 
     def _learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
         started = time.perf_counter()
-        self._resolve_inference_mode()
-        self._resolve_train_precision()
+        self.config = resolve_measured_settings(self.config, self.model, self.self_play_model)
         cfg = self.config
-        if self.run_dir is not None:
-            claim_run_dir(self.run_dir, self.iteration, self.overwrite)
-            write_config(self.run_dir, self.game, self.config, self.config_changes, self.iteration)
+        if self.run is not None:
+            self.run.begin(self.iteration, cfg, self.config_changes)
         while self.iteration < cfg.num_iterations:
             if time_budget is not None and time.perf_counter() - started >= time_budget:
                 tqdm.write(f"time budget of {time_budget:.0f} s spent after iteration {self.iteration}")
@@ -449,7 +394,7 @@ class AlphaZero:
                 memory = average_positions(memory)
             rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
             epochs: list[dict[str, float]] = []
-            before = self._training_state()
+            before = training_state(self.model, self.optimizer)
             if cfg.lr_decay_iterations:  # else the optimizer's lr stays as it was given (a learner's own, too)
                 for group in self.optimizer.param_groups:
                     group["lr"] = cfg.lr_at(self.iteration)
@@ -457,11 +402,12 @@ class AlphaZero:
                 with cpu_threads(self.model, cfg.num_threads):
                     for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
                         epochs.append(self.train(draw_samples(memory, cfg.train_samples, rng), rng))
-                self._check_weights_finite()
+                check_weights_finite(self.model)
             except TrainingDiverged as err:  # nothing from this iteration is kept, in memory or on disk
-                self._restore_training_state(before)
+                restore_training_state(self.model, self.optimizer, before)
                 self.replay = replay_before
-                raise TrainingDiverged(self._diverged_message(err, len(epochs) + 1)) from None
+                message = diverged_message(err, cfg, self.iteration, len(epochs) + 1, self.run_dir)
+                raise TrainingDiverged(message) from None
             self.model.eval()
             train_seconds = time.perf_counter() - start - self_play_seconds
 
@@ -489,97 +435,19 @@ class AlphaZero:
             self.history.append(record)
             self.iteration += 1
             tqdm.write(self.summary_line(record))
-            if self.run_dir is not None:
-                self.save()
-                if self._stop_asked():
+            if self.run is not None:
+                self.run.save(self.checkpoint(with_replay=True))
+                if self.run.stop_asked(self.iteration):
                     break
         return self.history
 
-    def _stop_asked(self) -> bool:
-        """Whether a ``STOP`` file in the run directory asks the run to end after the iteration just saved (a run in
-        the background ends between iterations, its workers with it); the file is removed, so a resume goes on."""
-        stop = self.run_dir / STOP_FILE
-        if not stop.is_file():
-            return False
-        stop.unlink()
-        tqdm.write(f"stopping after iteration {self.iteration}, as {stop} asked (removed; --resume goes on from here)")
-        return True
-
-    def _training_state(self) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        """Copies of the network's and the optimizer's state (to go back to if training diverges)."""
-        weights = {name: tensor.detach().clone() for name, tensor in self.model.state_dict().items()}
-        return weights, copy.deepcopy(self.optimizer.state_dict())
-
-    def _restore_training_state(self, state: tuple[dict[str, torch.Tensor], dict[str, Any]]) -> None:
-        self.model.load_state_dict(state[0])
-        self.optimizer.load_state_dict(state[1])
-        self.model.eval()
-
-    def _check_weights_finite(self) -> None:
-        for name, tensor in self.model.state_dict().items():
-            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
-                raise TrainingDiverged(f"the network's {name!r} holds NaN or infinite values after training")
-
-    def _diverged_message(self, err: Exception, epoch: int) -> str:
-        """What diverged, what was kept, and what to do."""
-        cfg, done = self.config, self.iteration
-        where = f"iteration {done + 1} (epoch {min(epoch, cfg.num_epochs)} of {cfg.num_epochs})"
-        if self.run_dir is not None and done > 0:
-            kept = f"{self.run_dir / 'latest.pt'} still holds iteration {done}, and the network is back as it was"
-        else:
-            kept = "the network is back as it was before the iteration" + (
-                f" (no checkpoint was written in {self.run_dir} yet)" if self.run_dir is not None else ""
-            )
-        return (
-            f"training diverged in {where}: {err}; nothing from this iteration was saved and {kept}; lower the "
-            f"learning rate (lr is {cfg.lr:g}), e.g. resume with --resume --lr {cfg.lr / 10:g}"
-        )
-
     def gate(self) -> dict[str, Any]:
-        """AlphaGo Zero's evaluation: the candidate replaces the best network only at ``gating_threshold``.
-
-        Both search as self-play does, without root noise (``arena.gate``: seats alternating, each pair of games
-        from the same random 2-move opening, draws half a point).
-        """
-        from alphazero_lib import arena
-        from alphazero_lib.players import AlphaZeroPlayer
-
-        cfg = self.config
-        seed = derived_seed(cfg.seed, self.iteration, 4)
-        search = dataclasses.replace(cfg.search, dirichlet_epsilon=0.0)  # the run's search without root noise
-        candidate = AlphaZeroPlayer(self.game, self.model, search, seed=seed)
-        best = AlphaZeroPlayer(self.game, self.best_model, search, seed=seed + 1)
-        with one_cpu_thread(self.model):
-            result = arena.gate(
-                self.game, candidate, best, cfg.gating_games, cfg.gating_threshold, False, opening_moves=2, seed=seed
-            )
-        if result.accepted:
-            self.best_model.load_state_dict(self.model.state_dict())
-        return {"score": round(result.score, 4), "accepted": bool(result.accepted)}
+        """AlphaGo Zero's evaluation of this iteration's network against the best one (``gate``)."""
+        return gate(self.game, self.model, self.best_model, self.config, self.iteration)
 
     def summary_line(self, record: dict[str, Any]) -> str:
-        """One line per iteration: games and results, samples, losses and times (and the new games' losses, the
-        learning rate, dead channels and gating where there are any)."""
-        games = max(record["games"], 1)
-        line = (
-            f"iteration {record['iteration']}/{self.config.num_iterations}: {record['games']} games "
-            f"(X {record['first_player_wins'] / games:.0%}, draw {record['draws'] / games:.0%}, "
-            f"O {record['second_player_wins'] / games:.0%}), {record['samples']} samples "
-            f"(memory {record['memory']}), policy loss {record['policy_loss']:.3f}, "
-            f"value loss {record['value_loss']:.3f}, "
-        )
-        if "new_games_loss" in record:  # measured before training on them: the loss on positions not yet learned
-            fresh = record["new_games_loss"]
-            line += f"on its new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, "
-        line += f"self-play {record['self_play_seconds']:.0f}s, train {record['train_seconds']:.0f}s"
-        if "lr" in record:
-            line += f", lr {record['lr']:.2g}"
-        if "dead_channels" in record:
-            line += f", dead channels {record['dead_channels'][0]}/{record['dead_channels'][1]}"
-        if "gating" in record:
-            verdict = "accepted" if record["gating"]["accepted"] else "rejected"
-            line += f", gating {record['gating']['score']:.2f} {verdict}"
-        return line
+        """The iteration's printed line (``summary_line``)."""
+        return summary_line(record, self.config.num_iterations)
 
     # ---- checkpoints and resuming -------------------------------------------------------------------
     def checkpoint(self, with_replay: bool = False) -> dict[str, Any]:
@@ -596,27 +464,14 @@ class AlphaZero:
             extra["replay"] = [replay_to_tensors(games) for games in self.replay]
         return make_checkpoint(self.model, self.game, **extra)
 
-    def save(self) -> None:
-        """Write ``latest.pt`` (with the replay buffer), ``checkpoints/iter_NNNN.pt``, history and loss curves.
-
-        ``latest.pt`` comes first: a process killed before the iteration file is written leaves a ``latest.pt``
-        that ``find_resume_checkpoint`` resumes from exactly (and ``restore`` writes the missing file from it).
-        """
-        assert self.run_dir is not None
-        save_checkpoint(self.run_dir / "latest.pt", self.checkpoint(with_replay=True))
-        save_checkpoint(iteration_path(self.run_dir, self.iteration), self.checkpoint())
-        write_json(self.run_dir, "history.json", self.history)
-        from alphazero_lib.plotting import plot_training_curves
-
-        fig, image = plot_training_curves(self.history), io.BytesIO()
-        fig.savefig(image, format="png", dpi=100)
-        atomic_write_bytes(self.run_dir / "loss.png", image.getvalue())  # never a half-written picture
-
     def restore(self, path: str | os.PathLike[str]) -> None:
         """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer.
 
-        Raises ``CheckpointError`` for a file that cannot continue a run (``check_resumable``: no optimizer state,
-        an impossible iteration, a malformed or non-finite replay buffer), another game or another network.
+        The optimizer takes this config's ``lr``, ``weight_decay`` and ``optimizer`` (a resume that asks for another
+        gets it; Adam's moments carry over), and each setting that differs from the checkpoint's is said and
+        recorded in ``config_changes`` (``rundir.setting_changes``; written to ``config.json``). Raises
+        ``CheckpointError`` for a file that cannot continue a run (``check_resumable``: no optimizer state, an
+        impossible iteration, a malformed or non-finite replay buffer), another game or another network.
         """
         from alphazero_lib.checkpoints import CheckpointError
 
@@ -630,45 +485,124 @@ class AlphaZero:
             self.optimizer.load_state_dict(checkpoint["optimizer"])
         except (ValueError, KeyError, TypeError, RuntimeError) as err:
             raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
+        apply_optimizer_settings(self.optimizer, self.config)  # the saved groups carry the old lr and decay
         self.iteration = int(checkpoint["iteration"])
-        self._note_changes(checkpoint, path)
+        self.config_changes += setting_changes(checkpoint, path, self.config)
         self.history = list(checkpoint.get("history", []))
-        replay = checkpoint.get("replay", [])
-        clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
-        if clipped:  # written by the tree reuse that counted a root's evaluation twice (check_resumable's slack)
-            tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
-        self.replay = [replay_from_tensors(games) for games in replay]
-        if self.run_dir is not None and self.iteration > 0:
-            with run_lock(self.run_dir):
-                missing = iteration_path(self.run_dir, self.iteration)
-                if not missing.is_file():  # killed between writing latest.pt and the iteration file
-                    without_replay = {k: v for k, v in checkpoint.items() if k != "replay"}
-                    save_checkpoint(missing, without_replay)
-                write_json(self.run_dir, "history.json", self.history)
+        self.replay = replay_of(checkpoint, path)
+        if self.run is not None:
+            self.run.mend(checkpoint)
 
-    def _note_changes(self, checkpoint: dict[str, Any], path: str | os.PathLike[str]) -> None:
-        """On a resume: say which settings differ from the checkpoint's, and apply the optimizer's.
 
-        Adam's state dict carries the learning rate and weight decay it was saved with, and how the decay is applied;
-        ``self.config``'s values replace them (a resume that asks for another ``lr`` or ``optimizer`` gets it; the
-        moments carry over, as Adam and AdamW keep the same ones). Each change is printed and recorded in
-        ``config_changes`` (written to ``config.json``).
-        """
-        for group in self.optimizer.param_groups:
-            group["lr"], group["weight_decay"] = self.config.lr, self.config.weight_decay
-            if isinstance(self.optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
-                group["decoupled_weight_decay"] = self.config.optimizer == "adamw"  # the saved group's may differ
-        recorded = checkpoint.get("train_config")
-        if not isinstance(recorded, dict):
-            return
-        try:
-            before = TrainConfig.from_dict(recorded)
-        except ValueError as err:
-            tqdm.write(f"note: {path} records settings this version cannot read ({err}); resuming with the given ones")
-            return
-        for name, (old, new) in self.config.changes_from(before).items():
-            tqdm.write(f"resuming with a change: {name} {old!r} -> {new!r} (from iteration {self.iteration + 1})")
-            self.config_changes.append({"iteration": self.iteration + 1, "field": name, "old": old, "new": new})
+# ---- what the loop leans on --------------------------------------------------------------------------------
+def resolve_measured_settings(
+    config: TrainConfig, model: torch.nn.Module, self_play_model: torch.nn.Module
+) -> TrainConfig:
+    """``config`` with its ``"auto"`` settings measured and made concrete, each said (recorded in the run's
+    config, so a resume keeps them): the inference mode of batched self-play, and the training precision (bf16
+    where the model's device runs it fast, else fp32)."""
+    from alphazero_lib.inference import FastEvaluator, has_fast_bf16
+
+    if config.self_play == "batched" and config.inference_mode == "auto":
+        slots = min(config.num_parallel_games, config.games_per_iteration)
+        mode = FastEvaluator(self_play_model, "auto", batch_size=slots).mode
+        tqdm.write(f"inference mode auto: measured, {mode} chosen; recorded in the run's config so a resume keeps it")
+        config = dataclasses.replace(config, inference_mode=mode)
+    if config.train_precision == "auto":
+        device = next(model.parameters()).device
+        precision = "bf16" if has_fast_bf16(device) else "fp32"
+        why = "has" if precision == "bf16" else "has no"
+        tqdm.write(
+            f"train precision auto: {precision} ({device.type} {why} fast bfloat16); recorded in the run's config "
+            f"so a resume keeps it"
+        )
+        config = dataclasses.replace(config, train_precision=precision)
+    return config
+
+
+def gate(
+    game: Game, model: torch.nn.Module, best_model: torch.nn.Module, cfg: TrainConfig, iteration: int
+) -> dict[str, Any]:
+    """AlphaGo Zero's evaluation: the candidate ``model`` replaces ``best_model`` (its weights are copied in) only
+    at ``gating_threshold``.
+
+    Both search as self-play does, without root noise (``arena.gate``: seats alternating, each pair of games
+    from the same random 2-move opening, draws half a point).
+    """
+    from alphazero_lib import arena
+    from alphazero_lib.players import AlphaZeroPlayer
+
+    seed = derived_seed(cfg.seed, iteration, 4)
+    search = dataclasses.replace(cfg.search, dirichlet_epsilon=0.0)  # the run's search without root noise
+    candidate = AlphaZeroPlayer(game, model, search, seed=seed)
+    best = AlphaZeroPlayer(game, best_model, search, seed=seed + 1)
+    with one_cpu_thread(model):
+        result = arena.gate(
+            game, candidate, best, cfg.gating_games, cfg.gating_threshold, False, opening_moves=2, seed=seed
+        )
+    if result.accepted:
+        best_model.load_state_dict(model.state_dict())
+    return {"score": round(result.score, 4), "accepted": bool(result.accepted)}
+
+
+def training_state(model: torch.nn.Module, optimizer: Any) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """Copies of the network's and the optimizer's state (to go back to if training diverges)."""
+    weights = {name: tensor.detach().clone() for name, tensor in model.state_dict().items()}
+    return weights, copy.deepcopy(optimizer.state_dict())
+
+
+def restore_training_state(model: torch.nn.Module, optimizer: Any, state: tuple[dict, dict]) -> None:
+    """Put back what ``training_state`` copied."""
+    model.load_state_dict(state[0])
+    optimizer.load_state_dict(state[1])
+    model.eval()
+
+
+def check_weights_finite(model: torch.nn.Module) -> None:
+    """Raises ``TrainingDiverged`` naming the first tensor of the network that holds NaN or infinite values."""
+    for name, tensor in model.state_dict().items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise TrainingDiverged(f"the network's {name!r} holds NaN or infinite values after training")
+
+
+def diverged_message(err: Exception, cfg: TrainConfig, done: int, epoch: int, run_dir: Path | None) -> str:
+    """What diverged in the iteration after ``done``, what was kept, and what to do."""
+    where = f"iteration {done + 1} (epoch {min(epoch, cfg.num_epochs)} of {cfg.num_epochs})"
+    if run_dir is not None and done > 0:
+        kept = f"{run_dir / 'latest.pt'} still holds iteration {done}, and the network is back as it was"
+    else:
+        kept = "the network is back as it was before the iteration" + (
+            f" (no checkpoint was written in {run_dir} yet)" if run_dir is not None else ""
+        )
+    return (
+        f"training diverged in {where}: {err}; nothing from this iteration was saved and {kept}; lower the "
+        f"learning rate (lr is {cfg.lr:g}), e.g. resume with --resume --lr {cfg.lr / 10:g}"
+    )
+
+
+def summary_line(record: dict[str, Any], num_iterations: int) -> str:
+    """One line per iteration: games and results, samples, losses and times (and the new games' losses, the
+    learning rate, dead channels and gating where there are any)."""
+    games = max(record["games"], 1)
+    line = (
+        f"iteration {record['iteration']}/{num_iterations}: {record['games']} games "
+        f"(X {record['first_player_wins'] / games:.0%}, draw {record['draws'] / games:.0%}, "
+        f"O {record['second_player_wins'] / games:.0%}), {record['samples']} samples "
+        f"(memory {record['memory']}), policy loss {record['policy_loss']:.3f}, "
+        f"value loss {record['value_loss']:.3f}, "
+    )
+    if "new_games_loss" in record:  # measured before training on them: the loss on positions not yet learned
+        fresh = record["new_games_loss"]
+        line += f"on its new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, "
+    line += f"self-play {record['self_play_seconds']:.0f}s, train {record['train_seconds']:.0f}s"
+    if "lr" in record:
+        line += f", lr {record['lr']:.2g}"
+    if "dead_channels" in record:
+        line += f", dead channels {record['dead_channels'][0]}/{record['dead_channels'][1]}"
+    if "gating" in record:
+        verdict = "accepted" if record["gating"]["accepted"] else "rejected"
+        line += f", gating {record['gating']['score']:.2f} {verdict}"
+    return line
 
 
 def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
@@ -683,11 +617,30 @@ def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
     }
 
 
+def replay_of(checkpoint: dict[str, Any], path: Any) -> list[list[Sample]]:
+    """A checkpoint's replay buffer, one list of samples per iteration; value targets past [-1, 1] (written by
+    the tree reuse that counted a root's evaluation twice, ``check_resumable``'s slack) are clipped, and said."""
+    replay = checkpoint.get("replay", [])
+    clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
+    if clipped:
+        tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
+    return [replay_from_tensors(games) for games in replay]
+
+
 def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[Sample]:
     """The inverse of ``replay_to_tensors``; values clipped to [-1, 1] (``rundir.REPLAY_VALUE_SLACK``)."""
     states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
     values = np.clip(values, -1, 1)
     return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
+
+
+def apply_optimizer_settings(optimizer: torch.optim.Optimizer, config: TrainConfig) -> None:
+    """``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW) in every parameter group: a resume
+    that asks for other ones gets them, and Adam's moments carry over (Adam and AdamW keep the same ones)."""
+    for group in optimizer.param_groups:
+        group["lr"], group["weight_decay"] = config.lr, config.weight_decay
+        if isinstance(optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
+            group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
 
 
 def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
@@ -703,8 +656,11 @@ def build_trainer(
     progress: bool = True,
     trainer_class: type[AlphaZero] | None = None,
     overwrite: bool = False,
+    *,
+    run: Run | None = None,
 ) -> AlphaZero:
-    """A fresh seeded ``ResNet``, its optimizer (``make_optimizer``) and the trainer, as ``config`` describes them."""
+    """A fresh seeded ``ResNet``, its optimizer (``make_optimizer``) and the trainer, as ``config`` describes them;
+    the trainer writes into ``run`` (an open ``rundir.Run``) or ``run_dir``, or nowhere."""
     from alphazero_lib.model import ResNet
     from alphazero_lib.utils import seed_everything
 
@@ -712,7 +668,9 @@ def build_trainer(
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
     optimizer = make_optimizer(model, config)
     trainer_class = trainer_class or AlphaZero
-    return trainer_class(model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite)
+    return trainer_class(
+        model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite, run=run
+    )
 
 
 # ---- workers ---------------------------------------------------------------------------------------------

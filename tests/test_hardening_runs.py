@@ -103,11 +103,11 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    import alphazero_lib.training as training
+    import alphazero_lib.rundir as rundir
     from alphazero_lib.cli import main
 
     mode, out, config = sys.argv[1:4]
-    real, calls = training.save_checkpoint, []
+    real, calls = rundir.save_checkpoint, []
 
     def save_checkpoint(path, checkpoint):
         calls.append(path)
@@ -119,7 +119,7 @@ KILLER = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    training.save_checkpoint = save_checkpoint
+    rundir.save_checkpoint = save_checkpoint  # the run directory writes every checkpoint
     main(["train", "--game", "tictactoe", "--out", out, "--config", config, "--iterations", "2", "--no-progress"])
     """
 )

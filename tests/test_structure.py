@@ -209,16 +209,16 @@ def run_command(out: Path, config: Path, *flags: str) -> list[str]:
 
 def interrupted_after_one_iteration(monkeypatch, argv: list[str]) -> None:
     """Run ``argv`` and stop it (Ctrl-C) once the first iteration is saved."""
-    from alphazero_lib import training
+    from alphazero_lib import rundir
 
-    save = training.AlphaZero.save
+    save = rundir.Run.save  # the run directory writes the trainer's checkpoints
 
-    def save_then_stop(self):
-        save(self)
+    def save_then_stop(self, checkpoint):
+        save(self, checkpoint)
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(training.AlphaZero, "save", save_then_stop)
+        patch.setattr(rundir.Run, "save", save_then_stop)
         assert main(argv) == 130
 
 

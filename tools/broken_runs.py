@@ -222,13 +222,15 @@ class MeasuredTrainer(AlphaZero):
 
     positions: Positions
     bar: Any = None  # a progress bar, one step per iteration
-    run: str = ""
+    label: str = ""  # the run's name in the progress bar
 
     def iteration_record(self) -> dict[str, Any]:
         measures = measure(self.model, self.positions)
         if self.bar is not None:
             self.bar.update()
-            self.bar.set_postfix_str(f"{self.run} {self.iteration + 1}: perfect moves {measures['perfect_moves']:.2f}")
+            self.bar.set_postfix_str(
+                f"{self.label} {self.iteration + 1}: perfect moves {measures['perfect_moves']:.2f}"
+            )
         return {**super().iteration_record(), **measures, "distinct_positions": self._distinct}
 
 
@@ -244,7 +246,7 @@ def train_run(run: str, base: dict[str, Any] | None = None, bar: Any = None) -> 
     start, cpu = time.perf_counter(), time.process_time()
     trainer = build_trainer(TicTacToe(), config, progress=False, trainer_class=MeasuredTrainer)
     trainer.positions = positions
-    trainer.bar, trainer.run = bar, run
+    trainer.bar, trainer.label = bar, run
     with planted(run), contextlib.redirect_stdout(sys.stderr):  # the trainer's line per iteration goes to stderr
         history = trainer.learn()
     series: dict[str, list] = {"iteration": [], **{name: [] for name in SERIES}}
