@@ -201,7 +201,15 @@ async function agentMove() {
     return;
   }
   setStatus(`The agent is thinking: ${total} searches...`, "thinking");
-  const request = ask("think", { state: Array.from(game.canonical(current(), side)), searches: total, C: config.C });
+  const canonical = Array.from(game.canonical(current(), side));
+  // the network's view of the agent's position first (one evaluation), shown while the search runs
+  ask("analyse", { state: canonical }).promise.then(
+    (analysis) => {
+      if (mine === generation && thinking === request) drawThoughts(analysis, side);
+    },
+    () => {},
+  );
+  const request = ask("think", { state: canonical, searches: total, C: config.C });
   thinking = request;
   onProgress = (id, evaluations) => {
     if (id === request.id) setStatus(`The agent is thinking: ${evaluations} positions evaluated, ${total} searches...`, "thinking");
