@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(capstone.model.state_dict(), args.out / "network.pt")  # for Pons' sets and later matches
-    path = capstone.export(args.out / "submission.py")
+    path = capstone.export(args.out / "submission.py", searches=args.searches)  # the search of the agent above
     submission = load_submission(str(path))
     sub_negamax = evaluate(submission, "negamax", args.random_games)
     print(line("the submission file vs negamax", sub_negamax), flush=True)

@@ -102,6 +102,7 @@ class NotebookRun:
     snapshots: dict[str, dict] = field(default_factory=dict)
     seconds: dict[int, float] = field(default_factory=dict)
     skipped: list[int] = field(default_factory=list)
+    printed: dict[int, str] = field(default_factory=dict)  # cell index -> what the cell printed
 
     def __post_init__(self) -> None:
         self.notebook = nbformat.read(self.path, as_version=4)
@@ -158,6 +159,7 @@ class NotebookRun:
                     finally:
                         plt.close("all")
                 self.seconds[index] = time.perf_counter() - start
+                self.printed[index] = out.getvalue()
                 if index in checks:
                     self.verdicts[checks[index]] = out.getvalue().strip()
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -316,3 +317,163 @@ def test_a_run_directory_refuses_what_it_cannot_continue(home, tmp_path):
         Capstone(load_pieces(quiet=True), small(True), run_dir=library_run)
     with pytest.raises(ValueError, match="no run_dir to save into"):
         Capstone(load_pieces(quiet=True), small(True)).save()
+
+
+# ---- notebook 10's outputs: the stored full run, and the quick run the tests make -----------------------------
+NOTEBOOK = capstone_root() / "notebooks" / "10_capstone.ipynb"
+SEAT_LINE = re.compile(
+    r"^(your agent|submission) vs (negamax|random)\s+(first|second)\s+seat: (\d+)-(\d+)-(\d+) \(W-D-L, (\d+) errors\), "
+    r"score (\d\.\d\d) \(95%: (\d\.\d\d)-(\d\.\d\d)\)$",
+    re.MULTILINE,
+)
+PONS_ROW = re.compile(
+    r"^(yours alone|yours, \d+ searches|shipped fast, alone)\s+(end_easy|middle_easy|middle_medium)\s+(\d+)\s+(\d+)\s+"
+    r"(\d+\.\d)%",
+    re.MULTILINE,
+)
+ITERATION = re.compile(
+    r"^iteration (\d+): (\d+) games, \d+ samples, policy loss \d\.\d+, value loss \d\.\d+, network alone vs negamax:2 "
+    r"(\d\.\d\d), (\d+\.\d) min$",
+    re.MULTILINE,
+)
+
+
+def cell_with(cells: list[str], marker: str) -> int:
+    """The index of the one code cell whose source holds ``marker``."""
+    found = [i for i, source in enumerate(cells) if marker in source]
+    assert len(found) == 1, f"notebook 10: {len(found)} cells hold {marker!r}"
+    return found[0]
+
+
+def read_outputs(sources: list[str], printed: dict[int, str]) -> dict:
+    """What notebook 10 printed, read into figures: the settings, the iterations, the games on each seat, Pons' rows
+    (``sources``: every cell's source; ``printed``: cell index -> the text it printed)."""
+    text = {name: printed.get(cell_with(sources, marker), "") for name, marker in (
+        ("pieces", "yours = load_pieces()"), ("settings", "settings = CapstoneSettings("),
+        ("run", "history = run.run("), ("episode", 'env.run([agent, "negamax"])'),
+        ("evaluation", 'report("your agent"'), ("pons", "format_table(results)"), ("submission", "run.export("),
+    )}  # fmt: skip
+    settings = re.fullmatch(
+        r"4 x 64 ResNet, 32 gumbel simulations a move, (\d+) games an iteration, ([\d.]+) min, on cpu\n",
+        text["settings"],
+    )
+    assert settings, text["settings"]
+    seats = {}
+    for name in ("evaluation", "submission"):
+        for who, opponent, seat, *counts in SEAT_LINE.findall(text[name]):
+            wins, draws, losses, errors = map(int, counts[:4])
+            games = wins + draws + losses
+            assert errors == 0 and f"{(wins + 0.5 * draws) / games:.2f}" == counts[4], (who, opponent, seat)
+            seats[who, opponent, seat] = (wins, draws, losses)
+    assert len(seats) == 8, f"four seats' lines for the agent and four for the submission: {sorted(seats)}"
+    rows = PONS_ROW.findall(text["pons"])
+    assert len(rows) == 9 and all(f"{100 * int(e) / int(n):.1f}" == rate for _, _, n, e, rate in rows), text["pons"]
+    iterations = ITERATION.findall(text["run"])
+    assert [int(i) for i, *_ in iterations] == list(range(1, len(iterations) + 1)) and iterations, text["run"]
+    episode = re.fullmatch(r"(\d+) moves; rewards \[(-?1|0), (-?1|0)\] \(yours first\)\n", text["episode"])
+    assert episode, text["episode"]
+    assert re.fullmatch(r"wrote my_submission\.py \(\d+ kB\)", text["submission"].splitlines()[0])
+    return {
+        "games": int(settings[1]), "minutes": float(settings[2]), "text": text, "seats": seats,
+        "pons": {(player, name): int(errors) for player, name, _, errors, _ in rows},
+        "positions": {int(n) for _, _, n, _, _ in rows}, "iterations": iterations,
+    }  # fmt: skip
+
+
+def games_a_seat(outputs: dict) -> dict[tuple[str, str], int]:
+    return {(who, opponent): sum(counts) for (who, opponent, _), counts in outputs["seats"].items()}
+
+
+def test_the_submission_searches_like_the_agent_it_is_read_beside():
+    """The agent (sections 3-5) and the submission file (section 6) search with the same number of simulations, so
+    their games can be read side by side (the standalone agent's PUCT is the library's: C 2, no noise)."""
+    import nbformat
+
+    sources = [c.source for c in nbformat.read(NOTEBOOK, as_version=4).cells]
+    assert "agent = run.agent(SEARCHES)" in sources[cell_with(sources, 'env.run([agent, "negamax"])')]
+    assert 'run.export("my_submission.py", searches=SEARCHES)' in sources[cell_with(sources, "run.export(")]
+
+
+@pytest.mark.slow
+def test_the_quick_run_prints_what_the_stored_full_run_shows(home, tmp_path):
+    """nbval ignores the run's cells (the stored outputs are the full run's): here the notebook runs as the tests run
+    it (quick, no my_alphazero/) and every ignored cell's content is read: the settings, each iteration, the games on
+    both seats (every one counted, scores that add up), Pons' nine rows, the submission written and played."""
+    from tests.notebook_runner import NotebookRun
+
+    assert __import__("os").environ.get("ALPHAZERO_CAPSTONE_QUICK") == "1"
+    run = NotebookRun(NOTEBOOK).run(tmp_path)
+    sources = [c.source for c in run.notebook.cells]
+    outputs = read_outputs(sources, run.printed)
+    assert (outputs["games"], outputs["minutes"]) == (16, 0.3)
+    assert outputs["text"]["pieces"].startswith("Yours: none.\nThe library's: ConnectFour.get_next_state")
+    assert games_a_seat(outputs) == {
+        ("your agent", "negamax"): 2, ("your agent", "random"): 2, ("submission", "negamax"): 1,
+        ("submission", "random"): 1,
+    }  # fmt: skip
+    assert outputs["positions"] == {20}
+    assert all(int(games) == 16 for _, games, _, _ in outputs["iterations"])
+    assert "calls into the course's pieces: yours 0 (0%)" in outputs["text"]["run"]
+
+
+def stored_outputs() -> tuple[list[str], dict[int, str], str]:
+    """Notebook 10 as committed: its cells' sources, what each code cell printed, and its closing note."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOK, as_version=4).cells
+    printed = {
+        i: "".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream")
+        for i, c in enumerate(cells)
+        if c.cell_type == "code"
+    }
+    closing = next(c.source for c in cells if c.cell_type == "markdown" and c.source.startswith("> ## What you built"))
+    return [c.source for c in cells], printed, closing
+
+
+def test_the_stored_outputs_are_a_full_run_with_every_piece_yours():
+    """What a reader sees without running anything: the default settings (20 minutes, 128 games an iteration), every
+    piece the learner's, 50 games a seat against negamax and 10 against random, 200 of Pons' positions a set, 10
+    games a seat for the submission; and the closing note quotes those same figures and says what the run took."""
+    sources, printed, closing = stored_outputs()
+    outputs = read_outputs(sources, printed)
+    assert (outputs["games"], outputs["minutes"]) == (128, 20.0)
+    assert printed[cell_with(sources, 'print("quick run')] == "full run\n"
+    pieces = outputs["text"]["pieces"]
+    assert pieces.startswith("Yours: ConnectFour.get_next_state") and pieces.endswith("The library's: none.\n")
+    assert games_a_seat(outputs) == {
+        ("your agent", "negamax"): 50, ("your agent", "random"): 10, ("submission", "negamax"): 10,
+        ("submission", "random"): 10,
+    }  # fmt: skip
+    assert outputs["positions"] == {200}
+    iterations = outputs["iterations"]
+    assert all(int(games) == 128 for _, games, _, _ in iterations) and float(iterations[-1][3]) >= 20.0
+    assert "calls into the course's pieces:" in outputs["text"]["run"] and "(100%)" in outputs["text"]["run"]
+
+    def record(who: str, opponent: str, seat: str) -> str:
+        return "-".join(map(str, outputs["seats"][who, opponent, seat]))
+
+    quoted = {
+        f"trained {len(iterations)} iterations",
+        f"{record('your agent', 'negamax', 'first')} moving first and {record('your agent', 'negamax', 'second')} "
+        "moving second",
+        f"{record('submission', 'negamax', 'first')} and {record('submission', 'negamax', 'second')} against `negamax`",
+    }
+    one_line = " ".join(closing.split())
+    assert all(q in one_line for q in quoted), (sorted(q for q in quoted if q not in one_line), one_line)
+    for (player, name), errors in outputs["pons"].items():
+        if player != "shipped fast, alone" and name == "middle_medium":
+            assert f"{100 * errors / 200:.1f}%" in one_line, (player, name)
+    assert re.search(r"took \d+ minutes", one_line) and "AMD EPYC" in one_line
+
+
+def test_the_start_note_names_a_run_folder_beside_the_notebook_by_its_relative_path(home, tmp_path, monkeypatch):
+    """A stored output names no machine's folders: a run directory beside the working folder (the notebook's, or
+    the checkout around it) is printed relative to it; one elsewhere in full, so the learner can find it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notebooks").mkdir()
+    beside = Capstone(load_pieces(quiet=True), small(True), run_dir=tmp_path / "runs" / "capstone_run")
+    assert beside.start_note == "a new run in runs/capstone_run"
+    monkeypatch.chdir(tmp_path / "notebooks")
+    again = Capstone(load_pieces(quiet=True), small(True), run_dir=tmp_path / "elsewhere")
+    assert again.start_note == "a new run in ../elsewhere"
+    assert capstone.shown(Path("/")) == "/"

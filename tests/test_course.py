@@ -185,3 +185,29 @@ def test_each_notebook_ends_with_recall_questions_and_further_reading(path: Path
     entries = [READING.fullmatch(line) for line in lines[2:]]
     assert entries and all(entries), f"{path.name}: '- [Title](https://...) — what to read it for.' on each line"
     assert all(m[2].startswith("https://") and len(m[3].split()) >= 5 for m in entries), path.name
+
+
+# ---- stored outputs name no machine's folders ----------------------------------------------------------------------
+MACHINE_PATH = re.compile(r"(?<![\w.~])(/tmp/|/work/|/home/|/root/|/Users/|/var/folders/|/content/|[A-Za-z]:\\\\)")
+
+
+def stored_texts(path: Path):
+    """(cell index, text) of every stored output: printed streams, text and HTML results, tracebacks."""
+    for index, cell in enumerate(read(path).cells):
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                yield index, output["text"]
+            for kind, value in output.get("data", {}).items():
+                if kind.startswith("text/") or kind.endswith("json"):
+                    yield index, value if isinstance(value, str) else str(value)
+            if "traceback" in output:
+                yield index, "\n".join(output["traceback"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_stored_output_names_a_machines_folder(path: Path):
+    """A stored output is read on GitHub, in Colab and on the site: '/tmp/capstone-run-...' or a home folder tells
+    the reader about the machine that made it, not about the course."""
+    for index, text in stored_texts(path):
+        found = MACHINE_PATH.search(text)
+        assert found is None, f"{path.name} cell {index}: {text[max(0, found.start() - 40) : found.end() + 40]!r}"

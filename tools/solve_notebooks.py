@@ -3,6 +3,8 @@
     python tools/solve_notebooks.py                         # every notebook; exit 1 if any check fails
     python tools/solve_notebooks.py notebooks/02_vanilla_mcts.ipynb --out solved/   # keep the solved copies
     python tools/solve_notebooks.py --home runs/solved_home     # keep the learner's package (my_alphazero/) there
+    python tools/solve_notebooks.py notebooks/10_capstone.ipynb --home runs/solved_home --timeout 10800 --store
+                                                # the capstone's full run, its outputs stored in the notebook
 
 The course's cell conventions, which this tool and ``tests/test_course.py`` rely on:
 
@@ -174,6 +176,16 @@ def run_solved(
     return problems, elapsed
 
 
+def store(path: Path, executed: Path) -> None:
+    """Write the outputs of ``executed`` (``path`` run by ``run_solved``) into ``path`` itself, cleaned as
+    ``tools/run_notebooks.py`` cleans (kernelspec, no timings)."""
+    from run_notebooks import clean
+
+    nb = nbformat.read(executed, as_version=4)
+    clean(nb)
+    nbformat.write(nb, path)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to run (default: every course notebook)")
@@ -182,15 +194,27 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--timeout", type=int, default=600, help="seconds a cell may run (the capstone's full run: 20 min training)"
     )
+    parser.add_argument(
+        "--store",
+        action="store_true",
+        help="write the executed outputs into the notebook itself (only a notebook without exercises: the capstone)",
+    )
     args = parser.parse_args(argv)
     import tempfile
 
     home = args.home.resolve() if args.home else Path(tempfile.mkdtemp(prefix="solved_home_"))
     print(f"the learner's package: {home / 'my_alphazero'}")
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    out = args.out or (Path(tempfile.mkdtemp(prefix="solved_")) if args.store else None)
     failed = 0
     for path in paths:
-        problems, elapsed = run_solved(path, args.out, home, timeout=args.timeout)
+        if args.store and exercises(nbformat.read(path, as_version=4)):
+            print(f"{path.name} has exercises: --store would store its solutions' outputs; left out")
+            failed += 1
+            continue
+        problems, elapsed = run_solved(path, out, home, timeout=args.timeout)
+        if args.store and out is not None:
+            store(path, out / path.name)
         count = len(exercises(nbformat.read(path, as_version=4)))
         print(f"{path.name}: {count} exercises, {'all checks pass' if not problems else 'FAILED'} ({elapsed:.1f} s)")
         for problem in problems:

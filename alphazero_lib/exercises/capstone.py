@@ -242,7 +242,7 @@ class Capstone:
         run = open_run(path, game="connect_four", resume=resume, overrides=None if resume else self.config.to_dict())
         self.changes: list[dict[str, Any]] = []
         if not resume:
-            self.start_note = f"a new run in {path}"
+            self.start_note = f"a new run in {shown(path)}"
             return
         recorded = run.config
         for name, what, old, new in network_changes(self.config, recorded):
@@ -252,7 +252,7 @@ class Capstone:
             )
         with run.claimed(say=lambda text: None) as (source, note):
             if source is None:
-                self.start_note = f"a new run in {path} ({note})"
+                self.start_note = f"a new run in {shown(path)} ({note})"
                 return
             self._restore(source)
         changes = self.config.changes_from(recorded)
@@ -262,7 +262,7 @@ class Capstone:
         ]
         said = "".join(f"; {name} {old!r} -> {new!r}" for name, (old, new) in changes.items())
         self.start_note = (
-            f"resuming {path} after iteration {len(self.history)} ({self.seconds / 60:.1f} min trained), from "
+            f"resuming {shown(path)} after iteration {len(self.history)} ({self.seconds / 60:.1f} min trained), from "
             f"{source}{said}"
         )
 
@@ -433,12 +433,20 @@ class Capstone:
         network.load_state_dict(self.model.state_dict(), strict=True)
         return network.eval()
 
-    def export(self, path: Any, searches: int = 200) -> Any:
+    def export(self, path: Any, searches: int = 100) -> Any:
         """Your network as a one-file Kaggle submission (the library's standalone numpy agent: Kaggle runs one file,
-        without your package)."""
+        without your package). Give it the ``searches`` of the ``agent`` you evaluated: its PUCT search (C 2, no
+        noise) is then the same search, so the submission's games can be read beside the agent's."""
         from alphazero_lib.kaggle.submission import export_submission
 
         return export_submission(self.library_network(), path, num_searches=searches)
+
+
+def shown(path: Path) -> str:
+    """``path`` as a note prints it: relative to the working folder when it lies beside it (the notebook's folder and
+    the checkout around it), so a stored output names no machine's folders; otherwise in full."""
+    relative = os.path.relpath(Path(path).resolve())
+    return str(Path(path).resolve()) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
 
 
 def serial_game_seconds(yours: Yours, searches: int = 32, seed: int = 0) -> float:
