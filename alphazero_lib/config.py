@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -59,29 +60,8 @@ class SearchConfig:
     """Gumbel: ``c_scale`` in ``sigma(q)`` (the paper's 0.1; larger trusts the search's Q-values more)."""
 
     def __post_init__(self) -> None:
-        check_fields(self)
-        if self.policy not in SEARCH_POLICIES:
-            raise ValueError(f"SearchConfig.policy must be one of {list(SEARCH_POLICIES)}, got {self.policy!r}")
-        if self.gumbel_considered < 1:
-            raise ValueError(f"SearchConfig.gumbel_considered must be a positive integer, got {self.gumbel_considered}")
-        if self.gumbel_scale < 0 or self.gumbel_c_visit < 0 or self.gumbel_c_scale <= 0:
-            raise ValueError(
-                "SearchConfig.gumbel_scale and gumbel_c_visit must be non-negative and gumbel_c_scale positive, got "
-                f"{self.gumbel_scale}, {self.gumbel_c_visit}, {self.gumbel_c_scale}"
-            )
+        check_fields(self)  # each field's type, allowed values (BOUNDS, CHOICES) and cap (LIMITS)
         POLICIES[self.policy].check(self)  # what the policy itself cannot run with
-        if self.num_searches < 1:
-            raise ValueError(f"num_searches must be at least 1, got {self.num_searches}")
-        if not 0.0 <= self.dirichlet_epsilon <= 1.0:
-            raise ValueError(f"dirichlet_epsilon must be in [0, 1], got {self.dirichlet_epsilon}")
-        if self.dirichlet_alpha <= 0:
-            raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha}")
-        if self.C < 0:
-            raise ValueError(f"C must be non-negative, got {self.C}")
-        if self.pb_c_base is not None and self.pb_c_base <= 0:
-            raise ValueError(f"pb_c_base must be positive or None, got {self.pb_c_base}")
-        if self.pb_c_init < 0:
-            raise ValueError(f"pb_c_init must be non-negative, got {self.pb_c_init}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain ``dict`` of the fields (for checkpoints and JSON)."""
@@ -108,10 +88,6 @@ class MCTSConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.num_searches < 1:
-            raise ValueError(f"num_searches must be at least 1, got {self.num_searches}")
-        if self.C < 0:
-            raise ValueError(f"C must be non-negative, got {self.C}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain ``dict`` of the fields (for JSON)."""
@@ -193,10 +169,27 @@ def check_fields(obj: Any) -> None:
                 raise ValueError(f"{where} must be a finite number, got {value!r}")
         elif "str" in kinds and not isinstance(value, str):
             raise ValueError(f"{where} must be a string, got {value!r} ({type(value).__name__})")
-    if "seed" in {f.name for f in fields(obj)} and obj.seed is not None and obj.seed < 0:
-        raise ValueError(f"{type(obj).__name__}.seed must be a non-negative integer, got {obj.seed}")
     for f in fields(obj):
-        check_limit(f"{type(obj).__name__}.{f.name}", f.name, getattr(obj, f.name))
+        where, value = f"{type(obj).__name__}.{f.name}", getattr(obj, f.name)
+        if value is not None:
+            check_allowed(where, f.name, value)
+        check_limit(where, f.name, value)
+
+
+def check_allowed(where: str, name: str, value: Any) -> None:
+    """Raise ``ValueError`` naming ``where`` when ``value`` is not what ``BOUNDS[name]`` or ``CHOICES[name]`` allow,
+    saying what is."""
+    if name in BOUNDS:
+        allowed, says = BOUNDS[name]
+    elif name in CHOICES:
+        choices = CHOICES[name]
+        allowed = choices.__contains__
+        says = f"'auto' or one of {list(choices[1:])}" if choices[0] == "auto" else f"one of {list(choices)}"
+    else:
+        return
+    if not allowed(value):
+        shown = repr(value) if isinstance(value, str) else value
+        raise ValueError(f"{where} must be {says}, got {shown}")
 
 
 @functools.cache
@@ -280,6 +273,48 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "inference_mode": ("auto", *INFERENCE_MODES),
     "train_precision": ("auto", *TRAIN_PRECISIONS),
     "optimizer": OPTIMIZERS,
+}
+
+#: What each number setting allows beyond its type (``check_fields`` reads it for every config dataclass, and the
+#: command line's flags through them): name -> (test, what a person is told is allowed). ``None``, where a field
+#: takes it, is always allowed. Caps with their reasons are ``LIMITS``; string settings are ``CHOICES``.
+_POSITIVE = (lambda v: v >= 1, "a positive integer")
+_NON_NEGATIVE_INT = (lambda v: v >= 0, "a non-negative integer")
+_NON_NEGATIVE = (lambda v: v >= 0, "non-negative")
+_UNIT = (lambda v: 0 <= v <= 1, "in [0, 1]")
+_FRACTION = (lambda v: 0 < v <= 1, "in (0, 1]")
+BOUNDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    # the searches
+    "num_searches": (lambda v: v >= 1, "at least 1"),
+    "C": _NON_NEGATIVE,
+    "dirichlet_epsilon": _UNIT,
+    "dirichlet_alpha": (lambda v: v > 0, "positive"),
+    "pb_c_base": (lambda v: v > 0, "positive or None"),
+    "pb_c_init": _NON_NEGATIVE,
+    "seed": _NON_NEGATIVE_INT,
+    "gumbel_considered": _POSITIVE,
+    "gumbel_scale": _NON_NEGATIVE,
+    "gumbel_c_visit": _NON_NEGATIVE,
+    "gumbel_c_scale": (lambda v: v > 0, "positive"),
+    # training
+    **dict.fromkeys(("num_iterations", "games_per_iteration", "num_epochs", "replay_window"), _POSITIVE),
+    **dict.fromkeys(("num_res_blocks", "num_hidden", "num_parallel_games", "num_workers"), _POSITIVE),
+    "train_samples": (lambda v: v >= 0, "0 (every position in the replay memory) or a positive number of positions"),
+    "batch_size": (lambda v: v >= 2, "an integer of at least 2 (no one-sample steps)"),
+    "temperature": _NON_NEGATIVE,
+    "temperature_moves": (lambda v: v >= 0, "None or a non-negative integer"),
+    "lr": (lambda v: 0 < v <= 1, "positive and at most 1 (Adam diverges far below that)"),
+    "weight_decay": _NON_NEGATIVE,
+    "lr_decay_iterations": (lambda v: v >= 0, "0 (a constant lr) or a positive number of iterations"),
+    "lr_final_fraction": _FRACTION,
+    "num_threads": (lambda v: v >= 1, "None or a positive integer"),
+    "ray_cpus_per_actor": (lambda v: v >= 1, "positive"),
+    "value_target_q_weight": _UNIT,
+    "full_search_fraction": _FRACTION,
+    "opening_moves": _NON_NEGATIVE_INT,
+    "gating_games": _NON_NEGATIVE_INT,
+    "gating_threshold": _UNIT,
+    "device": (lambda v: v == "auto" or str(v).startswith(("cpu", "cuda", "mps")), "'auto', 'cpu' or 'cuda'"),
 }
 
 
@@ -464,86 +499,20 @@ class TrainConfig:
                 f"TrainConfig.search.seed must be None (each iteration derives the search's seed from "
                 f"TrainConfig.seed), got {self.search.seed}"
             )
-        check_fields(self)
-        positive = ("num_iterations", "games_per_iteration", "num_epochs", "replay_window")
-        positive += ("num_res_blocks", "num_hidden", "num_parallel_games", "num_workers")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"TrainConfig.{name} must be a positive integer, got {getattr(self, name)!r}")
-        if self.train_samples < 0:
-            raise ValueError(
-                f"TrainConfig.train_samples must be 0 (every position in the replay memory) or a positive number "
-                f"of positions, got {self.train_samples!r}"
-            )
-        if self.batch_size < 2:
-            raise ValueError(
-                f"TrainConfig.batch_size must be an integer of at least 2 (no one-sample steps), "
-                f"got {self.batch_size!r}"
-            )
-        if self.temperature < 0:
-            raise ValueError(f"TrainConfig.temperature must be non-negative, got {self.temperature}")
-        if self.temperature_moves is not None and self.temperature_moves < 0:
-            raise ValueError(
-                f"TrainConfig.temperature_moves must be None or a non-negative integer, got {self.temperature_moves!r}"
-            )
-        if not 0 < self.lr <= 1:
-            raise ValueError(
-                f"TrainConfig.lr must be positive and at most 1 (Adam diverges far below that), got {self.lr}"
-            )
-        if self.weight_decay < 0:
-            raise ValueError(f"TrainConfig.weight_decay must be non-negative, got {self.weight_decay}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"TrainConfig.optimizer must be one of {list(OPTIMIZERS)}, got {self.optimizer!r}")
-        if self.lr_decay_iterations < 0:
-            raise ValueError(
-                f"TrainConfig.lr_decay_iterations must be 0 (a constant lr) or a positive number of iterations, "
-                f"got {self.lr_decay_iterations!r}"
-            )
-        if not 0.0 < self.lr_final_fraction <= 1.0:
-            raise ValueError(f"TrainConfig.lr_final_fraction must be in (0, 1], got {self.lr_final_fraction}")
-        if self.num_threads is not None and self.num_threads < 1:
-            raise ValueError(f"TrainConfig.num_threads must be None or a positive integer, got {self.num_threads!r}")
-        if self.self_play not in SELF_PLAY_KINDS:
-            raise ValueError(f"TrainConfig.self_play must be one of {list(SELF_PLAY_KINDS)}, got {self.self_play!r}")
-        if self.executor not in EXECUTORS:
-            raise ValueError(f"TrainConfig.executor must be one of {list(EXECUTORS)}, got {self.executor!r}")
+        check_fields(self)  # each field's type, allowed values (BOUNDS, CHOICES) and cap (LIMITS)
         if self.executor == "ray" and self.self_play != "batched":
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
-        if self.ray_cpus_per_actor < 1:
-            raise ValueError(f"TrainConfig.ray_cpus_per_actor must be positive, got {self.ray_cpus_per_actor}")
-        for name in ("inference_mode", "train_precision"):  # "auto", resolved by the trainer, or a named choice
-            if getattr(self, name) not in CHOICES[name]:
-                raise ValueError(
-                    f"TrainConfig.{name} must be 'auto' or one of {list(CHOICES[name][1:])}, "
-                    f"got {getattr(self, name)!r}"
-                )
-        if not 0.0 <= self.value_target_q_weight <= 1.0:
-            raise ValueError(f"TrainConfig.value_target_q_weight must be in [0, 1], got {self.value_target_q_weight}")
-        if not 0.0 < self.full_search_fraction <= 1.0:
-            raise ValueError(f"TrainConfig.full_search_fraction must be in (0, 1], got {self.full_search_fraction}")
         if self.full_search_fraction < 1 and not 1 <= self.cheap_searches <= self.search.num_searches:
             raise ValueError(
                 f"TrainConfig.cheap_searches must be between 1 and the search's num_searches "
                 f"({self.search.num_searches}), got {self.cheap_searches}"
             )
-        if self.opening_moves < 0:
-            raise ValueError(f"TrainConfig.opening_moves must be a non-negative integer, got {self.opening_moves}")
         fresh_root = POLICIES[self.search.policy].fresh_root
         if self.reuse_tree and fresh_root:
             raise ValueError(
                 f"TrainConfig.reuse_tree must be off with the {self.search.policy.capitalize()} search policy "
                 f"({fresh_root})"
             )
-        if self.move_selection not in MOVE_SELECTIONS:
-            raise ValueError(
-                f"TrainConfig.move_selection must be one of {list(MOVE_SELECTIONS)}, got {self.move_selection!r}"
-            )
-        if self.gating_games < 0:
-            raise ValueError(f"TrainConfig.gating_games must be a non-negative integer, got {self.gating_games!r}")
-        if not 0.0 <= self.gating_threshold <= 1.0:
-            raise ValueError(f"TrainConfig.gating_threshold must be in [0, 1], got {self.gating_threshold}")
-        if self.device != "auto" and not str(self.device).startswith(("cpu", "cuda", "mps")):
-            raise ValueError(f"TrainConfig.device must be 'auto', 'cpu' or 'cuda', got {self.device!r}")
 
     def lr_at(self, iteration: int) -> float:
         """The learning rate of iteration ``iteration`` (0 for the first): ``lr``, or with ``lr_decay_iterations``
