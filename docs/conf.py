@@ -28,3 +28,4 @@ html_last_updated_fmt = None
 # light, whatever the reader's system asks: without a default the theme logs "invalid theme mode" as a console error
 html_context = {"default_mode": "light"}
 html_show_sourcelink = False
+html_copy_source = False  # no _sources/ copies of the pages and notebooks beside the HTML
