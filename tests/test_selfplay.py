@@ -91,10 +91,11 @@ def test_bench_selfplay_command_prints_the_figures(capsys):
     argv = ["bench", "selfplay", "--game", "tictactoe", "--games", "16", "--searches", "4", "--seconds", "3"]
     assert main([*argv, "--mode", "fp32", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["inference_mode"] == "fp32" and result["num_searches"] == 4
+    assert result["inference_mode"] == "fp32" and result["searches_asked"] == 4
+    assert 1 <= result["num_searches"] <= 4  # cut to fit the budget on a busy machine (and said so)
     assert result["serial_positions_per_second"] > 0 and result["batched_positions_per_second"] > 0
     assert 0 <= result["batched_share_outside_network"] <= 1
-    assert set(result["network_evals_per_second"]) >= {"fp32 batch 1 (serial path)", "fp32", "fp32_fused"}
+    assert set(result["network_evals_per_second"]) == {"fp32 batch 1 (serial path)", "fp32"}  # --mode: fp32 only
 
 
 def _tiny_parallel_config(**changes):
