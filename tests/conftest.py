@@ -30,3 +30,16 @@ def home(tmp_path, monkeypatch):
         del sys.modules[name]
     while str(tmp_path) in sys.path:
         sys.path.remove(str(tmp_path))
+
+
+@pytest.fixture
+def fake_ort(tmp_path) -> Path:
+    """An npm prefix holding empty stand-ins for onnxruntime-web's files (version 1.30.0 in its package.json)."""
+    from alphazero_lib.web.page import ORT_WEB_FILES
+
+    dist = tmp_path / "ort" / "node_modules" / "onnxruntime-web" / "dist"
+    dist.mkdir(parents=True)
+    for name in ORT_WEB_FILES:
+        (dist / name).write_bytes(b"")
+    (dist.parent / "package.json").write_text('{"version": "1.30.0"}')
+    return tmp_path / "ort"

@@ -395,13 +395,17 @@ def test_the_submission_searches_like_the_agent_it_is_read_beside():
 
 
 @pytest.mark.slow
-def test_the_quick_run_prints_what_the_stored_full_run_shows(home, tmp_path):
+def test_the_quick_run_prints_what_the_stored_full_run_shows(home, tmp_path, fake_ort, monkeypatch):
     """nbval ignores the run's cells (the stored outputs are the full run's): here the notebook runs as the tests run
     it (quick, no my_alphazero/) and every ignored cell's content is read: the settings, each iteration, the games on
-    both seats (every one counted, scores that add up), Pons' nine rows, the submission written and played."""
+    both seats (every one counted, scores that add up), Pons' nine rows, the submission written and played, and the
+    agent's web page beside it (onnxruntime-web's files stood in for; without the onnx extra, what to install)."""
+    import importlib.util
+
     from tests.notebook_runner import NotebookRun
 
     assert __import__("os").environ.get("ALPHAZERO_CAPSTONE_QUICK") == "1"
+    monkeypatch.setenv("ALPHAZERO_ORT_WEB", str(fake_ort))
     run = NotebookRun(NOTEBOOK).run(tmp_path)
     sources = [c.source for c in run.notebook.cells]
     outputs = read_outputs(sources, run.printed)
@@ -414,6 +418,14 @@ def test_the_quick_run_prints_what_the_stored_full_run_shows(home, tmp_path):
     assert outputs["positions"] == {20}
     assert all(int(games) == 16 for _, games, _, _ in outputs["iterations"])
     assert "calls into the course's pieces: yours 0 (0%)" in outputs["text"]["run"]
+    web = run.printed[cell_with(sources, "export_web(")]
+    if all(importlib.util.find_spec(m) for m in ("onnx", "onnxscript", "onnxruntime")):
+        assert web.startswith("wrote my_agent_web/: serve it with  python -m http.server --directory my_agent_web")
+        page = tmp_path / "my_agent_web"
+        config = __import__("json").loads((page / "config.json").read_text())
+        assert (page / "model.onnx").stat().st_size > 0 and config["searches"] == 20  # the quick run's SEARCHES
+    else:
+        assert web.startswith("no web page here:") and "pip install" in web, web
 
 
 def stored_outputs() -> tuple[list[str], dict[int, str], str]:

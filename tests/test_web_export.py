@@ -36,17 +36,6 @@ def needs_onnx() -> None:
         pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
 
 
-@pytest.fixture
-def fake_ort(tmp_path) -> Path:
-    """An npm prefix holding empty stand-ins for onnxruntime-web's files (version 1.30.0 in its package.json)."""
-    dist = tmp_path / "ort" / "node_modules" / "onnxruntime-web" / "dist"
-    dist.mkdir(parents=True)
-    for name in ORT_WEB_FILES:
-        (dist / name).write_bytes(b"")
-    (dist.parent / "package.json").write_text('{"version": "1.30.0"}')
-    return tmp_path / "ort"
-
-
 def web(weights: str, out: Path, ort: Path | None = None) -> list[str]:
     """export-web's arguments."""
     return ["export-web", "--weights", weights, "--out", str(out), *(["--ort-web", str(ort)] if ort else [])]
