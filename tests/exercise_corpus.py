@@ -681,7 +681,7 @@ while True:
                                  "return value"), "no negation", "negate the value"),
     wrong("check_simulate", swap("    if self.is_terminal:\n        return self.terminal_value\n", ""),
           "plays on after the end", "terminal_value"),
-    wrong("check_simulate", swap("rng.choice(", "np.random.choice("), "the global generator", "returned", "changed when the same case ran a second time", "not from np.random"),
+    wrong("check_simulate", swap("rng.choice(", "np.random.choice("), "the global generator", "returned", "changed when the same case ran a second time", "not np.random or random"),
     wrong("check_simulate", swap("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
                                  "return np.array(value if rollout_player == 1 else -value)"), "a 0-d array",
           "not a number"),
@@ -910,7 +910,7 @@ return self.children[int(np.flatnonzero(scores == scores.max())[0])]"""), "the f
     wrong("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: child.prior)"),
           "the prior alone", "not by the prior alone"),
     wrong("check_select", method(N, "select(self, C)", "return max(range(len(self.children)), key=lambda i: self.get_ucb(self.children[i], C))"),
-          "the index", "raised AttributeError"),
+          "the index", "raised AttributeError", "not its position in self.children"),
     # expand
     right("check_expand", method(N, "expand(self, game, priors)", """
 valid = game.get_valid_moves(self.state)
@@ -1101,7 +1101,7 @@ NB05 = [
                                     "shaped = apply_temperature(probs, temperature)\n        action = rng.choice(np.arange(game.action_size), p=shaped)"),)),
           "np.arange"),
     wrong("check_self_play", swap("action = rng.choice(", "action = np.random.choice("), "the global generator",
-          "changed when the same case ran a second time", "not from np.random"),
+          "changed when the same case ran a second time", "not np.random or random"),
     wrong("check_self_play", swap("p=apply_temperature(probs, temperature)", "p=probs"), "temperature ignored",
           "apply_temperature(probs, temperature)"),
     wrong("check_self_play", Edit((("history.append((canonical, probs, player))\n        action = rng.choice(game.action_size, p=apply_temperature(probs, temperature))",
@@ -1832,9 +1832,9 @@ NB08 = [
           "always index 0", "the agent's index"),
     wrong("check_evaluate_both_seats", swap("        results[seat] = counts\n    return results",
                                             "        results[seat] = counts\n    return [results['first'], results['second']]"),
-          "a list of the two seats", "returned [{"),
+          "a list of the two seats", "returned [{", "return a dict with the keys 'first', 'second'"),
     wrong("check_evaluate_both_seats", swap("        for _ in range(episodes):", "        for _ in range(episodes // 2 or 1):"),
-          "half the episodes", "returned"),
+          "half the episodes", "returned", "add up to 1 game, not episodes = 2"),
 ]
 CORPUS["08_kaggle_playoffs"] = NB08
 

@@ -428,8 +428,8 @@ def _what_it_shows(failures: list[Failure]) -> str:
     division by zero); an answer that changes when the same seeded case runs again (np.random in place of the
     given generator); what the first case's comparison said; an answer of the wrong type; a pattern
     over every failing case (answers in steps, a sign, a constant factor, a near miss), or over the cases after
-    the first (which may be an edge case of its own); what a later case's comparison said; last, the rule the
-    first failing case tests.
+    the first (which may be an edge case of its own); what at least half of the later failing cases' comparisons
+    said; last, the rule the first failing case tests.
     """
     for failure in failures:
         for message in failure.warned:
@@ -440,7 +440,7 @@ def _what_it_shows(failures: list[Failure]) -> str:
     if first.again is not None and not (first.again[0] == "mismatch" and _repeated(first.again[1], first.got)):
         return (
             "your answer changed when the same case ran a second time with the same seed: draw every random number "
-            "from the generator you are given (rng.choice, rng.integers, rng.dirichlet), not from np.random or random"
+            "from the generator you are given (rng.choice, rng.integers, rng.dirichlet), not np.random or random"
         )
     if first.said:
         return first.said
@@ -450,10 +450,21 @@ def _what_it_shows(failures: list[Failure]) -> str:
     pattern = _pattern_hint(failures) or _pattern_hint(failures[1:])  # the first may be an edge case of its own
     if pattern:
         return pattern
-    for failure in failures[1:]:
-        if failure.said:
-            return failure.said
-    return first.case.hint
+    later = _most_said(failures[1:])
+    return later or first.case.hint
+
+
+def _most_said(failures: list[Failure]) -> str:
+    """What the later cases' comparisons said, when at least half of those cases said it (numbers aside): one
+    diagnosis the failures share, not one that a few edge cases give."""
+    import re
+
+    said = [f.said for f in failures if f.said]
+    if not said:
+        return ""
+    kinds = [re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", text) for text in said]
+    common = max(dict.fromkeys(kinds), key=kinds.count)
+    return said[kinds.index(common)] if 2 * kinds.count(common) >= len(failures) else ""
 
 
 def _repeated(a: Any, b: Any) -> bool:
@@ -517,6 +528,8 @@ def _type_hint(got: Any, expected: Any) -> str:
     if type(expected) is str and type(got) is str and got != expected:  # a word, not a Text picture of an answer
         close = difflib.SequenceMatcher(None, got, expected).ratio() >= 0.6
         return f"{got!r} is not the word expected, {expected!r}: check its spelling" if close else ""
+    if isinstance(expected, dict) and not isinstance(got, dict):
+        return f"return a dict with the keys {', '.join(map(repr, expected))}, not {_kind(got)}"
     if isinstance(expected, tuple) and not isinstance(got, (tuple, list)):
         return f"return a tuple of {len(expected)} ({', '.join('...' for _ in expected)}), not {_kind(got)}"
     if isinstance(expected, list) and not isinstance(got, (tuple, list)):

@@ -266,6 +266,8 @@ SELECT_MISTAKES = [
                                                                                  key=lambda c: self.get_ucb(c, C))),
     Mistake("select by the PUCT score (self.get_ucb(child, C)), not by the prior alone",
             lambda self, C: max(self.children, key=lambda c: c.prior)),
+    Mistake("return the child node itself (the search walks on from it), not its position in self.children",
+            lambda self, C: max(range(len(self.children)), key=lambda i: self.get_ucb(self.children[i], C))),
 ]  # fmt: skip
 
 

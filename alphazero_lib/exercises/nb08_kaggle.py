@@ -487,6 +487,23 @@ def _illegal_agent(observation: Any, configuration: Any) -> int:
     return 99
 
 
+def _games_per_seat(got: Any, episodes: int) -> None:
+    """A Mismatch when a seat's counts do not add up to ``episodes`` games (what the counts show on their own)."""
+    if not isinstance(got, dict) or set(got) != {"first", "second"}:
+        return
+    played = {}
+    for seat, counts in got.items():
+        if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
+            played[seat] = sum(counts.values())
+    wrong = {seat: n for seat, n in played.items() if n != episodes}
+    if wrong:
+        seat, n = next(iter(wrong.items()))
+        games = f"{n} game{'s' if n != 1 else ''}"
+        raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up to {games}, "
+                       f"not episodes = {episodes}: play exactly `episodes` games on each seat, one outcome counted "
+                       f"per game")  # fmt: skip
+
+
 def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
     """``evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome)``: ``episodes``
     episodes with the agent moving first (index 0), then as many with it moving second (index 1), each in a fresh
@@ -523,9 +540,11 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
                 state = random.getstate()
                 try:
                     with contextlib.redirect_stdout(io.StringIO()):
-                        return _plain(f(agent, opponent, episodes, env, outcome=reference_outcome))
+                        got = _plain(f(agent, opponent, episodes, env, outcome=reference_outcome))
                 finally:
                     random.setstate(state)
+                _games_per_seat(got, episodes)
+                return got
 
             call = f"evaluate_both_seats({a_name}, {o_name}, {episodes}, {env!r})"
             hint = (
