@@ -676,6 +676,16 @@ def _strength(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_export_arguments(parser: argparse.ArgumentParser, out: str, out_help: str, searches_help: str) -> None:
+    """The flags both exports take: the weights, where to write, and the search the exported agent runs."""
+    parser.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
+    parser.add_argument("--out", default=out, help=f"{out_help} (default {out})")
+    parser.add_argument("--searches", type=_limited("num_searches"), default=200, help=f"{searches_help} (default 200)")
+    parser.add_argument(
+        "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(
@@ -804,32 +814,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(func=_bench)
     export = commands.add_parser("export-kaggle", help="write a one-file ConnectX submission for Connect Four weights")
-    export.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
-    export.add_argument("--out", default="submission.py", help="the file to write (default submission.py)")
-    export.add_argument(
-        "--searches",
-        type=_limited("num_searches"),
-        default=200,
-        help="search simulations per move at most (default 200)",
-    )
-    export.add_argument(
-        "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
-    )
+    _add_export_arguments(export, "submission.py", "the file to write", "search simulations per move at most")
     export.set_defaults(func=_export_kaggle)
     web = commands.add_parser(
         "export-web", help="write a static web page (ONNX, onnxruntime-web) that plays Connect Four or Tic-Tac-Toe"
     )
-    web.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
-    web.add_argument("--out", default="alphazero_web", help="the folder to write (default alphazero_web)")
-    web.add_argument(
-        "--searches",
-        type=_limited("num_searches"),
-        default=200,
-        help="search simulations per move, the page's default (the player can change it; default 200)",
-    )
-    web.add_argument(
-        "--C", type=_non_negative_float, default=SearchConfig.C, help=f"PUCT exploration constant ({SearchConfig.C})"
-    )
+    searches = "search simulations per move, the page's default (the player can change it)"
+    _add_export_arguments(web, "alphazero_web", "the folder to write", searches)
     web.add_argument(
         "--ort-web",
         default=None,
