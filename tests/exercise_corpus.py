@@ -1691,7 +1691,7 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
             value_sum[b, path[level, b]] += value
             value = -value
     return visit_count, value_sum
-''', "copies instead of in place", "returned"),
+''', "copies instead of in place", "returned", "did not change (yours returned new arrays instead)", "in place"),
 ]
 CORPUS["07_parallel_self_play"] = NB07
 

@@ -1234,7 +1234,7 @@ def _backup_cases() -> list[Case]:
                     if "seeded" not in label
                     else ""
                 ),
-                lambda f, a=args: _run_backup(f, a),
+                lambda f, a=args, e=(expected_visits, expected_values): _run_backup(f, a, e),
                 (expected_visits, expected_values),
                 hint="for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], "
                 "value = -value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 "
@@ -1244,10 +1244,22 @@ def _backup_cases() -> list[Case]:
     return cases
 
 
-def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _run_backup(
+    f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     visit_count, value_sum = args[0].copy(), args[1].copy()
     path, depth, leaf_value = args[2].copy(), args[3].copy(), args[4].copy()
-    f(visit_count, value_sum, path, depth, leaf_value)
+    returned = f(visit_count, value_sum, path, depth, leaf_value)
+    untouched = np.array_equal(visit_count, args[0]) and np.array_equal(value_sum, args[1])
+    if untouched and not (np.array_equal(expected[0], args[0]) and np.array_equal(expected[1], args[1])):
+        made = " (yours returned new arrays instead)" if returned is not None else ""
+        raise Mismatch(
+            (visit_count, value_sum),
+            expected,
+            f"the visit_count and value_sum you were given did not change{made}: backup works in place, on the "
+            f"tree's own arrays, which the search reads afterwards; write into them (visit_count[b, node] += 1), do "
+            f"not copy them",
+        )
     return visit_count, value_sum
 
 
