@@ -191,33 +191,14 @@ def visit(browser, url: str):
     return page, errors, outside
 
 
-def stored_html_addresses(page: str) -> set[str]:
-    """The http(s) addresses named by the stored HTML outputs of the notebook behind ``page``, if it is one."""
-    notebook = ROOT / "notebooks" / Path(page).with_suffix(".ipynb").name
-    if not page.startswith("course/") or not notebook.is_file():
-        return set()
-    outputs = [o for c in json.loads(notebook.read_text())["cells"] for o in c.get("outputs", [])]
-    html = "".join("".join(o["data"]["text/html"]) for o in outputs if "text/html" in o.get("data", {}))
-    return set(re.findall(r"https?://[^\s\"'<>]+", html.replace("&quot;", '"')))
-
-
 def site_failures(page: str, errors: list, outside: list) -> list[str]:
-    """What the site itself got wrong on ``page``.
+    """What the site got wrong on ``page``: every console error, and every address outside the site asked for.
 
-    One exception: notebook 8 stores Kaggle's own game player (``env.render(mode="html")``), which loads its scripts
-    from unpkg.com and cdnjs in Jupyter and Colab as well. Its frame may ask for exactly the addresses the stored
-    output names; refused here, they fail to load and the names they define (``preact``, ``htm``) are missing. The
-    site's own frame may ask for nothing outside."""
-    stored = stored_html_addresses(page)
-    allowed = {url for url, frame in outside if frame == "about:srcdoc" and url in stored}
-    names = {re.split(r"[@/-]", urlsplit(url).path.strip("/"))[0] for url in allowed}
-    failures = [f"asked for {url} (from {frame})" for url, frame in outside if url not in allowed]
-    for text, where in errors:
-        missing = re.fullmatch(r"uncaught: (\w+) is not defined", text)
-        if where in allowed or (missing and missing.group(1) in names):
-            continue
-        failures.append(f"{text} ({where})" if where else text)
-    return failures
+    Notebook 8's stored Kaggle player (``env.render(mode="ipython")``) loads its scripts from unpkg.com and cdnjs;
+    its cell carries the ``remove-output`` tag, so the site leaves that output out (the still image after it shows
+    the same game) and no page asks for anything outside."""
+    failures = [f"asked for {url} (from {frame})" for url, frame in outside]
+    return failures + [f"{text} ({where})" if where else text for text, where in errors]
 
 
 def test_every_page_loads_without_a_console_error(site, served, browser):
