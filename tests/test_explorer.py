@@ -27,19 +27,10 @@ def vanilla(count: int) -> Any:
     return MCTS(TicTacToe(), MCTSConfig(num_searches=count, C=1.41, seed=0))
 
 
-def walk(widget: Any) -> list[Any]:
-    found = [widget]
-    for part in ("layout", "style"):
-        if getattr(widget, part, None) is not None:
-            found.append(getattr(widget, part))
-    for child in getattr(widget, "children", ()):
-        found += walk(child)
-    return found
-
-
 def probe() -> dict[str, Any]:
     """Build the explorer on vanilla MCTS from the empty board and click through it; what a person sees each time."""
     import ipywidgets
+    from play_board_probe import walk  # the play board's probe walks its widgets the same way
 
     from alphazero_lib.exercises.explorer import SearchExplorer, explorer_widget
     from alphazero_lib.games import TicTacToe
