@@ -13,7 +13,7 @@ import torch
 from alphazero_lib.batched_mcts import BatchedMCTS
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises import capstone, nb07_parallel
-from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
+from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces, shown
 from alphazero_lib.games import ConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResNet
@@ -232,7 +232,7 @@ def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(h
 
     run_dir = tmp_path / "run"
     first = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
-    assert first.start_note == f"a new run in {run_dir}"
+    assert first.start_note == f"a new run in {shown(run_dir)}"  # relative where it lies beside the working folder
     first.run(minutes=0.0)
     first.run(minutes=0.0)
     names = sorted(p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*") if p.is_file())
@@ -246,7 +246,7 @@ def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(h
     assert all(torch.equal(v, first.model.state_dict()[k]) for k, v in library.state_dict().items())
 
     again = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
-    assert again.start_note.startswith(f"resuming {run_dir} after iteration 2 (")
+    assert again.start_note.startswith(f"resuming {shown(run_dir)} after iteration 2 (")
     assert again.history == first.history and again.seconds == first.seconds
     for k, v in first.model.state_dict().items():
         assert torch.equal(v, again.model.state_dict()[k]), k
