@@ -192,6 +192,15 @@ def check_allowed(where: str, name: str, value: Any) -> None:
         raise ValueError(f"{where} must be {says}, got {shown}")
 
 
+def check_exported_search(num_searches: Any, C: Any) -> None:
+    """The search an exported agent plays with (export-kaggle's file, export-web's page): ``num_searches`` a
+    positive integer, ``C`` a finite non-negative number; ``ValueError`` saying what is allowed."""
+    if isinstance(num_searches, bool) or not isinstance(num_searches, numbers.Integral) or num_searches < 1:
+        raise ValueError(f"num_searches must be a positive integer, got {num_searches!r}")
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C) or C < 0:
+        raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {C!r}")
+
+
 @functools.cache
 def field_docs(cls: type) -> dict[str, str]:
     """Each field's docstring (the string under it in the class body), read from the source: the command line's

@@ -182,7 +182,7 @@ def update_json_file(path: str | os.PathLike[str], change: Any) -> dict[str, Any
     """Read the JSON object in ``path``, apply ``change(data)`` (it changes ``data`` in place), write it back
     atomically; returns what was written.
 
-    For files that several processes share (a cache in the user's home, the weights registry): the read and the
+    For files that several processes share (the inference-mode cache in the user's home): the read and the
     write happen under an exclusive ``flock`` on ``path``'s directory, so two processes that add an entry each at
     the same instant keep both (without it the later write drops the earlier one's entry). A missing, damaged or
     non-object file reads as ``{}``. Where there is no ``flock`` (Windows) the update is atomic but unlocked.

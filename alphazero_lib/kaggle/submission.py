@@ -5,8 +5,6 @@ from __future__ import annotations
 import base64
 import inspect
 import io
-import math
-import numbers
 import os
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import torch
 from torch.nn.utils.fusion import fuse_conv_bn_weights
 
 from alphazero_lib.checkpoints import check_finite
+from alphazero_lib.config import check_exported_search
 from alphazero_lib.games.connect_four import ConnectFour
 from alphazero_lib.kaggle import agent as standalone_agent  # the module whose source the submission copies
 from alphazero_lib.utils import atomic_write_bytes
@@ -59,10 +58,7 @@ def submission_source(model: Any, num_searches: int = 200, C: float = 2.0) -> st
     game = getattr(model, "game", None)
     if not isinstance(game, ConnectFour):
         raise ValueError(f"export-kaggle needs a Connect Four model, got one for {game!r}")
-    if isinstance(num_searches, bool) or not isinstance(num_searches, numbers.Integral) or num_searches < 1:
-        raise ValueError(f"num_searches must be a positive integer, got {num_searches!r}")
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C) or C < 0:
-        raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {C!r}")
+    check_exported_search(num_searches, C)
     check_finite(model.state_dict(), f"the {game!r} model")
     model = model.to("cpu").eval()
     params = numpy_params(model)

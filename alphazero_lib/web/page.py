@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
-import numbers
 import os
 import shutil
 import tempfile
@@ -99,19 +97,14 @@ def page_config(model: Any, num_searches: int, C: float, title: str | None, sour
 
 def check_settings(model: Any, num_searches: int, C: float) -> None:
     """Raise ``ValueError`` for a game the page does not play, or searches and ``C`` it cannot use."""
-    from alphazero_lib.config import LIMITS
+    from alphazero_lib.config import check_exported_search, check_limit
 
     game = getattr(model, "game", None)
     name = getattr(game, "config", {}).get("name") if game is not None else None
     if name not in WEB_GAMES:
         raise ValueError(f"export-web writes pages for Connect Four and Tic-Tac-Toe, not {game!r}")
-    limit, why = LIMITS["num_searches"]
-    if isinstance(num_searches, bool) or not isinstance(num_searches, numbers.Integral) or not 1 <= num_searches:
-        raise ValueError(f"num_searches must be a positive integer, got {num_searches!r}")
-    if num_searches > limit:
-        raise ValueError(f"num_searches must be at most {limit:,} ({why}), got {num_searches:,}")
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C) or C < 0:
-        raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {C!r}")
+    check_exported_search(num_searches, C)
+    check_limit("num_searches", "num_searches", num_searches)  # the page searches in the browser: LIMITS' cap
 
 
 def _check_target(out: Path) -> None:
