@@ -208,7 +208,12 @@ def parent_q(child: Any) -> float | None:
 
 def score(parent: Any, child: Any, C: float) -> float | None:
     """The parent's selection score for ``child``: the learner's ``parent.get_ucb(child, C)`` where it exists,
-    else UCB1 (vanilla) or PUCT (AlphaZero) as the library computes them; None where it is undefined."""
+    else the library's formula: PUCT (``search_policies.puct_scores``) for a node with a prior, UCB1
+    (``mcts.Node.get_ucb``) for one without; None where it is undefined."""
+    from alphazero_lib.config import SearchConfig
+    from alphazero_lib.mcts import Node as VanillaNode
+    from alphazero_lib.search_policies import Children, puct_scores
+
     try:
         if hasattr(parent, "get_ucb"):
             with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -216,12 +221,12 @@ def score(parent: Any, child: Any, C: float) -> float | None:
                 value = float(parent.get_ucb(child, C))
             return value if math.isfinite(value) else None
         if hasattr(child, "prior"):
-            q = 0.0 if child.visit_count == 0 else -child.value_sum / child.visit_count
-            return q + C * child.prior * math.sqrt(parent.visit_count) / (1 + child.visit_count)
+            one = [np.array([[float(x)]]) for x in (child.prior, child.visit_count, child.value_sum, 0.0)]
+            alone = Children(*one, np.array([float(parent.visit_count)]), np.zeros(1))
+            return float(puct_scores(alone, SearchConfig(C=float(C)))[0, 0])
         if child.visit_count == 0:
             return None
-        q = 1 - (child.value_sum / child.visit_count + 1) / 2
-        return q + C * math.sqrt(math.log(parent.visit_count) / child.visit_count)
+        return VanillaNode.get_ucb(parent, child, C)
     except (ZeroDivisionError, ValueError, TypeError, AttributeError):
         return None
 
