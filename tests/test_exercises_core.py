@@ -247,7 +247,7 @@ def test_hint_and_solution_on_request(capsys):
 @pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello"])
 def test_random_game_plays_legal_moves_to_the_end_or_the_limit(name):
     from alphazero_lib import make_game
-    from alphazero_lib.exercises.core import random_game
+    from alphazero_lib.exercises.positions import random_game
 
     game = make_game(name)
     for seed in range(5):
@@ -266,22 +266,68 @@ def test_random_game_plays_legal_moves_to_the_end_or_the_limit(name):
         assert [a for _, a, _, _ in short] == [a for _, a, _, _ in moves][:3]
 
 
-def test_the_checkers_position_generators_draw_from_random_game():
-    """Notebook 7's live positions: canonical (the player to move is 1: equal counts when X moves, one more -1
-    when O does), not over, a legal move left."""
+def _live_and_canonical(game, state, in_a_row):
+    """Canonical (the player to move is 1: equal counts when X moves, one more -1 when O does), not over, a legal
+    move left."""
     from reference import has_line
 
-    from alphazero_lib.exercises import nb07_parallel
+    mine, theirs = np.count_nonzero(state == 1), np.count_nonzero(state == -1)
+    return (
+        theirs - mine in (0, 1)  # X (1 here when X moves) never has fewer pieces than O
+        and game.get_valid_moves(state).any()
+        and not has_line(state, 1, in_a_row)
+        and not has_line(state, -1, in_a_row)
+    )
+
+
+@pytest.mark.parametrize("ended", ["before", "redraw"])
+def test_live_positions_are_canonical_and_not_over(ended):
+    from alphazero_lib.exercises import positions
     from alphazero_lib.games import ConnectFour, TicTacToe
 
     for game, in_a_row in ((TicTacToe(), 3), (ConnectFour(), 4)):
-        states = nb07_parallel.random_positions(game, 40, np.random.default_rng(3), max_moves=12)
+        states = positions.batch(game, 40, np.random.default_rng(3), 13, ended=ended)
+        assert states.shape == (40, game.row_count, game.column_count)
         assert len({s.tobytes() for s in states}) > 20
-        for state in states:
-            mine, theirs = np.count_nonzero(state == 1), np.count_nonzero(state == -1)
-            assert theirs - mine in (0, 1)  # X (1 here when X moves) never has fewer pieces than O
-            assert game.get_valid_moves(state).any()
-            assert not has_line(state, 1, in_a_row) and not has_line(state, -1, in_a_row)
+        assert all(_live_and_canonical(game, s, in_a_row) for s in states)
+        live = positions.live_positions(game, 20, seed=4)
+        assert np.array_equal(live[0], game.get_initial_state()) and len(live) > 3
+        assert all(_live_and_canonical(game, s, in_a_row) for s in live)
+
+
+def test_kept_positions_include_finished_games_and_absolute_ones_keep_x_as_1():
+    from alphazero_lib.exercises import positions
+    from alphazero_lib.games import TicTacToe
+
+    game = TicTacToe()
+    kept = positions.random_positions(game, 60, np.random.default_rng(5), 10, canonical=False)
+    assert any(game.is_over(s) for s in kept)
+    assert all(np.count_nonzero(s == 1) - np.count_nonzero(s == -1) in (0, 1) for s in kept)  # X moved first
+    boards = positions.game_boards(game, 25, np.random.default_rng(6))
+    assert len(boards) == 25 and np.array_equal(boards[0], game.get_initial_state())
+    assert any(game.is_over(b) for b in boards) and sum(not b.any() for b in boards) >= 2  # games one after another
+    played = positions.played_positions(game, np.random.default_rng(7), 2, scripted=[[0, 3, 1, 4, 2]])
+    assert [a for _, a, _ in played[:5]] == [0, 3, 1, 4, 2] and [p for _, _, p in played[:5]] == [1, -1, 1, -1, 1]
+    assert game.check_win(played[4][0], 2) and sum(game.is_over(s) for s, _, _ in played) == 3  # three games
+
+
+def test_forced_wins_and_near_end_positions_are_what_they_say():
+    from alphazero_lib.exercises import positions
+    from alphazero_lib.games import ConnectFour, TicTacToe
+
+    for game in (TicTacToe(), ConnectFour()):
+        rng = np.random.default_rng(8)
+        for state, wins in positions.forced_wins(game, 6, rng, game.row_count * game.column_count):
+            for action in range(game.action_size):
+                if game.get_valid_moves(state)[action]:
+                    value, over = game.get_value_and_terminated(game.get_next_state(state, action, 1), action)
+                    assert (action in wins) == (over and value == 1)
+        for state in positions.near_end(game, 6, rng, left=1):
+            assert not game.is_over(state)
+            assert all(game.is_over(game.get_next_state(state, a, 1)) for a in positions.winning_moves(game, state))
+    assert positions.winning_moves(TicTacToe(), positions.WIN_AT_2) == [2]
+    assert positions.winning_moves(TicTacToe(), positions.ONE_MOVE_LEFT) == []
+    assert TicTacToe().get_valid_moves(positions.ONE_MOVE_LEFT).sum() == 1
 
 
 # ---- hints from what the answer shows (issue 50) ---------------------------------------------------------------

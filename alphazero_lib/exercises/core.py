@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from alphazero_lib.exercises.positions import random_game  # noqa: F401 (the checks' positions: see there)
+
 PASSED = "✅"
 FAILED = "❌"
 NOT_WRITTEN = "⏳"
@@ -260,29 +262,6 @@ def show_pair(got: Any, expected: Any, limit: int = 160) -> tuple[str, str]:
 def board(state: Any) -> str:
     """A state as a one-line nested list, for a case's ``call`` text: ``[[1, 0, 0], [0, -1, 0], [0, 0, 0]]``."""
     return str(np.asarray(state).astype(int).tolist())
-
-
-def random_game(game: Any, rng: np.random.Generator, max_moves: int | None = None) -> list[tuple[Any, int, int, bool]]:
-    """A uniformly random game of ``game`` from the empty board, the checks' one source of positions.
-
-    One ``(state after the move, the move, the player who made it, whether it ended the game)`` per move, states
-    absolute (player 1's pieces are 1); it stops at the end of the game, or after ``max_moves`` moves. Each move is
-    one draw, ``rng.choice(np.flatnonzero(game.get_valid_moves(state, player)))`` (the library's games take the
-    player to move: Othello's moves depend on it), so a seeded check repeats its positions.
-    """
-    state, player, moves = game.get_initial_state(), 1, []
-    while max_moves is None or len(moves) < max_moves:
-        legal = np.flatnonzero(game.get_valid_moves(state, player))
-        if len(legal) == 0:
-            break
-        action = int(rng.choice(legal))
-        state = game.get_next_state(state, action, player)
-        ended = bool(game.get_value_and_terminated(state, action)[1])
-        moves.append((state, action, player, ended))
-        if ended:
-            break
-        player = -player
-    return moves
 
 
 def is_stub(code: Any) -> bool:
