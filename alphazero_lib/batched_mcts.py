@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -184,7 +184,8 @@ class BatchedMCTS:
     The search policy is two functions (``alphazero_lib.search_policies``), ``root_selection`` and
     ``interior_selection``, each ``(children: Children, config, root: RootContext | None) -> actions [M]``;
     by default those of ``config.policy`` (PUCT or Gumbel AlphaZero). ``run`` returns a ``SearchOutput`` (policy,
-    action, visit shares, improved policy, root value); ``search`` its policy. ``backup``, when given, replaces
+    action, visit shares, improved policy, root value); ``search`` its policy; ``run_steps`` is ``run`` one step at
+    a time, to watch the trees grow (notebook 7). ``backup``, when given, replaces
     the backup with a function ``(visit_count [B, N], value_sum [B, N], path [L, B] of per-game node numbers,
     depth [B], leaf_value [B]) -> None`` that updates the first two in place (the course's exercise, notebook 7).
     """
@@ -305,6 +306,19 @@ class BatchedMCTS:
         ``num_searches``; default ``num_searches``) sets each game's budget, e.g. a cheap search for playout cap
         randomisation. Raises ``ValueError`` when an active game has no legal move.
         """
+        for _ in self.run_steps(states, active, num_simulations):
+            pass
+        assert self.last_output is not None  # run_steps sets it when it ends
+        return self.last_output
+
+    def run_steps(
+        self, states: np.ndarray, active: np.ndarray | None = None, num_simulations: np.ndarray | int | None = None
+    ) -> Iterator[int]:
+        """``run`` one step at a time, a hook to watch the trees grow: a generator that yields 0 after the root
+        step (every root evaluated, its noise drawn) and ``k`` after simulation ``k`` (one in every game with
+        simulations left), the arrays in ``self.tree`` as they are then. Once exhausted, ``self.last_output``
+        holds ``run``'s result; arguments and errors are ``run``'s. Notebook 7 draws the trees between the steps.
+        """
         start_time = time.perf_counter()
         game, config = self.game, self.config
         states = np.asarray(states)
@@ -356,8 +370,10 @@ class BatchedMCTS:
         self.stats.positions += int(active.sum())
         self.stats.reused_roots += int(reused.sum())
         self.stats.simulations += int(simulations.sum())
+        yield 0
         for simulation in range(int(simulations.max(initial=0))):
             self._simulate(simulation < simulations)
+            yield simulation + 1
 
         # RESULT: the policy (visit shares or improved policy), the chosen action and the root value of each game
         A = game.action_size
@@ -370,7 +386,6 @@ class BatchedMCTS:
         action[searched], root_value[searched] = found.action, found.root_value
         self.last_output = SearchOutput(policy, action, shares, improved, root_value)
         self.stats.search_seconds += time.perf_counter() - start_time
-        return self.last_output
 
     def _checked_states(self, states: np.ndarray, active: np.ndarray) -> np.ndarray:
         """``states [B, R, C]`` as int8, after the checks ``AlphaMCTS`` makes of its one state, for every active game:

@@ -147,6 +147,22 @@ def test_stats_count_one_evaluation_per_non_terminal_leaf_plus_the_root():
     assert np.array_equal(mcts.visit_count[:, ROOT], np.full(5, 301.0))
 
 
+def test_run_steps_yields_after_the_root_step_and_each_simulation_and_ends_as_run():
+    game = make_game("connect_four")
+    states = np.stack(random_positions(game, 3, seed=2))
+    config = SearchConfig(num_searches=8, seed=1, dirichlet_epsilon=0.25)
+    stepped = BatchedMCTS(game, FakeNet(game), config)
+    budget = np.array([8, 3, 5])
+    seen = []
+    for step in stepped.run_steps(states, num_simulations=budget):
+        seen.append(step)
+        assert np.array_equal(stepped.visit_count[:, ROOT], 1 + np.minimum(step, budget))  # the trees as they grow
+    assert seen == list(range(9))
+    whole = BatchedMCTS(game, FakeNet(game), config).run(states, num_simulations=budget)
+    assert np.array_equal(stepped.last_output.policy, whole.policy)
+    assert np.array_equal(stepped.last_output.action, whole.action)
+
+
 # ---- masked games ----------------------------------------------------------------------------------------
 def test_inactive_games_are_left_alone_and_draw_no_noise():
     game = make_game("connect_four")

@@ -96,6 +96,7 @@ def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(home, fast, ca
     calls = yours.counter.per_piece
     assert calls["learn"] == 1 and calls["game_memory"] >= 4 * 2  # each game and its mirror image
     assert calls["train"] == 1 and calls["backup"] > 0 and calls["ConnectFour.get_next_state"] > 0
+    assert calls["BatchedMCTS network call"] == run.mcts.stats.network_calls > 0  # read from the search's stats
     assert (calls["select_actions"] > 0) == (not fast)  # Gumbel's search selects by its own rule
     assert yours.counter.totals()["yours"] == 0
 

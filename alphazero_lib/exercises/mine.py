@@ -373,19 +373,30 @@ class CallCounter:
     """Counts calls into each piece, and whose code answered them: ``totals()``, ``report()``."""
 
     def __init__(self) -> None:
-        self.per_piece: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()  # counted by the wrappers of ``wrap``
+        self.readers: dict[str, Callable[[], int]] = {}  # counts kept elsewhere, read when asked
         self.whose: dict[str, str] = {}
 
     def wrap(self, name: str, function: Callable[..., Any], whose: str) -> Callable[..., Any]:
         self.whose[name] = whose
-        per_piece = self.per_piece
+        calls = self.calls
 
         @functools.wraps(function)
         def counted(*args: Any, **kwargs: Any) -> Any:
-            per_piece[name] += 1
+            calls[name] += 1
             return function(*args, **kwargs)
 
         return counted
+
+    def read(self, name: str, count: Callable[[], int], whose: str) -> None:
+        """Count ``name``'s calls with ``count()``, a count kept elsewhere (``BatchedMCTS.stats.network_calls``)."""
+        self.whose[name] = whose
+        self.readers[name] = count
+
+    @property
+    def per_piece(self) -> Counter[str]:
+        """The calls of each piece called at least once."""
+        return self.calls + Counter({name: count() for name, count in self.readers.items()})  # + drops zeros
 
     def totals(self) -> dict[str, int]:
         out = {"yours": 0, "library": 0}
@@ -394,9 +405,9 @@ class CallCounter:
         return out
 
     def report(self) -> str:
-        totals = self.totals()
+        totals, calls = self.totals(), self.per_piece
         everything = max(1, sum(totals.values()))
-        parts = [f"{n} {self.per_piece[n]:,} ({self.whose[n]})" for n in sorted(self.per_piece, key=str.lower)]
+        parts = [f"{n} {calls[n]:,} ({self.whose[n]})" for n in sorted(calls, key=str.lower)]
         return (
             f"calls into the course's pieces: yours {totals['yours']:,} ({100 * totals['yours'] / everything:.0f}%), "
             f"the library's {totals['library']:,}: " + ", ".join(parts)

@@ -431,20 +431,9 @@ def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves
 
 
 def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
-    """Yield after the root step of ``BatchedMCTS.search`` and after each of ``simulations`` simulations.
-
-    Reads the library's search as it runs: the root step is ``search`` with its simulations switched off,
-    then ``_simulate`` (one simulation in every game) is called one at a time.
-    """
-    mcts._simulate = lambda searching: None  # the root step only
-    try:
-        mcts.search(states)
-    finally:
-        del mcts._simulate
-    yield 0
-    for simulation in range(1, simulations + 1):
-        mcts._simulate(np.ones(len(states), dtype=bool))
-        yield simulation
+    """Yield 0 after the root step of ``mcts.search(states)`` and ``k`` after each of ``simulations`` simulations:
+    the library's ``BatchedMCTS.run_steps`` with a budget of ``simulations``."""
+    yield from mcts.run_steps(states, num_simulations=simulations)
 
 
 # ---- the checks -----------------------------------------------------------------------------------------------
