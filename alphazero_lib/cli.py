@@ -9,7 +9,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from alphazero_lib.config import LIMITS, MAX_SEED, MAX_THREADS, SearchConfig
+from alphazero_lib.config import (
+    CHOICES,
+    FLAG_GROUPS,
+    LIMITS,
+    MAX_SEED,
+    MAX_THREADS,
+    SearchConfig,
+    field_docs,
+    setting_flags,
+)
 from alphazero_lib.games import GAMES, make_game
 
 #: Every command that takes --game plays Connect Four unless told otherwise (train alone asks for it).
@@ -199,6 +208,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_game_argument(parser)
+    parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    parser.add_argument("--player1", default="random", metavar="SPEC", help="first player's spec (default random)")
+    parser.add_argument("--player2", default="random", metavar="SPEC", help="second player's spec (default random)")
+
+
 # ---- arena ----------------------------------------------------------------------------------------
 def _arena(args: argparse.Namespace) -> int:
     """Play a match with alternating first player; print the results by seat or one JSON object."""
@@ -250,6 +266,34 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arena_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_game_argument(parser)
+    parser.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
+    parser.add_argument("--player2", metavar="SPEC", help="the other player's spec")
+    parser.add_argument(
+        "--games",
+        type=_bounded(1_000_000, "a million games take days even for random players"),
+        default=10,
+        help="games to play (default 10)",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
+    parser.add_argument(
+        "--openings",
+        type=_limited("opening_moves", least=0),
+        default=None,
+        metavar="K",
+        help="start each pair of games from a random K-move opening",
+    )
+    parser.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="Tic-Tac-Toe: player 1 on both seats against every reply, and against every perfect reply",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
+    parser.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 # ---- play -----------------------------------------------------------------------------------------
 def _play(args: argparse.Namespace) -> int:
     """A person against any player in the terminal; the board is redrawn after every move."""
@@ -270,86 +314,35 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_game_argument(parser)
+    parser.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
+    parser.add_argument("--first", action="store_true", help="you move first (X)")
+    parser.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
+    parser.add_argument("--seed", type=_seed, default=None, help="the opponent's seed (default: fresh)")
+
+
 # ---- train ----------------------------------------------------------------------------------------
-#: train's flags for TrainConfig settings (search fields flat): flag -> field. Only the names are chosen here; each
-#: flag's type, choices, limits and help come from its field (annotation, ``config.CHOICES``, docstring), and its
-#: value is checked by the dataclass itself (``_config_flag``).
-_TRAIN_FLAGS = {
-    "--iterations": "num_iterations",
-    "--games-per-iteration": "games_per_iteration",
-    "--searches": "num_searches",
-    "--epochs": "num_epochs",
-    "--batch-size": "batch_size",
-    "--lr": "lr",
-    "--device": "device",
-    "--seed": "seed",
-    "--threads": "num_threads",
-    "--train-precision": "train_precision",
-}
-_SCHEDULE_FLAGS = {
-    "--search-policy": "policy",
-    "--gumbel-considered": "gumbel_considered",
-    "--dirichlet-epsilon": "dirichlet_epsilon",
-    "--dirichlet-alpha": "dirichlet_alpha",
-    "--value-target-q-weight": "value_target_q_weight",
-    "--full-search-fraction": "full_search_fraction",
-    "--cheap-searches": "cheap_searches",
-    "--opening-moves": "opening_moves",
-    "--move-selection": "move_selection",
-    "--temperature": "temperature",
-    "--temperature-moves": "temperature_moves",
-    "--lr-decay-iterations": "lr_decay_iterations",
-    "--lr-final-fraction": "lr_final_fraction",
-    "--optimizer": "optimizer",
-    "--weight-decay": "weight_decay",
-    "--replay-window": "replay_window",
-    "--train-samples": "train_samples",
-    "--position-averaging": "position_averaging",
-    "--measure-new-games": "measure_new_games",
-}
-_SELF_PLAY_FLAGS = {
-    "--self-play": "self_play",
-    "--parallel-games": "num_parallel_games",
-    "--workers": "num_workers",
-    "--ray-cpus": "ray_cpus_per_actor",
-    "--inference-mode": "inference_mode",
-    "--reuse-tree": "reuse_tree",
-}
-# flags whose parsing carries more than the field's check (the machine's cores; the reason shared with other commands)
-_FLAG_PARSERS: dict[str, Callable[[str], object]] = {
-    "--seed": _seed,
-    "--threads": _threads,
-    "--lr": _learning_rate,
-    "--measure-new-games": _on_off,
-    "--position-averaging": _on_off,
-    "--reuse-tree": _on_off,
-}
-_TRAIN_OVERRIDES = {  # argparse dest -> TrainConfig setting
-    flag[2:].replace("-", "_"): name
-    for flags in (_TRAIN_FLAGS, _SCHEDULE_FLAGS, _SELF_PLAY_FLAGS)
-    for flag, name in flags.items()
-}
+#: Settings whose flag parses more than the field's own check: the machine's cores, the words other commands share.
+#: Every other setting flag is its field's alone (``config.setting_flags``, ``_config_flag``).
+_FLAG_PARSERS: dict[str, Callable[[str], object]] = {"seed": _seed, "num_threads": _threads, "lr": _learning_rate}
 
 
-def _config_flag(group: argparse._ActionsContainer, flag: str, name: str) -> None:
-    """Add ``flag`` for the TrainConfig (or SearchConfig) field ``name``: parsed by its annotation, limited to
-    ``config.CHOICES``, checked by the dataclass (its message, under the flag's name), helped by its docstring."""
+def _config_flag(group: argparse._ActionsContainer, flag: str, owner: type, name: str) -> None:
+    """Add ``flag`` for the field ``name`` of ``owner`` (TrainConfig or SearchConfig), its value under ``args.name``:
+    parsed by its annotation, limited to ``config.CHOICES``, checked by the dataclass (its message, under the flag's
+    name), helped by its docstring."""
     from dataclasses import fields
 
-    from alphazero_lib.config import CHOICES, SEARCH_FIELDS, SearchConfig, TrainConfig, field_docs
-
-    owner = SearchConfig if name in SEARCH_FIELDS else TrainConfig
     kind = str(next(f.type for f in fields(owner) if f.name == name))
-    doc = field_docs(owner)[name]
-    first = _first_sentence(doc).replace("%", "%%")
-    parse = _FLAG_PARSERS.get(flag)
-    if parse is None and "int" in kind:
-        parse = _integer_text
-    elif parse is None and "float" in kind:
-        parse = _float_text
+    first = _first_sentence(field_docs(owner)[name]).replace("%", "%%")
+    parse = _FLAG_PARSERS.get(name)
+    if parse is None:
+        kinds = {"bool": _on_off, "int": _integer_text, "float": _float_text}
+        parse = next((kinds[k] for k in kinds if k in kind), str)
 
     def checked(text: str) -> object:
-        value = parse(text) if parse is not None else text
+        value = parse(text)
         try:
             owner(**{name: value})  # the dataclass's own checks, one field at a time
         except ValueError as err:
@@ -359,6 +352,7 @@ def _config_flag(group: argparse._ActionsContainer, flag: str, name: str) -> Non
     metavar = "|".join(CHOICES[name]) if name in CHOICES and len(CHOICES[name]) > 3 else None
     group.add_argument(
         flag,
+        dest=name,
         type=checked,
         default=None,
         choices=CHOICES.get(name) if metavar is None else None,
@@ -398,10 +392,6 @@ def _without_owner(message: str) -> str:
     return re.sub(r"^(?:TrainConfig|SearchConfig)?\.?\w+ must ", "must ", message, count=1)
 
 
-# argparse dest -> flag, for the flags that only batched self-play reads
-_BATCHED_FLAGS = {flag[2:].replace("-", "_"): flag for flag in [*_SELF_PLAY_FLAGS, "--ray"] if flag != "--self-play"}
-
-
 def _train(args: argparse.Namespace) -> int:
     """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume.
 
@@ -412,10 +402,13 @@ def _train(args: argparse.Namespace) -> int:
     from alphazero_lib.rundir import open_run
     from alphazero_lib.training import build_trainer
 
-    overrides = {f: getattr(args, flag) for flag, f in _TRAIN_OVERRIDES.items() if getattr(args, flag) is not None}
+    flags = {name: (flag, group) for flag, _, name, group in setting_flags() if getattr(args, name) is not None}
+    overrides = {name: getattr(args, name) for name in flags}
     if args.ray is not None:  # --ray [ADDRESS]: self-play actors on Ray (a local instance without an address)
         overrides.update(executor="ray", ray_address=None if args.ray == "local" else args.ray)
-    given = [option for flag, option in _BATCHED_FLAGS.items() if getattr(args, flag) is not None]
+    # the flags that only batched self-play reads
+    given = [flag for name, (flag, group) in flags.items() if group == "self_play" and name != "self_play"]
+    given += ["--ray"] if args.ray is not None else []
     if not args.resume and args.self_play is None and given:
         overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
     run = open_run(
@@ -428,12 +421,13 @@ def _train(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
     )
     config = run.config
-    if args.workers is not None and config.executor != "ray" and args.workers > 4 * _cores():
+    if args.num_workers is not None and config.executor != "ray" and args.num_workers > 4 * _cores():
         raise ValueError(
-            f"--workers {args.workers} would start {args.workers} processes on the {_cores()} cores of this machine; "
+            f"--workers {args.num_workers} would start {args.num_workers} processes on the {_cores()} cores of this "
+            "machine; "
             f"at most {4 * _cores()} (4 per core: more only wait on each other), or run them on Ray (--ray)"
         )
-    if args.ray_cpus is not None and config.executor != "ray":
+    if args.ray_cpus_per_actor is not None and config.executor != "ray":
         raise ValueError(
             "--ray-cpus sets the CPUs of each Ray actor, but this run's self-play does not run on Ray; "
             "add --ray, or drop --ray-cpus"
@@ -468,6 +462,38 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default=None, choices=sorted(GAMES), help="which game (required for a new run)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--preset", default=None, help="a TrainConfig preset (default: the game's, if any)")
+    source.add_argument("--config", default=None, metavar="FILE", help="TrainConfig fields as JSON")
+    parser.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, history, plots)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
+    parser.add_argument(
+        "--time-budget",
+        type=_positive_float,
+        default=None,
+        metavar="MINUTES",
+        help="stop after the iteration that passes this many minutes of wall time (--resume continues)",
+    )
+    groups = {key: parser.add_argument_group(title) if title else parser for key, title in FLAG_GROUPS.items()}
+    for flag, owner, name, group in setting_flags():
+        _config_flag(groups[group], flag, owner, name)
+    groups["self_play"].add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="batched self-play on Ray actors, one per --workers: a local Ray instance, or the cluster at ADDRESS "
+        '(e.g. auto, HOST:6379); needs pip install -e ".[distributed]"',
+    )
+
+
 # ---- bench ----------------------------------------------------------------------------------------
 def _bench(args: argparse.Namespace) -> int:
     """Throughput figures: ``bench selfplay`` compares serial and batched self-play on one network."""
@@ -492,6 +518,45 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("what", choices=["selfplay"], help="which benchmark")
+    _add_game_argument(parser)
+    parser.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
+    parser.add_argument(
+        "--searches", type=_limited("num_searches"), default=None, help="search simulations per move (default: preset)"
+    )
+    parser.add_argument(
+        "--games",
+        type=_limited("num_parallel_games"),
+        default=64,
+        help="games in flight in batched self-play (default 64)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_positive_float,
+        default=60.0,
+        help="the whole command's time (default 60): a fifth of what is left after loading torch and building the "
+        "network times the network alone, the rest self-play; a call under way always finishes, so it may run over "
+        "by one network call of each kind timed and one self-play move of each side (the searches are cut to fit), "
+        "plus Python's start-up",
+    )
+    parser.add_argument(
+        "--mode",
+        default="auto",
+        help="inference mode of batched self-play, the only one timed (default auto: every mode that can win here; "
+        "bf16 only on a CPU with bfloat16 units)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=_threads,
+        default=1,
+        help="torch threads (default 1, as the players: a second thread spin-waits when the machine is busy)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 # ---- export-kaggle --------------------------------------------------------------------------------
 def _export_kaggle(args: argparse.Namespace) -> int:
     """Write a one-file ConnectX submission (numpy only at play time) for Connect Four weights."""
@@ -502,6 +567,10 @@ def _export_kaggle(args: argparse.Namespace) -> int:
     path = export_submission(model, args.out, num_searches=args.searches, C=args.C)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB): {model.game!r}, up to {args.searches} searches a move")
     return 0
+
+
+def _export_kaggle_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_export_arguments(parser, "submission.py", "the file to write", "search simulations per move at most")
 
 
 # ---- export-web -----------------------------------------------------------------------------------
@@ -519,6 +588,19 @@ def _export_web(args: argparse.Namespace) -> int:
         f"with `python -m http.server --directory {out} 8000` and open http://localhost:8000 (not from file://)"
     )
     return 0
+
+
+def _export_web_arguments(parser: argparse.ArgumentParser) -> None:
+    searches = "search simulations per move, the page's default (the player can change it)"
+    _add_export_arguments(parser, "alphazero_web", "the folder to write", searches)
+    parser.add_argument(
+        "--ort-web",
+        default=None,
+        metavar="DIR",
+        help="where onnxruntime-web's npm files are (default $ALPHAZERO_ORT_WEB, else ~/.cache/alphazero_lib/"
+        "onnxruntime-web-VERSION; the error says the npm command that installs them)",
+    )
+    parser.add_argument("--title", default=None, help="the page's title (default: the weights' name)")
 
 
 # ---- playoff --------------------------------------------------------------------------------------
@@ -561,6 +643,33 @@ def _playoff(args: argparse.Namespace) -> int:
     if args.gif:
         print(f"wrote {save_gif(game, states, args.gif, captions)}")  # atomic too
     return 0
+
+
+def _playoff_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_game_argument(parser, games=KAGGLE_GAMES)
+    parser.add_argument(
+        "--player1",
+        default=None,
+        metavar="SPEC",
+        help="first player: a spec or kaggle:NAME (default alphazero:connect_four, the shipped model; "
+        "alphazero:tictactoe with --game tictactoe)",
+    )
+    parser.add_argument(
+        "--player2",
+        default=None,
+        metavar="SPEC",
+        help="second player (default kaggle:negamax; kaggle:reaction with --game tictactoe)",
+    )
+    parser.add_argument(
+        "--out",
+        default="playoff.html",
+        type=_file_ending(".html", ".htm", what="an HTML page"),
+        help="HTML file to write (default playoff.html)",
+    )
+    parser.add_argument(
+        "--gif", default=None, type=_file_ending(".gif", what="an animated GIF"), help="also write an animated GIF here"
+    )
+    parser.add_argument("--seed", type=_seed, default=0, help="seed for both players (default 0)")
 
 
 # ---- kaggle-eval ----------------------------------------------------------------------------------
@@ -612,6 +721,21 @@ def _kaggle_eval(args: argparse.Namespace) -> int:
         print(f"interrupted{'; not played: ' + ', '.join(left) if left else ''}", file=sys.stderr)
         return 130
     return 0
+
+
+def _kaggle_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_game_argument(parser, games=KAGGLE_GAMES)
+    parser.add_argument("--player", required=True, help="a player spec, or a submission .py file")
+    parser.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
+    parser.add_argument(
+        "--episodes",
+        type=_bounded(100_000, "an episode takes a second or more"),
+        default=100,
+        help="episodes on each seat (default 100)",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON list")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 # ---- strength -------------------------------------------------------------------------------------
@@ -676,6 +800,41 @@ def _strength(args: argparse.Namespace) -> int:
     return 0
 
 
+def _strength_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--player",
+        required=True,
+        action="append",
+        metavar="SPEC",
+        help=f"a player spec (repeat for more): {_spec_help()}",
+    )
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        default=["end_easy", "middle_easy", "middle_medium"],
+        metavar="SET",
+        help="which sets: end_easy, middle_easy, middle_medium (default all three, 1,000 positions each)",
+    )
+    parser.add_argument("--limit", type=_positive_int, default=None, help="the first N positions of each set only")
+    parser.add_argument("--seed", type=_seed, default=0, help="the players' seed (default 0)")
+    parser.add_argument(
+        "--batch-size",
+        type=_bounded(4_096, "positions searched at once share memory"),
+        default=100,
+        help="positions searched at once by network players (100)",
+    )
+    parser.add_argument("--threads", type=_threads, default=None, help="torch threads (default: torch's)")
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help="measure in N processes, a chunk of --batch-size positions at a time, each on --threads torch threads "
+        "(default 1); the figures equal one process's except where a random tie-break decides a move",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _add_export_arguments(parser: argparse.ArgumentParser, out: str, out_help: str, searches_help: str) -> None:
     """The flags both exports take: the weights, where to write, and the search the exported agent runs."""
     parser.add_argument("--weights", required=True, help="a checkpoint path or shipped weights (e.g. connect_four)")
@@ -686,8 +845,35 @@ def _add_export_arguments(parser: argparse.ArgumentParser, out: str, out_help: s
     )
 
 
+#: The commands: name -> (help, the function that adds its arguments, the function that runs it).
+_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
+    "demo": ("watch one game between two players in the terminal", _demo_arguments, _demo),
+    "train": ("train AlphaZero by self-play into a run directory (resumable)", _train_arguments, _train),
+    "arena": ("a match between two players, alternating who starts", _arena_arguments, _arena),
+    "play": ("play against any player in the terminal", _play_arguments, _play),
+    "bench": ("throughput figures (serial vs batched self-play)", _bench_arguments, _bench),
+    "export-kaggle": (
+        "write a one-file ConnectX submission for Connect Four weights",
+        _export_kaggle_arguments,
+        _export_kaggle,
+    ),
+    "export-web": (
+        "write a static web page (ONNX, onnxruntime-web) that plays Connect Four or Tic-Tac-Toe",
+        _export_web_arguments,
+        _export_web,
+    ),
+    "playoff": ("one kaggle-environments game, written as an HTML animation", _playoff_arguments, _playoff),
+    "kaggle-eval": ("a player or submission file vs kaggle's built-in agents", _kaggle_eval_arguments, _kaggle_eval),
+    "strength": (
+        "error rates on Pons' labelled Connect Four positions, beside AlphaZero.jl's figures",
+        _strength_arguments,
+        _strength,
+    ),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+    """The argument parser with every subcommand (``_COMMANDS``)."""
     parser = _Parser(
         prog="python -m alphazero_lib",
         description="AlphaZero from Scratch on the command line: play, watch and pit players, train, benchmark, "
@@ -695,217 +881,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'python -m alphazero_lib COMMAND --help' for one command's options.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    demo = commands.add_parser("demo", help="watch one game between two players in the terminal")
-    _add_game_argument(demo)
-    demo.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
-    demo.add_argument("--player1", default="random", metavar="SPEC", help="first player's spec (default random)")
-    demo.add_argument("--player2", default="random", metavar="SPEC", help="second player's spec (default random)")
-    demo.set_defaults(func=_demo)
-
-    train = commands.add_parser("train", help="train AlphaZero by self-play into a run directory (resumable)")
-    train.add_argument("--game", default=None, choices=sorted(GAMES), help="which game (required for a new run)")
-    source = train.add_mutually_exclusive_group()
-    source.add_argument("--preset", default=None, help="a TrainConfig preset (default: the game's, if any)")
-    source.add_argument("--config", default=None, metavar="FILE", help="TrainConfig fields as JSON")
-    train.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, history, plots)")
-    train.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
-    train.add_argument(
-        "--overwrite", action="store_true", help="start afresh in a RUN_DIR that holds a run, replacing its checkpoints"
-    )
-    for flag, name in _TRAIN_FLAGS.items():
-        _config_flag(train, flag, name)
-    train.add_argument("--no-progress", action="store_true", help="no progress bars (the per-iteration lines stay)")
-    train.add_argument(
-        "--time-budget",
-        type=_positive_float,
-        default=None,
-        metavar="MINUTES",
-        help="stop after the iteration that passes this many minutes of wall time (--resume continues)",
-    )
-    targets = train.add_argument_group("search policy, targets and schedule (TrainConfig fields; see its docstrings)")
-    for flag, name in _SCHEDULE_FLAGS.items():
-        _config_flag(targets, flag, name)
-    self_play = train.add_argument_group("how self-play runs (recorded in the run's config.json)")
-    for flag, name in _SELF_PLAY_FLAGS.items():
-        _config_flag(self_play, flag, name)
-    self_play.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="batched self-play on Ray actors, one per --workers: a local Ray instance, or the cluster at ADDRESS "
-        '(e.g. auto, HOST:6379); needs pip install -e ".[distributed]"',
-    )
-    train.set_defaults(func=_train)
-
-    arena = commands.add_parser("arena", help="a match between two players, alternating who starts")
-    _add_game_argument(arena)
-    arena.add_argument("--player1", required=True, metavar="SPEC", help=f"player spec: {_spec_help()}")
-    arena.add_argument("--player2", metavar="SPEC", help="the other player's spec")
-    arena.add_argument(
-        "--games",
-        type=_bounded(1_000_000, "a million games take days even for random players"),
-        default=10,
-        help="games to play (default 10)",
-    )
-    arena.add_argument("--seed", type=_seed, default=0, help="seed of player 1; player 2 gets seed + 1 (default 0)")
-    arena.add_argument(
-        "--openings",
-        type=_limited("opening_moves", least=0),
-        default=None,
-        metavar="K",
-        help="start each pair of games from a random K-move opening",
-    )
-    arena.add_argument(
-        "--exhaustive",
-        action="store_true",
-        help="Tic-Tac-Toe: player 1 on both seats against every reply, and against every perfect reply",
-    )
-    arena.add_argument("--json", action="store_true", help="print one JSON object instead of a summary line")
-    arena.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
-    arena.add_argument("--no-progress", action="store_true", help="no progress bar")
-    arena.set_defaults(func=_arena)
-
-    play = commands.add_parser("play", help="play against any player in the terminal")
-    _add_game_argument(play)
-    play.add_argument("--opponent", default="random", metavar="SPEC", help=f"player spec: {_spec_help()}")
-    play.add_argument("--first", action="store_true", help="you move first (X)")
-    play.add_argument("--threads", type=_threads, default=None, help=_THREADS_HELP)
-    play.add_argument("--seed", type=_seed, default=None, help="the opponent's seed (default: fresh)")
-    play.set_defaults(func=_play)
-    bench = commands.add_parser("bench", help="throughput figures (serial vs batched self-play)")
-    bench.add_argument("what", choices=["selfplay"], help="which benchmark")
-    _add_game_argument(bench)
-    bench.add_argument("--preset", default=None, help="network size and search settings (default: the game's)")
-    bench.add_argument(
-        "--searches", type=_limited("num_searches"), default=None, help="search simulations per move (default: preset)"
-    )
-    bench.add_argument(
-        "--games",
-        type=_limited("num_parallel_games"),
-        default=64,
-        help="games in flight in batched self-play (default 64)",
-    )
-    bench.add_argument(
-        "--seconds",
-        type=_positive_float,
-        default=60.0,
-        help="the whole command's time (default 60): a fifth of what is left after loading torch and building the "
-        "network times the network alone, the rest self-play; a call under way always finishes, so it may run over "
-        "by one network call of each kind timed and one self-play move of each side (the searches are cut to fit), "
-        "plus Python's start-up",
-    )
-    bench.add_argument(
-        "--mode",
-        default="auto",
-        help="inference mode of batched self-play, the only one timed (default auto: every mode that can win here; "
-        "bf16 only on a CPU with bfloat16 units)",
-    )
-    bench.add_argument(
-        "--threads",
-        type=_threads,
-        default=1,
-        help="torch threads (default 1, as the players: a second thread spin-waits when the machine is busy)",
-    )
-    bench.add_argument("--no-progress", action="store_true", help="no progress bar")
-    bench.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.set_defaults(func=_bench)
-    export = commands.add_parser("export-kaggle", help="write a one-file ConnectX submission for Connect Four weights")
-    _add_export_arguments(export, "submission.py", "the file to write", "search simulations per move at most")
-    export.set_defaults(func=_export_kaggle)
-    web = commands.add_parser(
-        "export-web", help="write a static web page (ONNX, onnxruntime-web) that plays Connect Four or Tic-Tac-Toe"
-    )
-    searches = "search simulations per move, the page's default (the player can change it)"
-    _add_export_arguments(web, "alphazero_web", "the folder to write", searches)
-    web.add_argument(
-        "--ort-web",
-        default=None,
-        metavar="DIR",
-        help="where onnxruntime-web's npm files are (default $ALPHAZERO_ORT_WEB, else ~/.cache/alphazero_lib/"
-        "onnxruntime-web-VERSION; the error says the npm command that installs them)",
-    )
-    web.add_argument("--title", default=None, help="the page's title (default: the weights' name)")
-    web.set_defaults(func=_export_web)
-    playoff = commands.add_parser("playoff", help="one kaggle-environments game, written as an HTML animation")
-    _add_game_argument(playoff, games=KAGGLE_GAMES)
-    playoff.add_argument(
-        "--player1",
-        default=None,
-        metavar="SPEC",
-        help="first player: a spec or kaggle:NAME (default alphazero:connect_four, the shipped model; "
-        "alphazero:tictactoe with --game tictactoe)",
-    )
-    playoff.add_argument(
-        "--player2",
-        default=None,
-        metavar="SPEC",
-        help="second player (default kaggle:negamax; kaggle:reaction with --game tictactoe)",
-    )
-    playoff.add_argument(
-        "--out",
-        default="playoff.html",
-        type=_file_ending(".html", ".htm", what="an HTML page"),
-        help="HTML file to write (default playoff.html)",
-    )
-    playoff.add_argument(
-        "--gif", default=None, type=_file_ending(".gif", what="an animated GIF"), help="also write an animated GIF here"
-    )
-    playoff.add_argument("--seed", type=_seed, default=0, help="seed for both players (default 0)")
-    playoff.set_defaults(func=_playoff)
-    kaggle_eval = commands.add_parser("kaggle-eval", help="a player or submission file vs kaggle's built-in agents")
-    _add_game_argument(kaggle_eval, games=KAGGLE_GAMES)
-    kaggle_eval.add_argument("--player", required=True, help="a player spec, or a submission .py file")
-    kaggle_eval.add_argument("--opponents", nargs="+", default=["negamax", "random"], help="kaggle agents")
-    kaggle_eval.add_argument(
-        "--episodes",
-        type=_bounded(100_000, "an episode takes a second or more"),
-        default=100,
-        help="episodes on each seat (default 100)",
-    )
-    kaggle_eval.add_argument("--seed", type=_seed, default=0, help="seed (default 0)")
-    kaggle_eval.add_argument("--json", action="store_true", help="print one JSON list")
-    kaggle_eval.add_argument("--no-progress", action="store_true", help="no progress bar")
-    kaggle_eval.set_defaults(func=_kaggle_eval)
-    strength = commands.add_parser(
-        "strength", help="error rates on Pons' labelled Connect Four positions, beside AlphaZero.jl's figures"
-    )
-    strength.add_argument(
-        "--player",
-        required=True,
-        action="append",
-        metavar="SPEC",
-        help=f"a player spec (repeat for more): {_spec_help()}",
-    )
-    strength.add_argument(
-        "--sets",
-        nargs="+",
-        default=["end_easy", "middle_easy", "middle_medium"],
-        metavar="SET",
-        help="which sets: end_easy, middle_easy, middle_medium (default all three, 1,000 positions each)",
-    )
-    strength.add_argument("--limit", type=_positive_int, default=None, help="the first N positions of each set only")
-    strength.add_argument("--seed", type=_seed, default=0, help="the players' seed (default 0)")
-    strength.add_argument(
-        "--batch-size",
-        type=_bounded(4_096, "positions searched at once share memory"),
-        default=100,
-        help="positions searched at once by network players (100)",
-    )
-    strength.add_argument("--threads", type=_threads, default=None, help="torch threads (default: torch's)")
-    strength.add_argument(
-        "--workers",
-        type=_workers,
-        default=1,
-        help="measure in N processes, a chunk of --batch-size positions at a time, each on --threads torch threads "
-        "(default 1); the figures equal one process's except where a random tie-break decides a move",
-    )
-    strength.add_argument("--json", action="store_true", help="print one JSON object")
-    strength.add_argument("--no-progress", action="store_true", help="no progress bar")
-    strength.set_defaults(func=_strength)
+    for name, (help_text, add_arguments, run) in _COMMANDS.items():
+        command = commands.add_parser(name, help=help_text)
+        add_arguments(command)
+        command.set_defaults(func=run)
     return parser
 
 

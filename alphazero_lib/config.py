@@ -13,21 +13,38 @@ import numpy as np
 
 from alphazero_lib.search_policies import POLICIES
 
+#: ``train``'s help groups of setting flags: a field's ``group`` -> the group's title ("" is the command's own list).
+FLAG_GROUPS = {
+    "": "",
+    "schedule": "search policy, targets and schedule (TrainConfig fields; see its docstrings)",
+    "self_play": "how self-play runs (recorded in the run's config.json)",
+}
+
+
+def flagged(default: Any, flag: str = "", group: str = "") -> Any:
+    """A setting that ``train`` takes on its command line: the field's ``default``, its flag (``--`` and the field's
+    name with hyphens unless ``flag`` names another) and the help group it is listed in (``FLAG_GROUPS``). The
+    flag's type, choices and bounds are the field's (annotation, ``CHOICES``, ``BOUNDS``, ``LIMITS``), its help
+    the field's docstring: ``setting_flags`` reads them all for the command line."""
+    if group not in FLAG_GROUPS:
+        raise ValueError(f"unknown flag group {group!r}; groups: {sorted(FLAG_GROUPS)}")
+    return field(default=default, metadata={"flag": flag, "group": group})
+
 
 @dataclass
 class SearchConfig:
     """Settings of the AlphaZero search (PUCT guided by a network), serial and batched alike."""
 
-    num_searches: int = 100
+    num_searches: int = flagged(100, "--searches")
     """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up."""
 
     C: float = 2.0
     """Exploration constant in PUCT, ``Q + C * prior * sqrt(N_parent) / (1 + n)``."""
 
-    dirichlet_epsilon: float = 0.0
+    dirichlet_epsilon: float = flagged(0.0, group="schedule")
     """Share of Dirichlet noise mixed into the root priors (0 = none; 0.25 in self-play as in the paper)."""
 
-    dirichlet_alpha: float = 0.3
+    dirichlet_alpha: float = flagged(0.3, group="schedule")
     """Concentration of the root noise; smaller means spikier noise. Drawn over legal moves only."""
 
     pb_c_base: float | None = None
@@ -40,13 +57,13 @@ class SearchConfig:
     seed: int | None = None
     """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
 
-    policy: str = "puct"
+    policy: str = flagged("puct", "--search-policy", group="schedule")
     """The search policy, a name in ``alphazero_lib.search_policies.POLICIES``: ``"puct"`` (AlphaZero: PUCT
     everywhere, Dirichlet noise at the root, the visit shares as the policy), ``"gumbel"`` (Gumbel AlphaZero:
     Gumbel-Top-k candidates and sequential halving at the root, the improved policy as the policy; fewer simulations
     suffice) or ``"forced_playouts"`` (PUCT with KataGo's forced playouts and a pruned policy target)."""
 
-    gumbel_considered: int = 16
+    gumbel_considered: int = flagged(16, group="schedule")
     """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
 
     gumbel_scale: float = 0.0
@@ -229,8 +246,7 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 #: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
 #: checkpoints were flat, and the command line's flags are).
-SEARCH_FIELDS = ("num_searches", "C", "dirichlet_epsilon", "dirichlet_alpha", "pb_c_base", "pb_c_init", "policy")
-SEARCH_FIELDS += ("gumbel_considered", "gumbel_scale", "gumbel_c_visit", "gumbel_c_scale")
+SEARCH_FIELDS = tuple(f.name for f in fields(SearchConfig) if f.name != "seed")
 
 #: The search policies ``SearchConfig.policy`` names (the registry of ``alphazero_lib.search_policies``).
 SEARCH_POLICIES = tuple(POLICIES)
@@ -346,28 +362,28 @@ class TrainConfig:
     """The self-play search (``num_searches``, ``C``, root noise, the optional pb_c schedule); its ``seed`` stays
     None: each iteration derives one from ``seed``. Build it with ``self_play_search(...)`` to keep root noise."""
 
-    num_iterations: int = 3
+    num_iterations: int = flagged(3, "--iterations")
     """Total learn iterations (self-play, then training); a resumed run continues up to this number."""
 
-    games_per_iteration: int = 500
+    games_per_iteration: int = flagged(500)
     """Self-play games per iteration."""
 
-    num_epochs: int = 4
+    num_epochs: int = flagged(4, "--epochs")
     """Passes over the replay memory per iteration."""
 
-    batch_size: int = 64
+    batch_size: int = flagged(64)
     """Samples per gradient step (a last batch of one is merged into the one before: a one-sample step is noisy)."""
 
-    temperature: float = 1.25
+    temperature: float = flagged(1.25, group="schedule")
     """Move-selection temperature in self-play: visit probabilities ``** (1 / temperature)``; 0 plays the best."""
 
-    lr: float = 0.001
+    lr: float = flagged(0.001)
     """Adam learning rate (a resumed run takes the value given here, and says so when it changes)."""
 
-    weight_decay: float = 0.0001
+    weight_decay: float = flagged(0.0001, group="schedule")
     """L2 penalty on the weights, applied by the optimizer (see ``optimizer`` for how)."""
 
-    optimizer: str = "adam"
+    optimizer: str = flagged("adam", group="schedule")
     """"adam": Adam with ``weight_decay`` added to the gradient (an L2 term; the course's optimizer), or "adamw": the
     weights shrink by ``lr * weight_decay`` each step, apart from Adam's scaling (Loshchilov and Hutter, decoupled
     weight decay). Adam divides the L2 term by the gradient's running size, so a weight whose loss gradient is
@@ -376,33 +392,33 @@ class TrainConfig:
     subnormal). AdamW's shrink is ``lr * weight_decay`` relative, so its decay is set a hundred times larger
     (0.01)."""
 
-    lr_decay_iterations: int = 0
+    lr_decay_iterations: int = flagged(0, group="schedule")
     """Cosine learning-rate decay (``lr_at``): the first iteration trains with ``lr``, the ``lr_decay_iterations``-th
     and every later one with ``lr * lr_final_fraction``, half a cosine in between; 0 = a constant ``lr``. Set it to
     the iterations a time-budgeted run fits (about 20 in 30 minutes on 2 cores for 64 Gumbel simulations)."""
 
-    lr_final_fraction: float = 0.1
+    lr_final_fraction: float = flagged(0.1, group="schedule")
     """The learning rate at the end of the decay, as a fraction of ``lr``; unused while ``lr_decay_iterations``
     is 0."""
 
     # ---- additions --------------------------------------------------------------------------------
-    replay_window: int = 1
+    replay_window: int = flagged(1, group="schedule")
     """Train on the games of the last this-many iterations (1 = only the newest, as in the course)."""
 
-    train_samples: int = 0
+    train_samples: int = flagged(0, group="schedule")
     """Positions drawn at random, without repeats, from the replay memory for each training pass; 0 (the course's
     way) passes over every position in it. With a wide ``replay_window``, a few times the positions one iteration
     adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
     (its loss on them falls far below its loss on the next iteration's games)."""
 
-    position_averaging: bool = False
+    position_averaging: bool = flagged(False, group="schedule")
     """Train on each distinct position of the replay memory once, its policy and value targets the means over its
     occurrences (``training.average_positions``; AlphaZero.jl's ``use_position_averaging``): a position met in many
     games gets one averaged target, not many noisy ones that the network learns by heart (AlphaZero.jl also
     weighs it by ``1 + log2(count)`` in the loss; here each position counts once). ``train_samples`` then draws
     from the distinct positions."""
 
-    measure_new_games: bool = False
+    measure_new_games: bool = flagged(False, group="schedule")
     """Before each iteration's training, measure the network's losses on that iteration's new games
     (``training.sample_losses``) and record them in the history as ``new_games_loss``: positions it has not trained
     on, so far above the training losses means it learns its positions by heart. Off by default: a trainer whose
@@ -411,13 +427,13 @@ class TrainConfig:
     augment_symmetries: bool = True
     """Store every self-play position under each board symmetry (``game.get_symmetries``): 8x for square boards."""
 
-    temperature_moves: int | None = None
+    temperature_moves: int | None = flagged(None, group="schedule")
     """Use ``temperature`` for this many moves of each game, then play the most-visited move; None = every move."""
 
-    seed: int = 0
+    seed: int = flagged(0)
     """Seed of the network's initial weights, self-play and minibatch shuffling (each iteration derives its own)."""
 
-    device: str = "auto"
+    device: str = flagged("auto")
     """``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
 
     num_res_blocks: int = 4
@@ -433,10 +449,10 @@ class TrainConfig:
     gating_threshold: float = 0.55
     """Score the candidate needs against the best network to replace it (wins 1, draws 1/2, losses 0)."""
 
-    num_threads: int | None = None
+    num_threads: int | None = flagged(None, "--threads")
     """Torch CPU threads for the training steps (None = torch's default); serial self-play always uses one."""
 
-    train_precision: str = "fp32"
+    train_precision: str = flagged("fp32")
     """The training steps' arithmetic, one of ``TRAIN_PRECISIONS``: ``"fp32"`` (the default, the same steps on
     every CPU); ``"bf16"``: bfloat16 autocast with channels-last activations, about 2x faster where the CPU has
     bfloat16 units (AMX or AVX512-BF16) and much slower where it emulates them, the weights and the optimizer
@@ -444,47 +460,47 @@ class TrainConfig:
     the run's config so a resume keeps it."""
 
     # ---- targets and schedule (each defaults to the course's AlphaZero) ------------------------------
-    value_target_q_weight: float = 0.0
+    value_target_q_weight: float = flagged(0.0, group="schedule")
     """The value target: ``(1 - w) * z + w * q`` with ``z`` the game's outcome for the mover and ``q`` the root's
     search value (``SearchOutput.root_value``); 0 = the outcome alone (AlphaZero), 1 = the search value alone."""
 
-    full_search_fraction: float = 1.0
+    full_search_fraction: float = flagged(1.0, group="schedule")
     """Playout cap randomisation (KataGo): the share of moves searched with ``num_searches`` simulations and
     recorded as training samples; the other moves get ``cheap_searches`` and are played but not recorded."""
 
-    cheap_searches: int = 16
+    cheap_searches: int = flagged(16, group="schedule")
     """Playout cap randomisation: the simulations of a cheap (unrecorded) move; at most the search's
     ``num_searches``. Unused while ``full_search_fraction`` is 1."""
 
-    opening_moves: int = 0
+    opening_moves: int = flagged(0, group="schedule")
     """Random openings: each self-play game starts with a uniformly drawn ``0..opening_moves`` random legal moves
     (never a move that ends the game), not recorded; 0 = every game from the empty board."""
 
-    move_selection: str = "visits"
+    move_selection: str = flagged("visits", group="schedule")
     """How self-play picks its moves (with ``temperature``): from the root's visit shares (``"visits"``,
     AlphaZero) or from the search's improved policy ``softmax(logits + sigma(q))`` (``"improved_policy"``, as
     Gumbel AlphaZero's training targets)."""
 
     # ---- how self-play runs (recorded, so that a resume plays on the same way) ----------------------
-    self_play: str = "serial"
+    self_play: str = flagged("serial", group="self_play")
     """``"serial"``: one game at a time, one state per network call (``AlphaMCTS``), as the course writes it;
     ``"batched"``: ``num_parallel_games`` games in flight, one network call per simulation (``BatchedMCTS``)."""
 
-    num_parallel_games: int = 64
+    num_parallel_games: int = flagged(64, "--parallel-games", group="self_play")
     """Batched self-play: games in flight (shared among the workers)."""
 
-    num_workers: int = 1
+    num_workers: int = flagged(1, "--workers", group="self_play")
     """Batched self-play: processes on the CPU, each playing its share of the games with
     ``num_parallel_games / num_workers`` in flight and one torch thread per core it gets. On the 2-core machine
     2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). One process on a GPU."""
 
-    inference_mode: str = "fp32"
+    inference_mode: str = flagged("fp32", group="self_play")
     """Batched self-play: how the network runs, one of ``INFERENCE_MODES``. ``"fp32"`` (the default) plays the
     same games on every CPU; ``"bf16_fused"`` and the other fast modes are 2-4x faster on CPUs with bfloat16
     units but round differently; ``"auto"`` measures the modes once, and the trainer records the mode it
     chose in the run's config, so a resume keeps it."""
 
-    reuse_tree: bool = False
+    reuse_tree: bool = flagged(False, group="self_play")
     """Batched self-play: keep the subtree of the move played for the next search (fewer network calls). The kept
     root is topped up to ``num_searches + 1`` visits (``BatchedMCTS.advance``), gets fresh root noise, and its
     visit counts, the policy target, include the visits it had as a child. PUCT only."""
@@ -497,7 +513,7 @@ class TrainConfig:
     ray_address: str | None = None
     """With ``executor="ray"``: the cluster to join (``"auto"``, ``"HOST:6379"``); None starts a local instance."""
 
-    ray_cpus_per_actor: int = 1
+    ray_cpus_per_actor: int = flagged(1, "--ray-cpus", group="self_play")
     """With ``executor="ray"``: the CPUs each actor reserves on the cluster, and its torch threads."""
 
     def __post_init__(self) -> None:
@@ -581,6 +597,17 @@ class TrainConfig:
 def _flat(data: dict[str, Any]) -> dict[str, Any]:
     search = data.pop("search")
     return {**data, **{f"search.{k}": v for k, v in search.items()}}
+
+
+def setting_flags() -> list[tuple[str, type, str, str]]:
+    """``train``'s flags for settings, one for each field declared with ``flagged``: ``(flag, dataclass, field name,
+    group)``, the search's fields first, each in its order of declaration."""
+    return [
+        (f.metadata["flag"] or "--" + f.name.replace("_", "-"), owner, f.name, f.metadata["group"])
+        for owner in (SearchConfig, TrainConfig)
+        for f in fields(owner)
+        if "flag" in f.metadata
+    ]
 
 
 #: Training presets, name -> ``TrainConfig.from_dict`` settings (the rest keep their defaults). The one source:

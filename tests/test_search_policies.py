@@ -104,7 +104,7 @@ def test_the_policy_is_a_distribution_over_legal_moves_and_the_budget_is_spent(n
 @pytest.mark.parametrize("name", sorted(POLICIES))
 def test_the_command_line_and_the_trainer_offer_every_policy(name):
     args = build_parser().parse_args(["train", "--game", "tictactoe", "--out", "r", "--search-policy", name])
-    assert args.search_policy == name
+    assert args.policy == name
     config = TrainConfig(search=SearchConfig(policy=name), reuse_tree=POLICIES[name].fresh_root is None)
     assert config.search.policy == name
 

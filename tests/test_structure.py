@@ -299,15 +299,16 @@ def test_train_flags_come_from_the_config_fields():
     import argparse
 
     from alphazero_lib import cli
-    from alphazero_lib.config import CHOICES, SEARCH_FIELDS, field_docs
+    from alphazero_lib.config import CHOICES, field_docs, setting_flags
 
     train = next(
         action for action in cli.build_parser()._actions if isinstance(action, argparse._SubParsersAction)
     ).choices["train"]
     by_flag = {action.option_strings[0]: action for action in train._actions if action.option_strings}
-    for dest, name in cli._TRAIN_OVERRIDES.items():
-        flag = "--" + dest.replace("_", "-")
-        owner = SearchConfig if name in SEARCH_FIELDS else TrainConfig
+    declared = setting_flags()
+    assert len(declared) >= 30 and len({flag for flag, *_ in declared}) == len(declared)  # one flag per setting
+    for flag, owner, name, _ in declared:
+        assert by_flag[flag].dest == name, flag  # the value reaches the run under the field's own name
         assert by_flag[flag].help.endswith(f"({owner.__name__}.{name})"), flag
         assert cli._first_sentence(field_docs(owner)[name]).replace("%", "%%") in by_flag[flag].help, flag
         if name in CHOICES and len(CHOICES[name]) <= 3:
