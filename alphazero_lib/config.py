@@ -282,7 +282,7 @@ MOVE_SELECTIONS = ("visits", "improved_policy")
 EXECUTORS = ("local", "ray")
 DEVICES = ("auto", "cpu", "cuda")
 #: How batched self-play runs the network (``alphazero_lib.inference``): fp32 plays the same games on every CPU.
-INFERENCE_MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile")
+INFERENCE_MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile", "onnx")
 #: How the training steps run (``training.train_step``): fp32 takes the same steps on every CPU.
 TRAIN_PRECISIONS = ("fp32", "bf16")
 #: How the weight decay enters the step (``training.make_optimizer``): Adam's L2 term, or AdamW's decoupled shrink.

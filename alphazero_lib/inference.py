@@ -5,8 +5,9 @@ A model is any ``torch.nn.Module`` that maps encoded states ``[B, 3, R, C]`` (fl
 
 ``evaluate(model, encoded)`` is the plain, always-correct path. ``FastEvaluator(model)`` is the fast one for
 batched self-play: an inference copy of the model (BatchNorm folded into the convolutions where it pays,
-channels-last memory, bfloat16 where the CPU has bf16 matrix instructions, the GPU when the model is on one),
-in the mode that a quick measurement at start-up found fastest. The training model is never changed.
+channels-last memory, bfloat16 where the CPU has bf16 matrix instructions, the GPU when the model is on one, or
+the network exported to ONNX and run on onnxruntime), in the mode that a quick measurement at start-up found
+fastest, or the one asked for. The training model is never changed.
 """
 
 from __future__ import annotations
@@ -152,6 +153,17 @@ def fold_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
             raise ValueError(f"cannot fold BatchNorm in {type(model).__name__}: {err}") from None
 
 
+def onnx_network(model: torch.nn.Module, threads: int) -> Any:
+    """``model`` exported to ONNX (in memory) and opened on onnxruntime's CPU provider with ``threads`` intra-op
+    threads: a ``web.onnx_export.OnnxNetwork``. Raises ``ImportError`` naming the ``onnx`` extra where a package
+    is missing, and ``ValueError`` for a model that cannot be exported (``web.onnx_export.check_exportable``)."""
+    from alphazero_lib.web.onnx_export import OnnxNetwork, onnx_bytes, require
+
+    for module in ("onnx", "onnxscript", "onnxruntime"):  # before seconds of export: say at once what is missing
+        require(module, "inference mode 'onnx'")
+    return OnnxNetwork(onnx_bytes(model), threads=threads)
+
+
 class FastEvaluator:
     """The fastest inference of a policy-value network this machine offers, behind ``evaluate(encoded)``.
 
@@ -161,7 +173,12 @@ class FastEvaluator:
     - ``fp32_fused``: float32, channels-last, BatchNorm folded into the convolutions;
     - ``bf16`` / ``bf16_cl``: bfloat16 autocast (float32 weights, bf16 matmuls), contiguous or channels-last;
     - ``bf16_fused``: BatchNorm folded, then the whole copy in bfloat16, channels-last;
-    - ``compile``: ``torch.compile`` of the folded copy (slow to start; only pays for long runs, never "auto").
+    - ``compile``: ``torch.compile`` of the folded copy (slow to start; only pays for long runs, never "auto");
+    - ``onnx``: the network exported with ``torch.onnx`` and run on onnxruntime's CPU provider, on as many threads
+      as torch has (the ``onnx`` extra: ``pip install -e ".[onnx]"``; ``ImportError`` saying so without it). Each
+      ``refresh()`` exports again, seconds where the torch modes take a tenth of one, so "auto" leaves it out; on a
+      2-core AMD EPYC it still played one iteration of ``connect_four_fast`` 1.1x faster than ``fp32_fused``
+      (``benchmarks/results/onnx_inference_2026-11-28``). CPU models only (``ValueError`` for a GPU one).
 
     ``"auto"`` times the candidates on a batch of ``batch_size`` (bf16 ones only where ``has_fast_bf16``) and
     keeps the fastest; the choice is cached per architecture, batch size, device and torch version in memory
@@ -181,6 +198,11 @@ class FastEvaluator:
             raise ValueError(f"unknown inference mode {mode!r}; modes: {['auto', *MODES]}")
         self.source = model
         self.device = model_device(model)
+        if mode == "onnx" and self.device.type != "cpu":
+            raise ValueError(
+                f"inference mode 'onnx' runs on onnxruntime's CPU provider, but the model is on {self.device.type}; "
+                "use a torch mode there (e.g. fp32, or auto)"
+            )
         self.batch_size = int(batch_size)
         self.cache_path = _cache_path(cache_dir)
         self.requested_mode = mode
@@ -195,6 +217,8 @@ class FastEvaluator:
 
     def _build(self, mode: str) -> tuple[Any, torch.dtype, bool]:
         """``(network, input dtype, bf16 autocast)`` for ``mode``."""
+        if mode == "onnx":
+            return onnx_network(self.source, torch.get_num_threads()), torch.float32, False
         net = copy.deepcopy(self.source).eval()
         if mode in ("fp32_fused", "bf16_fused", "compile"):
             net = fold_batch_norm(net)
@@ -277,7 +301,9 @@ class FastEvaluator:
         return np.stack((boards == -1, boards == 0, boards == 1), axis=1).astype(np.float32)
 
     # ---- running it ---------------------------------------------------------------------------------
-    def _to_input(self, encoded: np.ndarray, mode: str, dtype: torch.dtype) -> torch.Tensor:
+    def _to_input(self, encoded: np.ndarray, mode: str, dtype: torch.dtype) -> Any:
+        if mode == "onnx":  # onnxruntime takes numpy
+            return np.ascontiguousarray(encoded, dtype=np.float32)
         x = torch.from_numpy(np.ascontiguousarray(encoded, dtype=np.float32)).to(self.device, non_blocking=True)
         if mode != "fp32" and mode != "bf16":
             x = x.contiguous(memory_format=torch.channels_last)
@@ -285,6 +311,9 @@ class FastEvaluator:
 
     def _forward(self, net: Any, x: torch.Tensor, autocast: bool) -> torch.Tensor:
         """One forward pass; logits and values side by side, ``[B, A + 1]`` float32 on the model's device."""
+        if not isinstance(net, torch.nn.Module):  # onnxruntime (mode "onnx")
+            logits, value = net.evaluate(x)
+            return torch.from_numpy(np.concatenate((logits, value.reshape(-1, 1)), axis=1))
         with torch.inference_mode(), torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=autocast):
             logits, value = net(x)
             return torch.cat((logits.float(), value.float().reshape(-1, 1)), dim=1)
@@ -295,6 +324,8 @@ class FastEvaluator:
         One transfer to the device and one back per call.
         """
         x = self._to_input(encoded, self.mode, self.input_dtype)
+        if self.mode == "onnx":
+            return self.net.evaluate(x)
         out = self._forward(self.net, x, self.autocast).cpu().numpy()
         return out[:, :-1], out[:, -1]
 

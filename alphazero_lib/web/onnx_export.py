@@ -32,7 +32,7 @@ OUTPUT_NAMES = ("policy_logits", "value")
 MAX_BATCH = 4096
 
 
-def _require(module: str, why: str) -> Any:
+def require(module: str, why: str) -> Any:
     """Import ``module`` or raise ``ImportError`` saying what needs it and how to install it."""
     import importlib
 
@@ -60,8 +60,8 @@ def onnx_bytes(model: Any) -> bytes:
     import torch
 
     check_exportable(model)
-    _require("onnx", "the ONNX export")
-    _require("onnxscript", "torch's ONNX exporter")
+    require("onnx", "the ONNX export")
+    require("onnxscript", "torch's ONNX exporter")
     game = model.game
     # a copy on the CPU in float32 and eval mode: the caller's model (maybe on a GPU, or training) is left alone
     source = model if next(model.parameters()).device.type == "cpu" else copy.deepcopy(model).to("cpu")
@@ -107,16 +107,18 @@ def export_onnx(model: Any, out: str | os.PathLike[str]) -> Path:
 class OnnxNetwork:
     """An exported network on onnxruntime's CPU provider, with the library's ``evaluate(encoded)``.
 
-    ``threads`` is onnxruntime's intra-op thread count (1, as the players run torch; 0 is onnxruntime's default).
+    ``source`` is the ONNX file's path or its bytes (``onnx_bytes``). ``threads`` is onnxruntime's intra-op thread
+    count (1, as the players run torch; 0 is onnxruntime's default).
     """
 
-    def __init__(self, path: str | os.PathLike[str], threads: int = 1) -> None:
-        ort = _require("onnxruntime", "running an ONNX file")
+    def __init__(self, source: str | os.PathLike[str] | bytes, threads: int = 1) -> None:
+        ort = require("onnxruntime", "running an ONNX file")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        model = source if isinstance(source, bytes) else str(source)
+        self.session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
     def evaluate(self, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits ``[B, A]`` and values ``[B]`` (float32) for encoded states ``[B, 3, R, C]``."""
