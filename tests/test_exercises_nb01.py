@@ -12,6 +12,7 @@ import pytest
 
 from alphazero_lib.exercises import add_to_class
 from alphazero_lib.exercises import nb01_games as checks
+from alphazero_lib.exercises.positions import played_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -180,9 +181,12 @@ def test_play_game_wrong(capsys, replace, where):
 
 
 def test_edge_games_end_as_labelled():
-    ends = {name: checks.replay(moves)[-1] for name, moves in checks.EDGE_GAMES.items()}
+    def replay(moves):
+        return played_positions(checks.LIBRARY, np.random.default_rng(0), 0, [moves])
+
+    ends = {name: replay(moves)[-1] for name, moves in checks.EDGE_GAMES.items()}
     for name, (state, action, _) in ends.items():
         value, done = checks.LIBRARY.get_value_and_terminated(state, action)
         assert done and value == (0 if "draw" in name else 1), name
-    last = checks.replay(checks.LAST_MOVE_WIN)
+    last = replay(checks.LAST_MOVE_WIN)
     assert len(last) == 9 and all(not checks.LIBRARY.get_value_and_terminated(s, a)[1] for s, a, _ in last[:-1])

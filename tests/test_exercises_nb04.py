@@ -17,6 +17,7 @@ from alphazero_lib.alpha_mcts import Node as LibraryNode
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises import add_to_class
 from alphazero_lib.exercises import nb04_alphazero_search as nb04
+from alphazero_lib.exercises.positions import live_positions
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.pretrained import load_pretrained
@@ -78,7 +79,7 @@ def test_reference_get_ucb_and_select_match_the_library_node():
 
 def test_reference_expand_matches_the_library_node():
     game = TicTacToe()
-    for state in nb04._positions(game, 5, seed=1):
+    for state in live_positions(game, 5, seed=1):
         priors = masked_softmax(np.arange(9.0), game.get_valid_moves(state))
         ours, theirs = nb04._Plain(state), LibraryNode(state)
         nb04.library_expand(ours, game, priors)

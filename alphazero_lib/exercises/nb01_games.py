@@ -9,6 +9,7 @@ the learner's class. ``check_play_game`` compares a game loop with ``alphazero_l
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from alphazero_lib.exercises.core import (
     Case,
     Mismatch,
     Mistake,
+    Text,
     board,
     check,
     check_method,
@@ -30,7 +32,7 @@ from alphazero_lib.exercises.core import (
     with_methods,
 )
 from alphazero_lib.exercises.core import _stand_in as core_stand_in
-from alphazero_lib.exercises.core import random_game as core_random_game
+from alphazero_lib.exercises.positions import played_positions
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
 
@@ -58,13 +60,6 @@ HINTS = {
 hint, solution = hints_for(HINTS, "01_games.ipynb")
 
 
-class Text(str):
-    """A string shown as it is in a verdict line (no quotes)."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
 Agent = Callable[[np.ndarray, int], int]
 
 # Hand-picked finished games (X moves first): each line is the move list; the last move ends the game.
@@ -86,49 +81,25 @@ EDGE_GAMES = {
 }
 
 
-def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
-    """``cases`` with every hint ending in a full stop (the verdict line goes on after it)."""
-
-    def build(*args: Any) -> list[Case]:
-        out = cases(*args)
-        for case in out:
-            if case.hint and not case.hint.endswith((".", "?", "!")):
-                case.hint += "."
-        return out
-
-    return build
-
-
-def replay(moves: Sequence[int]) -> list[tuple[np.ndarray, int, int]]:
-    """``(state after the move, action, player who moved)`` for every move of ``moves`` (library rules)."""
-    state, player, out = LIBRARY.get_initial_state(), 1, []
-    for action in moves:
-        state = LIBRARY.get_next_state(state, action, player)
-        out.append((state, int(action), player))
-        player = -player
-    return out
-
-
-def random_game(rng: np.random.Generator) -> list[int]:
-    """The moves of one uniformly random game, to its end (``core.random_game`` on the library's rules)."""
-    return [action for _, action, _, _ in core_random_game(LIBRARY, rng)]
-
-
 def positions(seed: int, games: int) -> list[tuple[np.ndarray, int, int]]:
-    """Every position of the edge-case games, then of ``games`` seeded random games (see ``replay``)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for moves in [*EDGE_GAMES.values(), *(random_game(rng) for _ in range(games))]:
-        out.extend(replay(moves))
-    return out
+    """``(state after the move, action, player who moved)`` for every move of the edge-case games, then of ``games``
+    seeded random games (``positions.played_positions``)."""
+    return played_positions(LIBRARY, np.random.default_rng(seed), games, EDGE_GAMES.values())
+
+
+def library(method: str) -> Callable[..., Any]:
+    """The library's ``TicTacToe.<method>`` with the learner's signature (``self`` first): it stands in for theirs."""
+    function = getattr(LibraryTicTacToe, method)
+
+    def stand_in(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return function(LIBRARY, *(np.asarray(a) if isinstance(a, list) else a for a in args), **kwargs)
+
+    stand_in.__name__, stand_in.__doc__ = method, function.__doc__
+    stand_in.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]
+    return stand_in
 
 
 # ---- exercise 1: the empty board ----------------------------------------------------------------------------
-def library_get_initial_state(self: Any) -> np.ndarray:
-    """The library's ``get_initial_state`` (stands in when the learner's fails)."""
-    return LIBRARY.get_initial_state()
-
-
 def check_get_initial_state(cls: type) -> type:
     """``TicTacToe.get_initial_state()``: a new ``(3, 3)`` array of zeros on every call."""
 
@@ -147,7 +118,7 @@ def check_get_initial_state(cls: type) -> type:
                  "make a new array on every call (np.zeros(...)), do not return one stored array"),
         ]  # fmt: skip
 
-    return check_method(cls, "get_initial_state", library_get_initial_state, dotted(cases), mistakes=INITIAL_MISTAKES)
+    return check_method(cls, "get_initial_state", library("get_initial_state"), cases, mistakes=INITIAL_MISTAKES)
 
 
 INITIAL_MISTAKES = [
@@ -161,11 +132,6 @@ INITIAL_MISTAKES = [
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
-def library_get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-    """The library's ``get_next_state``."""
-    return LIBRARY.get_next_state(np.asarray(state), int(action), player)
-
-
 def _next_state_case(state: np.ndarray, action: int, player: int) -> Case:
     expected = LIBRARY.get_next_state(state, action, player)
 
@@ -201,7 +167,7 @@ def check_get_next_state(cls: type) -> type:
                 out.append(_next_state_case(state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
         return out
 
-    return check_method(cls, "get_next_state", library_get_next_state, dotted(cases), mistakes=NEXT_MISTAKES)
+    return check_method(cls, "get_next_state", library("get_next_state"), cases, mistakes=NEXT_MISTAKES)
 
 
 def _swapped_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
@@ -240,11 +206,6 @@ NEXT_MISTAKES = [
 
 
 # ---- exercise 3: the legal moves ----------------------------------------------------------------------------
-def library_get_valid_moves(self: Any, state: np.ndarray, player: int = 1) -> np.ndarray:
-    """The library's ``get_valid_moves``."""
-    return LIBRARY.get_valid_moves(np.asarray(state))
-
-
 def check_get_valid_moves(cls: type) -> type:
     """``get_valid_moves(state)``: shape ``(9,)``, 1 on every empty cell and 0 elsewhere (uint8)."""
 
@@ -260,7 +221,7 @@ def check_get_valid_moves(cls: type) -> type:
             for s in states
         ]
 
-    return check_method(cls, "get_valid_moves", library_get_valid_moves, dotted(cases), mistakes=VALID_MISTAKES)
+    return check_method(cls, "get_valid_moves", library("get_valid_moves"), cases, mistakes=VALID_MISTAKES)
 
 
 VALID_MISTAKES = [
@@ -278,11 +239,6 @@ VALID_MISTAKES = [
 
 
 # ---- exercise 4: the win check ------------------------------------------------------------------------------
-def library_check_win(self: Any, state: np.ndarray, action: int | None) -> bool:
-    """The library's ``check_win``."""
-    return LIBRARY.check_win(np.asarray(state), action)
-
-
 def _win_hint(state: np.ndarray, action: int) -> str:
     row, column = divmod(action, 3)
     lines = []
@@ -325,7 +281,7 @@ def check_check_win(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "check_win", library_check_win, dotted(cases), mistakes=WIN_MISTAKES)
+    return check_method(cls, "check_win", library("check_win"), cases, mistakes=WIN_MISTAKES)
 
 
 def _win_lines(state: np.ndarray, action: int, diagonal: bool, anti: bool, target: Any = None) -> bool:
@@ -360,11 +316,6 @@ WIN_MISTAKES = [
 
 
 # ---- exercise 5: value and terminated -----------------------------------------------------------------------
-def library_get_value_and_terminated(self: Any, state: np.ndarray, action: int | None) -> tuple[float, bool]:
-    """The library's ``get_value_and_terminated``."""
-    return LIBRARY.get_value_and_terminated(np.asarray(state), action)
-
-
 def check_get_value_and_terminated(cls: type) -> type:
     """``get_value_and_terminated(state, action)``: ``(1, True)`` a win for the mover, ``(0, True)`` a draw.
 
@@ -400,7 +351,7 @@ def check_get_value_and_terminated(cls: type) -> type:
         return out
 
     return check_method(
-        cls, "get_value_and_terminated", library_get_value_and_terminated, dotted(cases), mistakes=VALUE_MISTAKES
+        cls, "get_value_and_terminated", library("get_value_and_terminated"), cases, mistakes=VALUE_MISTAKES
     )
 
 
@@ -435,16 +386,6 @@ VALUE_MISTAKES = [
 
 
 # ---- exercise 6: the opponent -------------------------------------------------------------------------------
-def library_get_opponent(self: Any, player: int) -> int:
-    """The library's ``get_opponent``."""
-    return LIBRARY.get_opponent(player)
-
-
-def library_get_opponent_value(self: Any, value: float) -> float:
-    """The library's ``get_opponent_value``."""
-    return LIBRARY.get_opponent_value(value)
-
-
 def check_get_opponent(cls: type) -> type:
     """``get_opponent(player)`` (1 <-> -1) and ``get_opponent_value(value)`` (a value seen from the other side).
 
@@ -475,14 +416,11 @@ def check_get_opponent(cls: type) -> type:
         result = None
     else:
         pair = ["get_opponent", "get_opponent_value"]
-        result = check(name, learner, None, dotted(cases), OPPONENT_MISTAKES, own=pair,
+        result = check(name, learner, None, cases, OPPONENT_MISTAKES, own=pair,
                        adapt=lambda code: with_methods(cls, code))  # fmt: skip
     if result is None:
-        for method, function in (
-            ("get_opponent", library_get_opponent),
-            ("get_opponent_value", library_get_opponent_value),
-        ):
-            setattr(cls, method, core_stand_in(method, function))
+        for method in ("get_opponent", "get_opponent_value"):
+            setattr(cls, method, core_stand_in(method, library(method)))
     return cls
 
 
@@ -497,11 +435,6 @@ OPPONENT_MISTAKES = [
 
 
 # ---- exercise 7: perspective --------------------------------------------------------------------------------
-def library_change_perspective(self: Any, state: np.ndarray, player: int) -> np.ndarray:
-    """The library's ``change_perspective``."""
-    return LIBRARY.change_perspective(np.asarray(state), player)
-
-
 def check_change_perspective(cls: type) -> type:
     """``change_perspective(state, player)``: the board as ``player`` sees it (their pieces 1); input unchanged."""
 
@@ -530,9 +463,7 @@ def check_change_perspective(cls: type) -> type:
         states = [s for s, _, _ in positions(16, 15)]
         return [case(s, p) for s in states for p in (1, -1)]
 
-    return check_method(
-        cls, "change_perspective", library_change_perspective, dotted(cases), mistakes=PERSPECTIVE_MISTAKES
-    )
+    return check_method(cls, "change_perspective", library("change_perspective"), cases, mistakes=PERSPECTIVE_MISTAKES)
 
 
 PERSPECTIVE_MISTAKES = [
@@ -664,7 +595,7 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
                 )
         return out
 
-    return check("play_game", play_game, library_play_game, dotted(cases), PLAY_MISTAKES)
+    return check("play_game", play_game, library_play_game, cases, PLAY_MISTAKES)
 
 
 def _loop(game: Any, agent_x: Agent, agent_o: Agent, *, winner: str = "player * value", switch: bool = True,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -27,14 +28,15 @@ from alphazero_lib.exercises.core import (
     Case,
     Mismatch,
     Mistake,
+    Text,
     board,
     check,
     check_method,
     hints_for,
     missing_method,
-    random_game,
     show,
 )
+from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, WIN_AT_2, random_positions
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS as LibraryMCTS
 from alphazero_lib.mcts import Node as LibraryNode
@@ -43,38 +45,9 @@ from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook impor
 GAME = TicTacToe()
 
 
-class Text(str):
-    """A string shown as it is in a verdict line (no quotes)."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-def dotted(cases: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
-    """``cases`` with every hint ending in a full stop (the verdict line goes on after it)."""
-
-    def build(*args: Any) -> list[Case]:
-        out = cases(*args)
-        for case in out:
-            if case.hint and not case.hint.endswith((".", "?", "!")):
-                case.hint += "."
-        return out
-
-    return build
-
-
-def canonical_positions(seed: int, count: int, live: bool = True) -> list[np.ndarray]:
-    """``count`` canonical Tic-Tac-Toe positions (player to move = 1) after 0 to 7 random moves
-    (``core.random_game``); ``live``: not over."""
-    rng = np.random.default_rng(seed)
-    out: list[np.ndarray] = []
-    while len(out) < count:
-        moves = random_game(GAME, rng, max_moves=int(rng.integers(0, 8)))
-        if moves and moves[-1][3] and live:
-            continue
-        state, to_move = (moves[-1][0], -moves[-1][2]) if moves else (GAME.get_initial_state(), 1)
-        out.append(GAME.change_perspective(state, to_move))
-    return out
+def canonical_positions(seed: int, count: int) -> list[np.ndarray]:
+    """``count`` live canonical Tic-Tac-Toe positions after 0 to 7 random moves (``positions.random_positions``)."""
+    return random_positions(GAME, count, np.random.default_rng(seed), 8, ended="redraw")
 
 
 # ---- library stand-ins that build children of the learner's class ----------------------------------------
@@ -84,13 +57,9 @@ def library_is_fully_expanded(self: Any) -> bool:
 
 
 def library_expand(self: Any, rng: np.random.Generator) -> Any:
-    """The library's ``Node.expand``, building a child of the learner's class."""
-    moves = np.flatnonzero(self.expandable_moves)
-    action = int(moves[rng.integers(len(moves))])
-    self.expandable_moves[action] = 0
-    child_state = self.game.change_perspective(self.game.get_next_state(self.state, action, 1), -1)
-    child = type(self)(self.game, child_state, self, action)
-    self.children.append(child)
+    """The library's ``Node.expand``, its new child rebuilt in the learner's class."""
+    child = LibraryNode.expand(self, rng)
+    child = self.children[-1] = type(self)(self.game, child.state, self, child.action_taken)
     return child
 
 
@@ -172,7 +141,7 @@ def check_get_ucb(cls: type) -> type:
             )
         return out
 
-    return check_method(cls, "get_ucb", LibraryNode.get_ucb, dotted(cases), mistakes=UCB_MISTAKES)
+    return check_method(cls, "get_ucb", LibraryNode.get_ucb, cases, mistakes=UCB_MISTAKES)
 
 
 def _ucb(q: Callable[[float], float], bonus: Callable[[int, int], float]) -> Callable[..., float]:
@@ -235,7 +204,7 @@ def check_select(cls: type) -> type:
             out.append(case(seed, int(rng.integers(2, 10)), float(rng.choice([0.0, 0.5, 1.41, 2.0]))))
         return out
 
-    return check_method(cls, "select", LibraryNode.select, dotted(cases), mistakes=SELECT_MISTAKES)
+    return check_method(cls, "select", LibraryNode.select, cases, mistakes=SELECT_MISTAKES)
 
 
 def _select_last(self: Any, C: float) -> Any:
@@ -299,7 +268,7 @@ def check_is_fully_expanded(cls: type) -> type:
                 out.append(case(state, children, ""))
         return out
 
-    return check_method(cls, "is_fully_expanded", library_is_fully_expanded, dotted(cases), mistakes=FULL_MISTAKES)
+    return check_method(cls, "is_fully_expanded", library_is_fully_expanded, cases, mistakes=FULL_MISTAKES)
 
 
 FULL_MISTAKES = [
@@ -370,7 +339,7 @@ def check_expand(cls: type) -> type:
             out.append(case(state, int(rng.integers(0, legal)), seed))
         return [*out, _same_seed_case(), _uniform_case()]
 
-    return check_method(cls, "expand", library_expand, dotted(cases), mistakes=EXPAND_MISTAKES)
+    return check_method(cls, "expand", library_expand, cases, mistakes=EXPAND_MISTAKES)
 
 
 DRAWS = 1200  # expansions from fresh nodes, one seed each, to judge how the moves are drawn
@@ -576,7 +545,7 @@ def check_simulate(cls: type) -> type:
         drawn = np.array([[-1, 1, -1], [-1, 1, 1], [1, -1, -1]], dtype=np.int8)
         out = [case(won, 2, 0, "  # terminal: lost for the player to move"), case(drawn, 8, 0, "  # a full board")]
         one_left = [
-            np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8),  # cell 8 draws
+            ONE_MOVE_LEFT,  # cell 8 draws
             np.array([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]], dtype=np.int8),  # cell 2 wins for the mover
             np.array([[-1, 1, 1], [1, -1, -1], [1, -1, 0]], dtype=np.int8),  # cell 8 blocks the diagonal: a draw
         ]
@@ -585,7 +554,7 @@ def check_simulate(cls: type) -> type:
             out.append(case(state, None, seed))
         return out
 
-    return check_method(cls, "simulate", LibraryNode.simulate, dotted(cases), mistakes=SIMULATE_MISTAKES)
+    return check_method(cls, "simulate", LibraryNode.simulate, cases, mistakes=SIMULATE_MISTAKES)
 
 
 def _rollout(terminal: bool = True, negate: bool = True) -> Callable[..., float]:
@@ -658,7 +627,7 @@ def check_backpropagate(cls: type) -> type:
             out.append(case(1 + seed % 6, (1.0, -1.0, 0.0)[seed % 3], seed))
         return out
 
-    return check_method(cls, "backpropagate", LibraryNode.backpropagate, dotted(cases), mistakes=BACKUP_MISTAKES)
+    return check_method(cls, "backpropagate", LibraryNode.backpropagate, cases, mistakes=BACKUP_MISTAKES)
 
 
 def _backup(flip: bool = True, climb: bool = True, first: bool = False) -> Callable[..., None]:
@@ -692,7 +661,7 @@ class LibrarySearch(LibraryMCTS):
 
 
 SEARCH_POSITIONS = [  # (name, canonical state, decisive: the library's search picks that move for every seed)
-    ("X wins at 2", np.array([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], dtype=np.int8), True),
+    ("X wins at 2", WIN_AT_2, True),
     ("block O at 8", np.array([[-1, 1, 0], [0, -1, 0], [1, 0, 0]], dtype=np.int8), True),
     ("win at 4 rather than block at 5", np.array([[0, 1, -1], [0, 0, 0], [0, 1, -1]], dtype=np.int8), True),
     # 6 wins at once, and 4 wins too (three threats): with 600 simulations the library's search prefers 4 for
@@ -700,7 +669,7 @@ SEARCH_POSITIONS = [  # (name, canonical state, decisive: the library's search p
     ("6 wins at once, 4 wins a move later", np.array([[1, -1, -1], [1, 0, 0], [0, -1, 0]], dtype=np.int8), False),
     ("the empty board", np.zeros((3, 3), dtype=np.int8), False),
     ("answer a corner", np.array([[-1, 0, 0], [0, 0, 0], [0, 0, 0]], dtype=np.int8), False),
-    ("one move left", np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8), True),
+    ("one move left", ONE_MOVE_LEFT, True),
 ]
 SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the random draws differ
 
@@ -787,7 +756,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
         print(missing_method(mcts_class, "search", "self, state", how), flush=True)
         return LibrarySearch
     mistakes = search_mistakes(_learners_node(mcts_class))
-    return check("MCTS.search", mcts_class, LibrarySearch, dotted(cases), mistakes, own=["search"])
+    return check("MCTS.search", mcts_class, LibrarySearch, cases, mistakes, own=["search"])
 
 
 def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int = 600) -> np.ndarray:
@@ -871,8 +840,8 @@ def draw_tree(
             return f"root\nN={node.visit_count}"
         if node.visit_count == 0:
             return f"move {node.action_taken}\nN=0"
-        q = 1 - (node.value_sum / node.visit_count + 1) / 2
-        ucb = q + C * math.sqrt(math.log(max(parent.visit_count, 1)) / node.visit_count)
+        seen_from = SimpleNamespace(visit_count=max(parent.visit_count, 1))  # the library's UCB1 reads only that
+        q, ucb = LibraryNode.get_ucb(seen_from, node, 0.0), LibraryNode.get_ucb(seen_from, node, C)
         return f"move {node.action_taken}\nN={node.visit_count}\nQ={q:.2f}\nUCB={ucb:.2f}"
 
     title = title or f"search tree after {root.visit_count} simulations (Q and UCB from the parent's view)"

@@ -24,9 +24,9 @@ from alphazero_lib.exercises.core import (
     check,
     check_method,
     hints_for,
-    random_game,
     same,
 )
+from alphazero_lib.exercises.positions import random_positions
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.model import ResBlock as LibraryResBlock
@@ -53,13 +53,8 @@ hint, solution = hints_for(HINTS, "03_model.ipynb")
 
 
 def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """``count`` positions of ``game`` reached by random legal moves (0 to a full game, ``core.random_game``),
-    as int8 arrays."""
-    states = []
-    for _ in range(count):
-        moves = random_game(game, rng, max_moves=int(rng.integers(0, game.row_count * game.column_count)))
-        states.append(moves[-1][0] if moves else game.get_initial_state())
-    return states
+    """``count`` absolute positions of ``game`` cut anywhere in a random game (``positions.random_positions``)."""
+    return random_positions(game, count, rng, game.row_count * game.column_count, canonical=False)
 
 
 # ---- exercise 1: the encoding -------------------------------------------------------------------------------

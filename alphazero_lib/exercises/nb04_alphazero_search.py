@@ -30,6 +30,7 @@ from alphazero_lib.exercises.core import (
     same,
     show,
 )
+from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, live_positions
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
@@ -272,25 +273,6 @@ SELECT_MISTAKES = [
 
 
 # ---- exercise 3: expansion ---------------------------------------------------------------------------------------
-def _positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
-    from alphazero_lib.exercises.nb03_model import random_states
-
-    states = [game.get_initial_state(), *random_states(game, count, np.random.default_rng(seed))]
-    states = [s for s in states if game.get_valid_moves(s).any() and not _finished(game, s)]
-    # canonical: the player to move is 1 (after an odd number of moves O moves, so the board is flipped)
-    return [s if np.count_nonzero(s == 1) == np.count_nonzero(s == -1) else (-s).astype(s.dtype) for s in states]
-
-
-def _finished(game: Any, state: np.ndarray) -> bool:
-    return any(game.check_win(state, a) for a in range(game.action_size) if _occupied(game, state, a))
-
-
-def _occupied(game: Any, state: np.ndarray, action: int) -> bool:
-    if isinstance(game, ConnectFour):
-        return bool(state[:, action].any())
-    return bool(state.reshape(-1)[action] != 0)
-
-
 def _children_summary(node: Any, cls: type) -> list[tuple[int, float, str]]:
     out = []
     for child in node.children:
@@ -312,7 +294,7 @@ def check_expand(cls: type) -> type:
         out = []
         rng = np.random.default_rng(11)
         for game in (TicTacToe(), ConnectFour()):
-            for state in _positions(game, 5, seed=12):
+            for state in live_positions(game, 5, seed=12):
                 priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
                 reference = _Plain(state)
                 library_expand(reference, game, priors)
@@ -628,9 +610,9 @@ def search_positions(game: Any) -> list[tuple[str, np.ndarray]]:
         out += [
             ("X must block at 3", np.array([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=np.int8)),
             ("X wins at 8", np.array([[1, -1, 0], [0, 1, -1], [0, 0, 0]], dtype=np.int8)),
-            ("one move left", np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], dtype=np.int8)),
+            ("one move left", ONE_MOVE_LEFT),
         ]
-    for number, state in enumerate(_positions(game, 4, seed=19)[1:3]):
+    for number, state in enumerate(live_positions(game, 4, seed=19)[1:3]):
         out.append((f"random position {number + 1}", state))
     return out
 

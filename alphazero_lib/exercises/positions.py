@@ -142,8 +142,11 @@ def near_end(game: Any, count: int, rng: np.random.Generator, left: int = 1) -> 
 
 
 def tictactoe(rows: Sequence[Sequence[int]]) -> np.ndarray:
-    """A Tic-Tac-Toe state from its rows, as the games make them (int8)."""
-    return np.array(rows, dtype=np.int8)
+    """A Tic-Tac-Toe state from its rows, as the games make them (int8), read-only: shared, it is copied to be
+    changed."""
+    state = np.array(rows, dtype=np.int8)
+    state.flags.writeable = False
+    return state
 
 
 # Hand-made canonical Tic-Tac-Toe positions (the player to move is 1) that several notebooks' checks use.
