@@ -515,16 +515,10 @@ class BatchedMCTS:
         ``path [L, B]`` as ``_select`` returned it and ``_expand`` extended it; ``leaf_value [B]`` for the leaf's
         mover, so a node an even number of levels above the leaf gets ``+value``, the others ``-value``.
         """
-        on_path = path != NULL  # [L, B]
-        depth = on_path.sum(axis=0) - 1  # [B]
-        if self.backup is not None:  # the same update by another hand, on per-game node numbers
-            local = np.where(on_path, path - self.offsets[None, :], NULL)
-            self.backup(self.tree.visit_count, self.tree.value_sum, local, depth, leaf_value)
-            return
-        signs = np.where((depth - np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0)  # [L, B]
-        nodes_on_path = path[on_path]  # distinct nodes, so += with fancy indexing is safe
-        self.tree.visit_count.reshape(-1)[nodes_on_path] += 1
-        self.tree.value_sum.reshape(-1)[nodes_on_path] += (signs * leaf_value)[on_path]
+        on = path != NULL  # [L, B]
+        local = np.where(on, path - self.offsets[None, :], NULL)  # per-game node numbers
+        update = self.backup if self.backup is not None else backup  # another hand's, or the module's
+        update(self.tree.visit_count, self.tree.value_sum, local, on.sum(axis=0) - 1, leaf_value)
 
     # ---- tree reuse ---------------------------------------------------------------------------------
     def advance(self, actions: np.ndarray) -> None:
@@ -566,6 +560,34 @@ class BatchedMCTS:
         tree.value_sum[keep, ROOT] -= tree.raw_value[keep, ROOT]
         self.num_nodes = np.where(keep, kept_nodes + 1, ROOT + 1).astype(np.intp)
         self.root_kept = keep
+
+
+# ---- the backup in three steps (notebook 7's exercises) ---------------------------------------------------
+def on_path(path: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """``[L, B]`` bool: True at levels ``0..depth[b]`` of game ``b``'s ``path [L, B]``, False below its leaf (all
+    False for a game that did not search, ``depth[b] = -1``)."""
+    return np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]
+
+
+def level_signs(path: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """``[L, B]`` float: +1 at game ``b``'s leaf level ``depth[b]``, then -1, +1, ... up to the root; the same
+    alternation goes on below the leaf (those levels are off the path)."""
+    return np.where((np.asarray(depth)[None, :] - np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0)
+
+
+def backup(visit_count: np.ndarray, value_sum: np.ndarray, path: np.ndarray, depth: np.ndarray, leaf_value) -> None:
+    """Back ``leaf_value [B]`` (the leaf's mover's view) up ``path [L, B]`` in place, levels ``0..depth[b]``.
+
+    ``visit_count, value_sum [B, N]``; ``path`` holds per-game node numbers, the root at level 0. Every node on a
+    path gets one visit and ``+leaf_value`` an even number of levels above the leaf, ``-leaf_value`` otherwise:
+    ``Node.backpropagate``'s add, flip the sign, go to the parent, for every game at once.
+    """
+    path = np.asarray(path)
+    on = on_path(path, depth)
+    games = np.broadcast_to(np.arange(path.shape[1]), path.shape)[on]
+    nodes = path[on]  # distinct within a game, so += with fancy indexing is safe
+    visit_count[games, nodes] += 1
+    value_sum[games, nodes] += (level_signs(path, depth) * np.asarray(leaf_value, dtype=np.float64))[on]
 
 
 def _tree_field(name: str) -> property:

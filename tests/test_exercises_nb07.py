@@ -453,14 +453,15 @@ def test_parallel_self_play_mistakes_fail_with_their_hint(capsys, mistake):
 
 def test_parallel_self_play_reference_plays_notebook_5s_game_with_one_game():
     """With one game the video's loop is the serial self-play of notebook 5: the same moves, the same samples."""
+    from alphazero_lib.exercises.nb05_self_play import fake_counts
     from alphazero_lib.training import self_play
 
     for game, seed, temperature in [(TicTacToe(), 0, 1.25), (TicTacToe(), 3, 0.5), (nb07.ConnectFour(), 6, 1.0)]:
         fake = nb07.fake_parallel_search(game, seed)
         parallel = nb07.parallel_self_play(game, fake, 1, np.random.default_rng(seed), temperature)
 
-        def serial_search(state, fake=fake):
-            counts = fake.counts(state)
+        def serial_search(state, game=game, seed=seed):
+            counts = fake_counts(game, state, seed)
             return counts / counts.sum()
 
         serial = self_play(game, serial_search, np.random.default_rng(seed), temperature)

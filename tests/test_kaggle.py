@@ -367,3 +367,18 @@ def test_kaggle_eval_survives_a_real_sigint(tmp_path):
     assert process.returncode == 130, err
     assert "counting.py vs reaction: first seat {" in out and " of 200000 episodes)" in out, out + err
     assert "Traceback" not in err and err.strip().endswith("interrupted"), err
+
+
+@pytest.mark.parametrize(
+    ("final", "expected"),
+    [
+        ([{"status": "DONE", "reward": 1}, {"status": "DONE", "reward": -1}], ["wins", "losses"]),
+        ([{"status": "DONE", "reward": 0}, {"status": "DONE", "reward": 0}], ["draws", "draws"]),
+        ([{"status": "INVALID", "reward": None}, {"status": "DONE", "reward": 1}], ["errors", "wins"]),
+        ([{"status": "DONE", "reward": 0}, {"status": "ERROR", "reward": None}], ["wins", "errors"]),
+    ],
+)
+def test_episode_outcome_reads_each_seat_from_the_last_step(final, expected):
+    from alphazero_lib.kaggle.environment import episode_outcome
+
+    assert [episode_outcome(final, index) for index in (0, 1)] == expected

@@ -82,14 +82,19 @@ hint, solution = hints_for(HINTS, "05_self_play_training.ipynb")
 
 
 # ---- helpers --------------------------------------------------------------------------------------------
+def fake_counts(game: Any, state: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Fake visit counts ``[A]`` of a canonical board: 1..20 on legal moves from a hash of the board and ``seed``."""
+    state = np.asarray(state, dtype=np.int8)
+    digest = hashlib.sha256(state.tobytes() + bytes([seed % 256])).digest()
+    counts = np.array([1 + digest[a % len(digest)] % 20 for a in range(game.action_size)], dtype=np.int64)
+    return counts * game.get_valid_moves(state)
+
+
 def fake_search(game: Any, seed: int = 0) -> Callable[[np.ndarray], np.ndarray]:
-    """A deterministic stand-in for the search: visit counts 1..20 on legal moves from a hash of the position."""
+    """A deterministic stand-in for the search: the visit shares of ``fake_counts`` (float32)."""
 
     def search(state: np.ndarray) -> np.ndarray:
-        state = np.asarray(state, dtype=np.int8)
-        digest = hashlib.sha256(state.tobytes() + bytes([seed % 256])).digest()
-        counts = np.array([1 + digest[a % len(digest)] % 20 for a in range(game.action_size)], dtype=np.float64)
-        counts *= game.get_valid_moves(state)
+        counts = fake_counts(game, state, seed).astype(np.float64)
         return (counts / counts.sum()).astype(np.float32)
 
     return search

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from alphazero_lib.exercises import positions
 from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check_method, hints_for, same
 from alphazero_lib.games import ConnectFour as LibraryConnectFour
 
@@ -42,20 +43,15 @@ def _library_check_win(self: Any, state: np.ndarray, action: int | None) -> bool
 
 
 def playouts(count: int, seed: int) -> list[list[tuple[np.ndarray, int, int]]]:
-    """``count`` random games as lists of ``(state before, column, player)``, each to its end."""
+    """``count`` random games (``positions.random_game``) as lists of ``(state before, column, player)``, each to
+    its end, then ``(final state, -1, 0)``."""
     rng = np.random.default_rng(seed)
     games = []
     for _ in range(count):
-        state, player, moves = LIBRARY.get_initial_state(), 1, []
-        while True:
-            column = int(rng.choice(np.flatnonzero(LIBRARY.get_valid_moves(state))))
-            moves.append((state, column, player))
-            state = LIBRARY.get_next_state(state, column, player)
-            if LIBRARY.get_value_and_terminated(state, column)[1]:
-                break
-            player = -player
-        moves.append((state, -1, 0))  # the final position (no move)
-        games.append(moves)
+        moves = positions.random_game(LIBRARY, rng)
+        before = [LIBRARY.get_initial_state(), *(state for state, _, _, _ in moves)]
+        played = [(state, column, player) for state, (_, column, player, _) in zip(before[:-1], moves, strict=True)]
+        games.append([*played, (before[-1], -1, 0)])
     return games
 
 

@@ -4,8 +4,9 @@ The video's design keeps one object tree per game (``alphazero_lib.alpha_mcts.No
 network calls: every simulation walks each game to a leaf, evaluates all the leaves in ONE call and expands and
 backs up each. Its reference here (``expand_roots``, ``simulate``, ``search``) is checked against the serial
 ``AlphaMCTS`` run game by game: with the same network, settings and noise draws the visit counts are identical.
-The array exercises (``select_actions``, ``backup``) are checked against the library's ``Node.select`` and
-``Node.backpropagate`` semantics on seeded arrays, the rules ``BatchedMCTS`` applies to its ``[B, N]`` trees.
+The array exercises (``select_actions``, ``on_path``, ``level_signs``, ``backup``) are checked against the
+library's ``Node.select`` and ``batched_mcts.backup`` on seeded arrays, the rules ``BatchedMCTS`` applies to its
+``[B, N]`` trees; the references are the library's own.
 
 Checks run on a fake network whose answer for a state does not depend on the other states in the batch (each
 row is computed alone), so that "identical" really means identical whatever the CPU.
@@ -13,7 +14,6 @@ row is computed alone), so that "identical" really means identical whatever the 
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import numbers
@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS, Node
+from alphazero_lib.batched_mcts import backup, level_signs, on_path
 from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises import positions
 from alphazero_lib.exercises.core import (
     Case,
     Mismatch,
@@ -33,12 +35,13 @@ from alphazero_lib.exercises.core import (
     check,
     check_method,
     hints_for,
-    random_game,
     show,
 )
+from alphazero_lib.exercises.nb05_self_play import fake_counts
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.search_policies import Children, puct_selection
 from alphazero_lib.selection import apply_temperature
 from alphazero_lib.training import game_memory
 
@@ -215,33 +218,17 @@ def parallel_self_play(
 def select_actions(
     value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits, C=2.0
 ) -> np.ndarray:
-    """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``."""
-    q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
-    score = q_value + C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
-    return np.where(legal, score, -np.inf).argmax(axis=1)
-
-
-def on_path(path: np.ndarray, depth) -> np.ndarray:
-    """``[L, B]`` bool: True at levels ``0..depth[b]`` of game ``b``'s path, False below its leaf (all False for a
-    game that did not search, ``depth[b] = -1``)."""
-    return np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]
-
-
-def level_signs(path: np.ndarray, depth) -> np.ndarray:
-    """``[L, B]`` float: +1 at game ``b``'s leaf level ``depth[b]``, then -1, +1, ... up to the root; the same
-    alternation goes on below the leaf (those levels are off the path)."""
-    distance = np.asarray(depth)[None, :] - np.arange(len(path))[:, None]
-    return np.where(distance % 2 == 0, 1.0, -1.0)
-
-
-def backup(visit_count: np.ndarray, value_sum: np.ndarray, path: np.ndarray, depth, leaf_value) -> None:
-    """Back ``leaf_value [B]`` up ``path [L, B]`` (levels 0..depth[b]) in place: +1 visit, value with flipped sign."""
-    for b, leaf_depth in enumerate(np.asarray(depth)):
-        value = float(leaf_value[b])
-        for level in range(int(leaf_depth), -1, -1):
-            visit_count[b, path[level, b]] += 1
-            value_sum[b, path[level, b]] += value
-            value = -value
+    """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``; the
+    library's ``search_policies.puct_selection`` (the rule ``BatchedMCTS`` applies to its trees)."""
+    children = Children(
+        prior=np.asarray(prior, dtype=np.float64),
+        visit_count=np.asarray(visit_count),
+        value_sum=np.asarray(value_sum),
+        illegal_penalty=np.where(legal, 0.0, -np.inf),
+        parent_visits=np.asarray(parent_visits, dtype=np.float64),
+        raw_value=np.zeros(len(prior)),
+    )
+    return puct_selection(children, SearchConfig(C=C))
 
 
 # ---- helpers for the notebook -------------------------------------------------------------------------------
@@ -268,12 +255,11 @@ class RowNet:
 class FakeParallelSearch:
     """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``.
 
-    Each game's "visit counts" are 1..20 on its legal moves, from a hash of its canonical board (as notebook 5's
-    ``fake_search``), so the games are the same on every computer; each ``spg.root`` gets a ``Node`` with those
-    visit counts in its children, as a real search leaves it. ``batch_sizes`` records how many games each call
-    searched. It also watches the loop that calls it and raises ``Mismatch`` (saying what is wrong) when a call is
-    not one step of the video's loop: the canonical boards of every game still playing, each moved once since the
-    call before, none finished.
+    Each game's "visit counts" are notebook 5's ``fake_counts`` of its canonical board, so the games are the same
+    on every computer; each ``spg.root`` gets a ``Node`` with those visit counts in its children, as a real search
+    leaves it. ``batch_sizes`` records how many games each call searched. It also watches the loop that calls it
+    and raises ``Mismatch`` (saying what is wrong) when a call is not one step of the video's loop: the canonical
+    boards of every game still playing, each moved once since the call before, none finished.
     """
 
     def __init__(self, game: Game, seed: int = 0, num_games: int | None = None) -> None:
@@ -281,13 +267,6 @@ class FakeParallelSearch:
         self.batch_sizes: list[int] = []
         self.games: list = []  # every SPG searched, in the order of the first call
         self.boards: dict[int, list[np.ndarray]] = {}  # id(spg) -> its board at each call
-
-    def counts(self, state: np.ndarray) -> np.ndarray:
-        """The fake visit counts ``[A]`` of one canonical board: 1..20 on legal moves, 0 elsewhere."""
-        state = np.asarray(state, dtype=np.int8)
-        digest = hashlib.sha256(state.tobytes() + bytes([self.seed % 256])).digest()
-        counts = np.array([1 + digest[a % len(digest)] % 20 for a in range(self.game.action_size)], dtype=np.int64)
-        return counts * self.game.get_valid_moves(state)
 
     def __call__(self, states: Any, spgs: Any) -> np.ndarray:
         step = len(self.batch_sizes)
@@ -331,7 +310,7 @@ class FakeParallelSearch:
                 )
         probs = np.zeros((len(spgs), self.game.action_size))
         for i, spg in enumerate(spgs):
-            counts = self.counts(states[i])
+            counts = fake_counts(self.game, states[i], self.seed)
             probs[i] = counts / counts.sum()
             spg.root = Node(states[i])
             spg.root.visit_count = int(counts.sum()) + 1
@@ -414,20 +393,9 @@ def _over(game: Game, state: np.ndarray) -> bool:
 
 
 def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
-    """``count`` canonical positions ``[count, R, C]`` after 0..max_moves random moves (``core.random_game``),
-    every one still live: a move that would end the game is not played."""
-    positions = []
-    while len(positions) < count:
-        moves = random_game(game, rng, max_moves=int(rng.integers(0, max_moves + 1)))
-        if moves and moves[-1][3]:  # the position before the ending move, its mover to move
-            before = moves[-2][0] if len(moves) > 1 else game.get_initial_state()
-            state, to_move = before, moves[-1][2]
-        else:
-            state, to_move = (moves[-1][0], -moves[-1][2]) if moves else (game.get_initial_state(), 1)
-        canonical = game.change_perspective(state, to_move)
-        if game.get_valid_moves(canonical).any():
-            positions.append(canonical)
-    return np.stack(positions)
+    """``count`` canonical positions ``[count, R, C]`` after 0..max_moves random moves, every one still live: a move
+    that would end the game is not played (``positions.batch``)."""
+    return positions.batch(game, count, rng, max_moves + 1)
 
 
 def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
@@ -1365,7 +1333,7 @@ SIGN_MISTAKES = [
 def check_backup(learner: Any) -> Any:
     """Check ``backup``: in place on ``visit_count, value_sum [B, N]`` along ``path [L, B]`` to ``depth [B]``.
 
-    Expected: the library's ``Node.backpropagate`` rule (add, flip the sign, go to the parent) on each path.
+    Expected: the library's ``batched_mcts.backup`` (``Node.backpropagate``'s add, flip the sign, go to the parent).
     Cases: hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches.
     """
     return check("backup", learner, backup, _backup_cases, BACKUP_MISTAKES)

@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for, random_game
+from alphazero_lib.exercises import positions
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
+from alphazero_lib.kaggle.environment import episode_outcome
 
 CONNECT_FOUR, TICTACTOE = ConnectFour(), TicTacToe()
 OUTCOMES = ("wins", "draws", "losses", "errors")
@@ -69,20 +71,9 @@ def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Call
 
 
 def reference_outcome(final: list[dict], index: int) -> str:
-    """``wins``/``draws``/``losses``/``errors`` for the agent at ``index`` from an episode's last step.
-
-    As ``kaggle.evaluate_against_builtin``: the agent's own status other than ``DONE`` (an invalid action, an
-    exception, a timeout) is an error; otherwise the rewards decide. An opponent that failed (status not
-    ``DONE``, reward ``None``) lost the game.
-    """
-    ours, theirs = final[index], final[1 - index]
-    if ours["status"] != "DONE":
-        return "errors"
-    if theirs["status"] != "DONE" or theirs["reward"] is None:
-        return "wins"
-    if ours["reward"] == theirs["reward"]:
-        return "draws"
-    return "wins" if ours["reward"] > theirs["reward"] else "losses"
+    """``wins``/``draws``/``losses``/``errors`` for the agent at ``index`` from an episode's last step: the
+    library's ``kaggle.environment.episode_outcome``, as ``evaluate_against_builtin`` counts its episodes."""
+    return episode_outcome(final, index)
 
 
 def reference_evaluate_both_seats(
@@ -100,15 +91,9 @@ def reference_evaluate_both_seats(
     return results
 
 
-# ---- positions ------------------------------------------------------------------------------------------------
-def random_positions(game: Any, count: int, seed: int) -> list[np.ndarray]:
-    """Absolute states from seeded random games of ``game`` (``core.random_game``): each game's empty board and
-    every position after it, so finished boards are included."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        out += [game.get_initial_state(), *(state for state, _, _, _ in random_game(game, rng))]
-    return out[:count]
+def boards(game: Any, count: int, seed: int) -> list[np.ndarray]:
+    """``positions.game_boards`` seeded with ``seed``: random games' boards, the empty and the finished ones too."""
+    return positions.game_boards(game, count, np.random.default_rng(seed))
 
 
 def observation(state: np.ndarray, mark: int, plain: bool = False) -> Any:
@@ -153,9 +138,9 @@ def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]
 
     def cases() -> list[Case]:
         out = []
-        for game, positions in ((CONNECT_FOUR, random_positions(CONNECT_FOUR, 60, 80)),
-                                (TICTACTOE, random_positions(TICTACTOE, 40, 81))):  # fmt: skip
-            for k, state in enumerate(positions):
+        for game, states in ((CONNECT_FOUR, boards(CONNECT_FOUR, 60, 80)),
+                                (TICTACTOE, boards(TICTACTOE, 40, 81))):  # fmt: skip
+            for k, state in enumerate(states):
                 for mark in (2, 1) if k % 2 else (1, 2):
                     out.append(_state_case(game, observation(state, mark, plain=k % 3 == 0)))
         return out
@@ -329,9 +314,9 @@ def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], 
 
     def cases() -> list[Case]:
         out = []
-        for game, positions in ((CONNECT_FOUR, random_positions(CONNECT_FOUR, 50, 83)),
-                                (TICTACTOE, random_positions(TICTACTOE, 30, 84))):  # fmt: skip
-            live = [s for s in positions if game.get_valid_moves(s).any() and not _finished(game, s)]
+        for game, states in ((CONNECT_FOUR, boards(CONNECT_FOUR, 50, 83)),
+                                (TICTACTOE, boards(TICTACTOE, 30, 84))):  # fmt: skip
+            live = [s for s in states if not game.is_over(s)]
             for k, state in enumerate(live):
                 for name, search in _searches():
                     mark = 1 + (k + len(name)) % 2
@@ -359,14 +344,6 @@ AGENT_MISTAKES = [
     Mistake("play the best LEGAL action: best_legal_action(probabilities, game.get_valid_moves(state)), not the "
             "plain argmax (the search may put weight on a full column)", _agent_with("no mask")),
 ]  # fmt: skip
-
-
-def _finished(game: Any, state: np.ndarray) -> bool:
-    """Whether someone has already won in ``state`` (kaggle would not ask for a move)."""
-    for action in range(game.action_size):
-        if game.check_win(state, action):
-            return True
-    return False
 
 
 def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:

@@ -307,6 +307,22 @@ def load_submission(path: str, game: Game | None = None) -> Any:
     return agents[-1]
 
 
+def episode_outcome(final: list[dict], index: int) -> str:
+    """``wins``, ``draws``, ``losses`` or ``errors`` for the agent at ``index`` from an episode's last step.
+
+    The agent's own status other than ``DONE`` (an invalid action, an exception, a timeout) is an error; an opponent
+    that failed (status not ``DONE``, reward ``None``) lost the game; otherwise the rewards decide.
+    """
+    ours, theirs = final[index], final[1 - index]
+    if ours["status"] != "DONE":
+        return "errors"
+    if theirs["status"] != "DONE" or theirs["reward"] is None:
+        return "wins"
+    if ours["reward"] == theirs["reward"]:
+        return "draws"
+    return "wins" if ours["reward"] > theirs["reward"] else "losses"
+
+
 def evaluate_against_builtin(
     game: Game,
     agent: Any,
@@ -377,16 +393,7 @@ def evaluate_against_builtin(
                         agents.reverse()
                     env = _run(game, agents, rng.random())
                     ctrl_c.check()  # a Ctrl-C that came during the episode: it is not counted
-                    final = env.steps[-1]
-                    ours, theirs = final[index], final[1 - index]
-                    if ours["status"] != "DONE":
-                        results[seat]["errors"] += 1
-                    elif ours["reward"] == theirs["reward"]:
-                        results[seat]["draws"] += 1
-                    elif ours["reward"] > theirs["reward"]:
-                        results[seat]["wins"] += 1
-                    else:
-                        results[seat]["losses"] += 1
+                    results[seat][episode_outcome(env.steps[-1], index)] += 1
                     bar.update(1)
     except KeyboardInterrupt:
         raise Interrupted(summary(interrupted=True)) from None
