@@ -147,12 +147,14 @@ def selfplay_benchmark(
             # the network alone at the batch size batched self-play uses, in the mode asked for (auto: each mode
             # FastEvaluator would choose from), and at batch 1 (the serial path); the modes take turns, so that a
             # change in the machine's load hits them all alike. Auto leaves bf16 out on a CPU without bfloat16
-            # units (emulated, one call can take seconds), as FastEvaluator does.
+            # units (emulated, one call can take seconds), as FastEvaluator does; compile and onnx only when asked
+            # for (their refresh compiles or exports again: seconds, and the budget may be under a second).
             budget.phase("network alone")
             fast_bf16 = has_fast_bf16("cpu")
+            asked_only = ("compile", "onnx")
             if mode == "auto":
-                modes = [m for m in MODES if m != "compile" and (fast_bf16 or not m.startswith("bf16"))]
-                skipped = [m for m in MODES if m not in modes and m != "compile"]
+                modes = [m for m in MODES if m not in asked_only and (fast_bf16 or not m.startswith("bf16"))]
+                skipped = [m for m in MODES if m not in modes and m not in asked_only]
             else:
                 modes, skipped = [mode], []
             evaluators = {m: FastEvaluator(model, m, batch_size=num_games) for m in modes}
@@ -294,6 +296,11 @@ def format_selfplay(result: dict[str, Any]) -> str:
         )
     elif len(result["network_evals_per_second"]) == 2:
         lines.append(f"  only --mode {result['inference_mode']} timed (--mode auto times every mode)")
+    if len(result["network_evals_per_second"]) > 2:  # auto: say which modes it leaves to be asked for
+        lines.append(
+            "  timed only when asked: --mode onnx (onnxruntime, the onnx extra) and --mode compile; a refresh "
+            "exports or compiles again, seconds an iteration, so auto leaves them out"
+        )
     if result["inference_mode"].startswith("bf16") and not result["bf16_units"]:
         lines.append("  this CPU has no bfloat16 units: bf16 is emulated here, slower than fp32")
     speedup = "n/a" if result["speedup"] is None else f"{result['speedup']:.1f}x"

@@ -127,6 +127,16 @@ def test_an_explicit_mode_is_the_only_one_timed(capsys):
     assert "  only --mode fp32 timed (--mode auto times every mode)" in format_selfplay(result).splitlines()
 
 
+def test_bench_times_the_onnx_mode_when_asked(capsys):
+    """Issue 51, item 5: ``--mode onnx`` plays batched self-play on onnxruntime; auto names it without timing it."""
+    for module in ("onnx", "onnxscript", "onnxruntime"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
+    assert main([*TINY[:-1], "onnx", "--seconds", "0.5", "--json", "--no-progress"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["inference_mode"] == "onnx" and result["batched_positions_per_second"] > 0
+    assert sorted(result["network_evals_per_second"]) == ["fp32 batch 1 (serial path)", "onnx"]
+
+
 def test_auto_leaves_bf16_out_on_a_cpu_without_bf16_units_whatever_onednn_says(capsys, monkeypatch, tmp_path):
     """oneDNN's probe says yes on AVX-512 without bf16 units (emulated: 4.2 s a forward of the 9 x 128 network at
     batch 16 against 0.17 s in fp32); the CPU's flags decide. Both probes are replaced here, as on such a CPU."""
@@ -141,6 +151,7 @@ def test_auto_leaves_bf16_out_on_a_cpu_without_bf16_units_whatever_onednn_says(c
     assert result["modes_not_measured"] == ["bf16", "bf16_cl", "bf16_fused"]
     assert not any(mode.startswith("bf16") for mode in result["network_evals_per_second"])
     assert "not measured: bf16, bf16_cl, bf16_fused (this CPU has no bfloat16 units" in format_selfplay(result)
+    assert "onnx" not in result["network_evals_per_second"] and "--mode onnx (onnxruntime" in format_selfplay(result)
     for units in ({"avx512_bf16"}, {"amx_bf16", "amx_tile"}, {"fp", "asimd", "bf16"}):  # Intel, AMX, Arm
         monkeypatch.setattr(inference, "cpu_flags", lambda units=units: units)
         assert inference.has_fast_bf16("cpu"), units

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -64,8 +65,15 @@ def test_evaluate_defers_to_an_evaluator(model):
         assert np.allclose(a, b, atol=1e-6)
 
 
+def needs_onnx() -> None:
+    for module in ("onnx", "onnxscript", "onnxruntime"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[onnx]')")
+
+
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "compile"])
 def test_every_mode_agrees_with_float32(model, mode):
+    if mode == "onnx":
+        needs_onnx()
     x = encoded_batch()
     reference_logits, reference_values = evaluate(model, x)
     logits, values = FastEvaluator(model, mode, cache_dir=None).evaluate(x)
@@ -88,6 +96,47 @@ def test_the_training_model_is_left_in_float32_and_refresh_picks_up_new_weights(
     assert np.allclose(evaluator.evaluate(encoded_batch(4))[1], before)  # the copy keeps the old weights
     evaluator.refresh()
     assert np.allclose(evaluator.evaluate(encoded_batch(4))[1], evaluate(trained, encoded_batch(4))[1], atol=1e-5)
+
+
+def test_the_onnx_mode_picks_up_new_weights_on_refresh_and_runs_on_torchs_threads(model):
+    needs_onnx()
+    trained = ResNet(make_game("connect_four"), num_res_blocks=2, num_hidden=16).eval()
+    trained.load_state_dict(model.state_dict())
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        evaluator = FastEvaluator(trained, "onnx", cache_dir=None)
+    finally:
+        torch.set_num_threads(threads)
+    session = evaluator.net.session
+    assert session.get_session_options().intra_op_num_threads == 1
+    assert session.get_providers() == ["CPUExecutionProvider"]
+    x = encoded_batch(4)
+    before = evaluator.evaluate(x)[1]
+    with torch.no_grad():
+        trained.value_head[-2].bias.add_(1.0)
+    assert np.allclose(evaluator.evaluate(x)[1], before)  # the exported file keeps the old weights
+    evaluator.refresh()
+    assert np.abs(evaluator.evaluate(x)[1] - evaluate(trained, x)[1]).max() < 1e-4
+    assert not np.allclose(evaluator.evaluate(x)[1], before, atol=1e-3)
+    rates = evaluator.measure(["onnx", "fp32"], repeats=1)  # measure() times it beside the torch modes
+    assert sorted(rates) == ["fp32", "onnx"] and all(rate > 0 for rate in rates.values())
+
+
+def test_the_onnx_mode_without_onnxruntime_says_how_to_install_it(model, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime now raises ImportError
+    with pytest.raises(ImportError, match=r"inference mode 'onnx' needs the package '(onnx|onnxscript|onnxruntime)'"):
+        FastEvaluator(model, "onnx", cache_dir=None)
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[onnx\]"'):
+        FastEvaluator(model, "onnx", cache_dir=None)
+
+
+def test_the_onnx_mode_refuses_a_model_on_a_gpu(model, monkeypatch):
+    monkeypatch.setattr(inference, "model_device", lambda model: torch.device("cuda"))
+    with pytest.raises(
+        ValueError, match="inference mode 'onnx' runs on onnxruntime's CPU provider, but the model is on cuda"
+    ):
+        FastEvaluator(model, "onnx", cache_dir=None)
 
 
 def test_auto_measures_once_and_caches_the_choice(model, tmp_path, monkeypatch):
