@@ -207,7 +207,8 @@ def check_select(cls: type) -> type:
     return check_method(cls, "select", LibraryNode.select, cases, mistakes=SELECT_MISTAKES)
 
 
-def _select_last(self: Any, C: float) -> Any:
+def select_last_on_ties(self: Any, C: float) -> Any:
+    """A selection that keeps the LAST of equal scores (``>=`` where ``>`` is meant): a known mistake."""
     best, best_ucb = None, -math.inf
     for child in self.children:
         ucb = self.get_ucb(child, C)
@@ -218,7 +219,7 @@ def _select_last(self: Any, C: float) -> Any:
 
 SELECT_MISTAKES = [
     Mistake("on equal scores keep the FIRST child: replace the best only on a strictly larger score (>, not >=)",
-            _select_last),
+            select_last_on_ties),
     Mistake("the child with the HIGHEST score: max, not min", lambda self, C: min(self.children,
                                                                                 key=lambda c: self.get_ucb(c, C))),
     Mistake("select by the UCB score (self.get_ucb(child, C)), not by the visit count",

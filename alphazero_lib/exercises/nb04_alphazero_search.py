@@ -4,12 +4,13 @@ the exact semantics these checks hold the learner to).
 
 The learner's ``Node`` has the library's attributes (``state``, ``parent``, ``action_taken``, ``prior``,
 ``children``, ``visit_count``, ``value_sum``); their methods take the constant ``C`` where the library's take a
-``SearchConfig``. The ``library_*`` functions below are the library's semantics in the learner's signatures: the
-stand-ins when a check fails, tested against ``alphazero_lib.alpha_mcts`` in ``tests/test_exercises_nb04.py``.
+``SearchConfig``. The ``library_*`` functions below call the library's (``alpha_mcts.Node``, ``search_policies``)
+in the learner's signatures: the stand-ins when a check fails.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
+from alphazero_lib.alpha_mcts import Node as LibraryNode
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises.core import (
     Case,
@@ -30,10 +32,13 @@ from alphazero_lib.exercises.core import (
     same,
     show,
 )
+from alphazero_lib.exercises.nb02_vanilla_mcts import select_last_on_ties
 from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, live_positions
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
+from alphazero_lib.search_policies import Children
+from alphazero_lib.search_policies.puct import dirichlet_noise, puct_scores
 
 HINTS = {
     "get_ucb": "Q = -(child.value_sum / child.visit_count), or 0.0 when child.visit_count == 0 (the child's value is "
@@ -55,41 +60,41 @@ hint, solution = hints_for(HINTS, "04_alphazero_search.ipynb")
 
 
 # ---- the library's semantics in the learner's signatures -------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _config(C: float = 2.0, epsilon: float = 0.0, alpha: float = 0.3) -> SearchConfig:
+    return SearchConfig(C=C, dirichlet_epsilon=epsilon, dirichlet_alpha=alpha)
+
+
 def library_get_ucb(self: Any, child: Any, C: float) -> float:
-    """PUCT score of ``child`` seen from ``self`` (its parent): ``Q + C * prior * sqrt(N_parent) / (1 + n)``,
-    ``Q = -(child.value_sum / child.visit_count)``, 0 for an unvisited child (as ``alpha_mcts.Node.select``)."""
-    q_value = -(child.value_sum / child.visit_count) if child.visit_count > 0 else 0.0
-    return q_value + C * child.prior * math.sqrt(self.visit_count) / (1 + child.visit_count)
+    """PUCT score of ``child`` seen from ``self`` (its parent): ``search_policies.puct_scores`` on that one child,
+    ``Q + C * prior * sqrt(N_parent) / (1 + n)`` with ``Q = 0`` for an unvisited child."""
+    one = [np.array([[float(x)]]) for x in (child.prior, child.visit_count, child.value_sum, 0.0)]
+    alone = Children(*one, np.array([float(self.visit_count)]), np.zeros(1))
+    return float(puct_scores(alone, _config(float(C)))[0, 0])
 
 
 def library_select(self: Any, C: float) -> Any:
-    """The child with the largest PUCT score, the lowest action on ties (``alpha_mcts.Node.select``'s rule,
-    written for any node with the course's attributes)."""
-    best, best_score = None, -math.inf
-    for child in self.children:  # in increasing action order: a later child must be strictly better
-        score = library_get_ucb(self, child, C)
-        if score > best_score:
-            best, best_score = child, score
-    return best
+    """The child with the largest PUCT score, the lowest action on ties: ``alpha_mcts.Node.select`` on this node."""
+    return LibraryNode.select(self, _config(float(C)))
 
 
 def library_expand(self: Any, game: Any, priors: np.ndarray) -> None:
-    """One child of the node's own class per legal move, in increasing action order, with its prior; a child's
-    state is the move played by 1 and then seen from the other side (``alpha_mcts.Node.expand``)."""
-    for action in np.flatnonzero(game.get_valid_moves(self.state)):
-        child_state = game.change_perspective(game.get_next_state(self.state, int(action), 1), -1)
-        self.children.append(type(self)(child_state, parent=self, action_taken=int(action), prior=priors[action]))
+    """``alpha_mcts.Node.expand``, its children (one per legal move, in increasing action order, with their
+    priors) rebuilt in the node's own class."""
+    reference = LibraryNode(self.state)
+    reference.expand(game, priors)
+    for child in reference.children:
+        self.children.append(type(self)(child.state, parent=self, action_taken=child.action_taken, prior=child.prior))
 
 
 def library_dirichlet_noise(
     priors: np.ndarray, valid: np.ndarray, epsilon: float, alpha: float, rng: np.random.Generator
 ) -> np.ndarray:
-    """``(1 - epsilon) * prior + epsilon * Dirichlet(alpha)`` on the legal moves, one draw of ``len(legal)``
-    numbers from ``rng`` (as ``AlphaMCTS.search`` at the root); a new array, illegal moves keep their 0."""
+    """The library's root noise (``search_policies.puct.dirichlet_noise``, as ``AlphaMCTS.search`` at the root)
+    mixed into the legal moves; a new array, illegal moves keep their 0."""
     priors = np.array(priors, dtype=np.float64)
     legal = np.flatnonzero(valid)
-    noise = rng.dirichlet([alpha] * len(legal))
-    priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise
+    priors[legal] = dirichlet_noise(rng, priors[legal], _config(epsilon=float(epsilon), alpha=float(alpha)))[0]
     return priors
 
 
@@ -117,15 +122,6 @@ def _family(cls: type, parent_visits: int, children: list[tuple[int, float, int,
         child.visit_count, child.value_sum = visits, value_sum
         parent.children.append(child)
     return parent
-
-
-class _Plain:
-    """A node with the library's attributes and no methods (the library's functions run on it)."""
-
-    def __init__(self, state: Any, parent: Any = None, action_taken: int | None = None, prior: float = 0.0) -> None:
-        self.state, self.parent, self.action_taken, self.prior = state, parent, action_taken, float(prior)
-        self.children: list[Any] = []
-        self.visit_count, self.value_sum = 0, 0.0
 
 
 # ---- exercise 1: the PUCT score ---------------------------------------------------------------------------------
@@ -235,7 +231,7 @@ def check_select(cls: type) -> type:
     def cases(cls: type) -> list[Case]:
         out = []
         for what, parent_visits, children, c in select_cases():
-            expected = library_select(_family(_Plain, parent_visits, children), c).action_taken
+            expected = library_select(_family(LibraryNode, parent_visits, children), c).action_taken
             shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
             out.append(
                 Case(
@@ -251,18 +247,9 @@ def check_select(cls: type) -> type:
     return check_method(cls, "select", library_select, cases, name="Node.select", mistakes=SELECT_MISTAKES)
 
 
-def _select_last(self: Any, C: float) -> Any:
-    best, best_score = None, -math.inf
-    for child in self.children:
-        score = self.get_ucb(child, C)
-        if score >= best_score:
-            best, best_score = child, score
-    return best
-
-
 SELECT_MISTAKES = [
     Mistake("on a tie keep the FIRST child (the lowest action): replace the best only on a strictly larger score",
-            _select_last),
+            select_last_on_ties),
     Mistake("the child with the LARGEST score: max, not min", lambda self, C: min(self.children,
                                                                                  key=lambda c: self.get_ucb(c, C))),
     Mistake("select by the PUCT score (self.get_ucb(child, C)), not by the prior alone",
@@ -296,8 +283,8 @@ def check_expand(cls: type) -> type:
         for game in (TicTacToe(), ConnectFour()):
             for state in live_positions(game, 5, seed=12):
                 priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
-                reference = _Plain(state)
-                library_expand(reference, game, priors)
+                reference = LibraryNode(state)
+                reference.expand(game, priors)
                 expected = [(c.action_taken, c.prior, board(c.state)) for c in reference.children]
                 out.append(
                     Case(
@@ -720,24 +707,21 @@ def _search_with(kind: str, noise: Callable[..., np.ndarray] | None = None) -> C
         priors = masked_softmax(logits, valid)
         if config.dirichlet_epsilon > 0:
             priors = noise(priors, valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
-        root = self.root = _Plain(state)
+        root = self.root = LibraryNode(state)
         root.visit_count = 0 if kind == "root zero" else 1
-        library_expand(root, game, priors)
+        root.expand(game, priors)
         for _ in range(config.num_searches):
             node = root
             while node.children:
-                node = library_select(node, config.C)
+                node = node.select(config)
             value, terminal = game.get_value_and_terminated(node.state, node.action_taken)
             value = value if kind == "terminal sign" else -value
             if not terminal:
                 logits, value = self.evaluate(node.state)
                 value = -value if kind == "network sign" else value
                 mask = np.ones(game.action_size) if kind == "leaf mask" else game.get_valid_moves(node.state)
-                library_expand(node, game, masked_softmax(logits, mask))
-            while node is not None:
-                node.value_sum += value
-                node.visit_count += 1
-                value, node = -value, node.parent
+                node.expand(game, masked_softmax(logits, mask))
+            node.backpropagate(value)
         counts = np.zeros(game.action_size)
         for child in root.children:
             counts[child.action_taken] = child.visit_count
