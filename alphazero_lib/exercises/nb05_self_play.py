@@ -542,6 +542,12 @@ STEP_MISTAKES = [
 ]  # fmt: skip
 
 
+LOSSES = [
+    ("policy", ": it is F.cross_entropy(policy logits, policy_targets) on the model's output"),
+    ("value", ": it is F.mse_loss(value, value_targets), both of shape [B, 1]"),
+]
+
+
 def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expected: tuple) -> Any:
     model = copy.deepcopy(model)
     optimizer = _sgd(model)
@@ -559,30 +565,12 @@ def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expe
             raise Mismatch(got, want, "return (policy_loss, value_loss) as two floats (loss.item()).")
         if not all(isinstance(x, (float, int, np.floating)) and not isinstance(x, bool) for x in got):
             raise Mismatch(got, want, "return plain floats: policy_loss.item(), value_loss.item().")
-        if not same(float(got[0]), want[0], TOL):
-            raise Mismatch(
-                got,
-                want,
-                f"step {step + 1}: the policy loss differs"
-                + (
-                    ": it is F.cross_entropy(policy logits, policy_targets) on the model's output"
-                    if step == 0
-                    else " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
-                    "loss.backward(), optimizer.step(), in that order)"
-                ),
-            )
-        if not same(float(got[1]), want[1], TOL):
-            raise Mismatch(
-                got,
-                want,
-                f"step {step + 1}: the value loss differs"
-                + (
-                    ": it is F.mse_loss(value, value_targets), both of shape [B, 1]"
-                    if step == 0
-                    else " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
-                    "loss.backward(), optimizer.step(), in that order)"
-                ),
-            )
+        for k, (loss, formula) in enumerate(LOSSES):
+            if not same(float(got[k]), want[k], TOL):
+                later = " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
+                later += "loss.backward(), optimizer.step(), in that order)"
+                differs = f"step {step + 1}: the {loss} loss differs"
+                raise Mismatch(got, want, differs + (formula if step == 0 else later))
     parameters = _parameters(model)
     if not same(parameters, expected_parameters, TOL):
         worst = float(np.max(np.abs(parameters - expected_parameters)))

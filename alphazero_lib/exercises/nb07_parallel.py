@@ -545,12 +545,21 @@ def _root_table(root: Any, action_size: int) -> np.ndarray:
     return table
 
 
-def _search_cases(run: Callable[..., Any], hint: str, searches: Callable[[SearchConfig], int | None]) -> list[Case]:
+def _search_cases(run: Callable[..., Any], hint: str, searches: int | None = None, tables: bool = True) -> list[Case]:
+    """One case per ``_settings()``: the serial search with ``searches`` simulations (default ``num_searches``)
+    gives the expected root tables ``[B, 3, A]`` (``_root_table``) or, with ``tables=False``, its policies."""
     cases = []
     for game, batch, config, seed in _settings():
         net = RowNet(game, seed)
         states = _endgames() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
-        _, roots = _serial(game, config, states, net, searches(config))
+        probs, roots = _serial(game, config, states, net, searches)
+        if not tables:
+            call = (
+                f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
+                f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}"
+            )
+            cases.append(Case(call, lambda cls, a=(game, net, config, states): run(cls, *a), probs, hint))
+            continue
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
         call = (
@@ -611,7 +620,7 @@ def check_expand_roots(cls: type) -> type:
             run,
             "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
             "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors.",
-            lambda config: 1,
+            searches=1,
         )
         for case in out:
             case.expected = case.expected.copy()
@@ -679,7 +688,6 @@ def check_simulate(cls: type) -> type:
             run,
             "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
             "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each.",
-            lambda config: None,
         )
 
     return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate", mistakes=SIMULATE_MISTAKES)
@@ -732,22 +740,12 @@ def check_search(cls: type) -> type:
         return mcts.search(states, spgs)
 
     def cases(cls):
-        out = []
-        for game, batch, config, seed in _settings():
-            net = RowNet(game, seed)
-            states = _endgames() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
-            probs, _ = _serial(game, config, states, net)
-            out.append(
-                Case(
-                    f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
-                    f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}",
-                    lambda cls, a=(game, net, config, states): run(cls, *a),
-                    probs,
-                    "expand_roots, then num_searches calls of simulate, then each root's children's visit counts "
-                    "normalised per game: an array [B, A].",
-                )
-            )
-        return out
+        return _search_cases(
+            run,
+            "expand_roots, then num_searches calls of simulate, then each root's children's visit counts normalised "
+            "per game: an array [B, A].",
+            tables=False,
+        )
 
     return check_method(cls, "search", search, cases, name="MCTSParallel.search", mistakes=SEARCH_MISTAKES)
 
