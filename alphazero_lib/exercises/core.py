@@ -783,8 +783,8 @@ def missing_method(cls: type, method: str, signature: str = "", how: str = "") -
 
 def check_method(
     cls: type,
-    method: str,
-    library_function: Callable[..., Any],
+    method: str | Sequence[str],
+    library_function: Callable[..., Any] | Sequence[Callable[..., Any]],
     cases: Callable[[type], list[Case]],
     name: str | None = None,
     mistakes: Sequence[Any] = (),
@@ -793,29 +793,35 @@ def check_method(
 
     ``library_function`` has the method's signature (``self`` first), so the learner's other methods keep working.
     ``mistakes``: known wrong versions of the method (``Mistake(hint, function)``), tried on a failing case.
+    Methods written in one cell (the class's own body) are checked together: ``method`` and ``library_function``
+    are then lists, each mistake a dict ``{method name: function}``, and a pass keeps the whole class.
     """
-    name = name or f"{cls.__name__}.{method}"
+    methods = [method] if isinstance(method, str) else list(method)
+    functions = [library_function] if callable(library_function) else list(library_function)
+    name = name or f"{getattr(cls, '__name__', cls)}.{' and '.join(methods)}"
     if not isinstance(cls, type):
         print(f"{FAILED} {name}: expected a class, got {show(cls)}; run the cell that defines it first", flush=True)
         return cls
-    own = cls.__dict__.get(method)
-    if own is None:
-        line = missing_method(cls, method, _plain_signature(library_function))
-        result = _verdict(line.replace(f"{cls.__name__}.{method}:", f"{name}:", 1), None)
+    owns = [cls.__dict__.get(m) for m in methods]
+    missing = [(m, f) for m, f, own in zip(methods, functions, owns, strict=True) if own is None]
+    if missing:
+        line = missing_method(cls, missing[0][0], _plain_signature(missing[0][1]))
+        result = _verdict(line.replace(f"{cls.__name__}.{missing[0][0]}:", f"{name}:", 1), None)
     else:
+        keep_as = (f"{cls.__name__}.{methods[0]}", owns[0]) if cls.__module__ == "__main__" else ("", None)
         result = check(
             name,
-            None if is_stub(own) else cls,
+            None if any(is_stub(own) for own in owns) else cls,
             None,
             lambda: cases(cls),
             mistakes,
-            own=[method],
-            adapt=lambda code: with_methods(cls, code if isinstance(code, dict) else {method: code}),
-            keep_as=(f"{cls.__name__}.{method}", own) if cls.__module__ == "__main__" else ("", None),
+            own=methods,
+            adapt=lambda code: with_methods(cls, code if isinstance(code, dict) else {methods[0]: code}),
+            keep_as=keep_as if len(methods) == 1 else None,
         )
     if result is None:  # not written or wrong: the library's method stands in
-        stand_in = _stand_in(method, library_function)
-        setattr(cls, method, stand_in)
+        for method_name, function in zip(methods, functions, strict=True):
+            setattr(cls, method_name, _stand_in(method_name, function))
     return cls
 
 

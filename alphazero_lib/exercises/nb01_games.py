@@ -17,7 +17,6 @@ import numpy as np
 
 from alphazero_lib.arena import play_game as library_arena_game
 from alphazero_lib.exercises.core import (
-    FAILED,
     Case,
     Mismatch,
     Mistake,
@@ -26,12 +25,8 @@ from alphazero_lib.exercises.core import (
     check,
     check_method,
     hints_for,
-    is_stub,
-    missing_method,
     show,
-    with_methods,
 )
-from alphazero_lib.exercises.core import _stand_in as core_stand_in
 from alphazero_lib.exercises.positions import played_positions
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
@@ -132,25 +127,32 @@ INITIAL_MISTAKES = [
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
-def _next_state_case(state: np.ndarray, action: int, player: int) -> Case:
-    expected = LIBRARY.get_next_state(state, action, player)
+def _state_case(method: str, state: np.ndarray, args: dict[str, int], hint: str, untouched: str) -> Case:
+    """``TicTacToe().<method>(state, *args)`` against the library's; a changed input fails with ``untouched``."""
+    expected = getattr(LIBRARY, method)(state, *args.values())
 
     def run(c: Any) -> Any:
         given = state.copy()
-        got = c().get_next_state(given, action, player)
+        got = getattr(c(), method)(given, *args.values())
         if not np.array_equal(given, state):
             raise Mismatch(
                 Text(f"{show(got)}, and your input became {board(given)}"),
                 Text(f"{show(expected)} with the input unchanged"),
-                "get_next_state must return a NEW array and leave its input alone: start from state.copy().",
+                untouched,
             )
         return got
 
-    return Case(
-        f"get_next_state({board(state)}, action={action}, player={player})",
-        run,
-        expected,
+    shown = ", ".join(f"{k}={v}" for k, v in args.items())
+    return Case(f"{method}({board(state)}, {shown})", run, expected, hint)
+
+
+def _next_state_case(state: np.ndarray, action: int, player: int) -> Case:
+    return _state_case(
+        "get_next_state",
+        state,
+        {"action": action, "player": player},
         "the action is a cell number read row by row: row = action // column_count, column = action % column_count",
+        "get_next_state must return a NEW array and leave its input alone: start from state.copy().",
     )
 
 
@@ -391,37 +393,21 @@ def check_get_opponent(cls: type) -> type:
 
     Both methods are checked together; when either fails, the library's pair stands in.
     """
-    name = f"{getattr(cls, '__name__', cls)}.get_opponent and get_opponent_value"
-    if not isinstance(cls, type):
-        print(f"{FAILED} {name}: expected a class, got {show(cls)}; run the cell that defines it first", flush=True)
-        return cls
-    own = [cls.__dict__.get(m) for m in ("get_opponent", "get_opponent_value")]
-    learner = None if any(f is None or is_stub(f) for f in own) else cls
 
-    def cases() -> list[Case]:
+    def cases(c: type) -> list[Case]:
         out = [
-            Case(f"get_opponent({p})", lambda c, p=p: c().get_opponent(p), -p, "the other player: 1 <-> -1")
+            Case(f"get_opponent({p})", lambda c, p=p: c().get_opponent(p), LIBRARY.get_opponent(p),
+                 "the other player: 1 <-> -1")
             for p in (1, -1)
-        ]
+        ]  # fmt: skip
         for v in (1.0, -1.0, 0.0, 0.25, -0.6):
             expected = LIBRARY.get_opponent_value(v)
             hint = "a win for one player (1) is a loss for the other (-1): negate the value"
             out.append(Case(f"get_opponent_value({v})", lambda c, v=v: c().get_opponent_value(v), expected, hint))
         return out
 
-    missing = [m for m, f in zip(("get_opponent", "get_opponent_value"), own, strict=True) if f is None]
-    if missing:
-        print(missing_method(cls, missing[0], "self, player" if missing[0] == "get_opponent" else "self, value")
-              .replace(f"{cls.__name__}.{missing[0]}:", f"{name}:", 1), flush=True)  # fmt: skip
-        result = None
-    else:
-        pair = ["get_opponent", "get_opponent_value"]
-        result = check(name, learner, None, cases, OPPONENT_MISTAKES, own=pair,
-                       adapt=lambda code: with_methods(cls, code))  # fmt: skip
-    if result is None:
-        for method in ("get_opponent", "get_opponent_value"):
-            setattr(cls, method, core_stand_in(method, library(method)))
-    return cls
+    methods = ["get_opponent", "get_opponent_value"]
+    return check_method(cls, methods, [library(m) for m in methods], cases, mistakes=OPPONENT_MISTAKES)
 
 
 OPPONENT_MISTAKES = [
@@ -439,25 +425,13 @@ def check_change_perspective(cls: type) -> type:
     """``change_perspective(state, player)``: the board as ``player`` sees it (their pieces 1); input unchanged."""
 
     def case(state: np.ndarray, player: int) -> Case:
-        expected = LIBRARY.change_perspective(state, player)
-
-        def run(c: Any) -> Any:
-            given = state.copy()
-            got = c().change_perspective(given, player)
-            if not np.array_equal(given, state):
-                raise Mismatch(
-                    Text(f"{show(got)}, and your input became {board(given)}"),
-                    Text(f"{show(expected)} with the input unchanged"),
-                    "return a new array (state * player makes one); do not flip the caller's board in place.",
-                )
-            return got
-
         hint = (
             "player 1 sees the board as it is: return the state unchanged (a copy)"
             if player == 1
             else "player -1 sees every piece swapped: multiply the state by player"
         )
-        return Case(f"change_perspective({board(state)}, player={player})", run, expected, hint)
+        untouched = "return a new array (state * player makes one); do not flip the caller's board in place."
+        return _state_case("change_perspective", state, {"player": player}, hint, untouched)
 
     def cases(c: type) -> list[Case]:
         states = [s for s, _, _ in positions(16, 15)]
