@@ -72,7 +72,6 @@ def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.nda
     Cases: the empty board, single Tic-Tac-Toe and Connect Four states, batches of 1 to 5; the input must not be
     changed and the result must be float32.
     """
-    library = library_encode
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(3)
@@ -80,30 +79,27 @@ def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.nda
         for game in (TicTacToe(), ConnectFour()):
             singles = [game.get_initial_state(), *random_states(game, 6, rng)]
             for state in singles:
-                out.append(_encode_case(state, library(state), "one state: (R, C) -> (3, R, C)"))
+                out.append(_encode_case(state, library_encode(state), "one state: (R, C) -> (3, R, C)"))
         for size in (1, 2, 5):
             batch = np.stack(random_states(TicTacToe(), size, rng))
             out.append(
                 _encode_case(
                     batch,
-                    library(batch),
+                    library_encode(batch),
                     "a batch (B, R, C) -> (B, 3, R, C): stack the planes on axis -3 (after the batch axis), "
                     "not axis 0.",
                 )
             )
         batch = np.stack(random_states(ConnectFour(), 3, rng))
-        out.append(_encode_case(batch, library(batch), "a batch of Connect Four states: stack on axis -3."))
+        out.append(_encode_case(batch, library_encode(batch), "a batch of Connect Four states: stack on axis -3."))
         return out
 
-    return check("encode", encode, library, cases, ENCODE_MISTAKES)
+    return check("encode", encode, library_encode, cases, ENCODE_MISTAKES)
 
 
-def _encode_with(order: tuple[int, int, int] = (-1, 0, 1), axis: int = -3, last: bool = False) -> Callable:
+def _encode_with(order: tuple[int, int, int] = (-1, 0, 1), axis: int = -3) -> Callable:
     def encode(state: np.ndarray) -> np.ndarray:
-        state = np.asarray(state)
-        if last:
-            return np.stack([state == v for v in order], axis=-1).astype(np.float32)
-        return np.stack([state == v for v in order], axis=axis).astype(np.float32)
+        return np.stack([np.asarray(state) == v for v in order], axis=axis).astype(np.float32)
 
     return encode
 
@@ -114,7 +110,7 @@ ENCODE_MISTAKES = [
     Mistake("a batch (B, R, C) gives (B, 3, R, C): stack the planes on axis -3 (just before the board's two axes), "
             "not axis 0", _encode_with(axis=0)),
     Mistake("the planes come before the board's axes: (3, R, C), not (R, C, 3) (stack on axis -3, or "
-            "np.moveaxis(..., -1, -3))", _encode_with(last=True)),
+            "np.moveaxis(..., -1, -3))", _encode_with(axis=-1)),
 ]  # fmt: skip
 
 
@@ -311,9 +307,6 @@ def check_resnet_layers(learner: type) -> type:
 
 def _layer_types(module: nn.Module) -> list[str]:
     return [type(m).__name__ for m in module.children()]
-
-
-PARTS = ("start_block", "back_bone", "policy_head", "value_head")
 
 
 def _parts(net: nn.Module, x: torch.Tensor) -> tuple[np.ndarray, ...]:

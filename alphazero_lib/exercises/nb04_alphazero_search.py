@@ -29,7 +29,6 @@ from alphazero_lib.exercises.core import (
     check,
     check_method,
     hints_for,
-    same,
     show,
 )
 from alphazero_lib.exercises.nb02_vanilla_mcts import select_last_on_ties
@@ -453,7 +452,6 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
                     NOISE_FORM,
                     hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it into the legal "
                     "moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay 0.",
-                    same=lambda got, exp: got == exp,
                 )
             )
         for size, legal, epsilon, alpha in [(9, [0, 2, 3, 5, 8], 0.25, 0.3), (7, [1, 4, 6], 0.5, 1.0),
@@ -585,7 +583,6 @@ def _noise_statistics_case(priors: np.ndarray, valid: np.ndarray, eps: float, al
         f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
         run,
         expected,
-        same=lambda got, exp: got == exp,
     )
 
 
@@ -649,7 +646,6 @@ def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., n
                             lambda k, c=config, s=state, n=network: _counts(k(game, n, c).search(s.copy()), c),
                             expected,
                             hint=_search_hint(config),
-                            same=_same_counts,
                         )
                     )
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
@@ -662,7 +658,6 @@ def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., n
                 lambda k: _twice(k(game, model, twice), state, twice),
                 expected,
                 hint="create the generator once, in __init__ (self.rng), and draw the noise from it in every search.",
-                same=_same_counts,
             )
         )
         return out
@@ -773,7 +768,3 @@ def _counts(probs: Any, config: SearchConfig) -> np.ndarray:
 
 def _twice(search: Any, state: np.ndarray, config: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
     return _counts(search.search(state.copy()), config), _counts(search.search(state.copy()), config)
-
-
-def _same_counts(got: Any, expected: Any) -> bool:
-    return same(got, expected, tol=1e-6)
