@@ -2,6 +2,7 @@
 
 Every checker follows ``alphazero_lib.exercises.core.check``: many seeded cases against the library's tested
 version, one verdict line, never raises, returns the learner's code when it passes and the library's otherwise.
+The cases' positions come from ``positions``; a known wrong answer and its hint is a ``core.Mistake``.
 """
 
 from alphazero_lib.exercises.core import FAILED, NOT_WRITTEN, PASSED, Case, Mismatch, add_to_class, check, check_method

@@ -107,17 +107,12 @@ def library_search(self: Any, state: np.ndarray) -> np.ndarray:
 
 
 # ---- building nodes of the learner's class ---------------------------------------------------------------------
-def _node(cls: type, state: Any = None, parent: Any = None, action: int | None = None, prior: float = 0.0) -> Any:
-    state = np.zeros((3, 3), dtype=np.int8) if state is None else state
-    return cls(state, parent=parent, action_taken=action, prior=prior)
-
-
 def _family(cls: type, parent_visits: int, children: list[tuple[int, float, int, float]]) -> Any:
-    """A parent of class ``cls`` with children ``(action, prior, visit_count, value_sum)``."""
-    parent = _node(cls)
+    """A parent of class ``cls`` (on the empty board) with children ``(action, prior, visit_count, value_sum)``."""
+    parent = cls(np.zeros((3, 3), dtype=np.int8), parent=None, action_taken=None, prior=0.0)
     parent.visit_count = parent_visits
     for action, prior, visits, value_sum in children:
-        child = _node(cls, parent=parent, action=action, prior=prior)
+        child = cls(np.zeros((3, 3), dtype=np.int8), parent=parent, action_taken=action, prior=prior)
         child.visit_count, child.value_sum = visits, value_sum
         parent.children.append(child)
     return parent
@@ -514,6 +509,11 @@ def _noise_read_back(got: Any, priors: np.ndarray, valid: np.ndarray, eps: float
     return (np.asarray(got, dtype=np.float64)[legal] - (1 - eps) * priors[legal]) / eps
 
 
+GIVEN_RNG = (
+    "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed must decide it."
+)
+
+
 def _run_noise(
     f: Callable[..., Any], priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float, seed: int
 ) -> Any:
@@ -523,22 +523,12 @@ def _run_noise(
     if not np.array_equal(given, priors):
         raise Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
     if rng.bit_generator.state == np.random.default_rng(seed).bit_generator.state:
-        raise Mismatch(
-            "no draw from rng",
-            "a draw from rng",
-            "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed "
-            "must decide it.",
-        )
+        raise Mismatch("no draw from rng", "a draw from rng", GIVEN_RNG)
     if not isinstance(got, np.ndarray) or got.shape != priors.shape:
         raise Mismatch(got, Text(f"a numpy array of shape {priors.shape}"), "return the mixed priors as a new array")
     again = f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(seed))
     if not np.array_equal(np.asarray(again), got):
-        raise Mismatch(
-            "another answer for the same seed",
-            "the same answer for the same seed",
-            "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed "
-            "must decide it.",
-        )
+        raise Mismatch("another answer for the same seed", "the same answer for the same seed", GIVEN_RNG)
     illegal = np.asarray(valid) == 0
     if not np.array_equal(got[illegal], priors[illegal]):
         raise Mismatch(
