@@ -516,9 +516,11 @@ class BatchedMCTS:
         mover, so a node an even number of levels above the leaf gets ``+value``, the others ``-value``.
         """
         on = path != NULL  # [L, B]
-        local = np.where(on, path - self.offsets[None, :], NULL)  # per-game node numbers
+        depth = on.sum(axis=0) - 1  # [B]
+        levels = int(depth.max(initial=-1)) + 1  # below the deepest leaf every row is NULL: leave them out
+        local = np.where(on[:levels], path[:levels] - self.offsets[None, :], NULL)  # per-game node numbers
         update = self.backup if self.backup is not None else backup  # another hand's, or the module's
-        update(self.tree.visit_count, self.tree.value_sum, local, on.sum(axis=0) - 1, leaf_value)
+        update(self.tree.visit_count, self.tree.value_sum, local, depth, leaf_value)
 
     # ---- tree reuse ---------------------------------------------------------------------------------
     def advance(self, actions: np.ndarray) -> None:

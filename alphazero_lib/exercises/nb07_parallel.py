@@ -751,21 +751,16 @@ def check_search(cls: type) -> type:
 
 
 def _search_with(kind: str) -> Callable[..., np.ndarray]:
-    def search(self: Any, states: np.ndarray, spgs: list) -> Any:
-        self.expand_roots(states, spgs)
-        for _ in range(self.config.num_searches):
-            self.simulate(spgs)
-        counts = np.zeros((len(spgs), self.game.action_size))
-        for b, spg in enumerate(spgs):
-            for child in spg.root.children:
-                counts[b, child.action_taken] = child.visit_count
+    def wrong_search(self: Any, states: np.ndarray, spgs: list) -> Any:
+        search(self, states, spgs)  # the visits are right; what is returned is not
+        counts = np.stack([_root_table(spg.root, self.game.action_size)[1] for spg in spgs])
         if kind == "counts":
             return counts
         if kind == "one sum":
             return counts / counts.sum()
         return list(counts / counts.sum(axis=1, keepdims=True))
 
-    return search
+    return wrong_search
 
 
 SEARCH_MISTAKES = [

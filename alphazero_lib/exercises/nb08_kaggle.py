@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, hints_for
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, hints_for
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
 from alphazero_lib.kaggle.environment import episode_outcome
@@ -566,8 +566,3 @@ def _plain(results: Any) -> Any:
         return {seat: {k: int(results[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
     except Exception:
         return results
-
-
-def state_text(state: np.ndarray) -> str:
-    """A state on one line (for notebook prints)."""
-    return board(state)
