@@ -43,3 +43,22 @@ def fake_ort(tmp_path) -> Path:
         (dist / name).write_bytes(b"")
     (dist.parent / "package.json").write_text('{"version": "1.30.0"}')
     return tmp_path / "ort"
+
+
+@pytest.fixture
+def one_line_error(capsys):
+    """``one_line_error(argv)``: run the command line, which must fail with exit code 2 and one line on stderr (no
+    traceback); returns that line."""
+    from alphazero_lib.cli import main
+
+    def run(argv: list[str]) -> str:
+        try:
+            code = main(argv)
+        except SystemExit as stop:  # argparse
+            code = stop.code
+        assert code == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        return err.strip()
+
+    return run

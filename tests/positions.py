@@ -42,3 +42,13 @@ def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
                 break
             player = -player
     return positions[:count]
+
+
+def crowded_board() -> np.ndarray:
+    """A ConnectX board (marks 1 and 2, as Kaggle sends it): columns 0 (the naive fallback) and 3 (the centre) full,
+    the rest open; 7 stones each."""
+    board = np.zeros((6, 7), dtype=int)
+    board[:, 0] = [1, 2, 1, 2, 1, 2]
+    board[:, 3] = [2, 1, 2, 1, 2, 1]
+    board[5, 5], board[5, 6] = 1, 2
+    return board

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,3 +231,27 @@ def test_playoff_refuses_an_output_name_that_does_not_fit_its_format(flags, mess
         main(["playoff", "--game", "tictactoe", *flags])
     assert exit_code.value.code == 2 and message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_save_gif_is_atomic_and_names_a_path_it_cannot_write(tmp_path, monkeypatch):
+    from matplotlib.animation import Animation
+
+    from alphazero_lib import make_game
+    from alphazero_lib.animation import save_gif
+    from alphazero_lib.utils import FileWriteError
+
+    game = make_game("tictactoe")
+    states = [game.get_initial_state(), game.get_next_state(game.get_initial_state(), 4, 1)]
+    gif = save_gif(game, states, tmp_path / "game.gif")
+    before = gif.read_bytes()
+    assert before[:6] == b"GIF89a" and [p.name for p in tmp_path.iterdir()] == ["game.gif"]
+
+    def dies_half_way(self, filename, *args, **kwargs):
+        self._draw_was_started = True  # (matplotlib warns about an animation never drawn)
+        Path(filename).write_bytes(b"GIF89a half a picture")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Animation, "save", dies_half_way)
+    with pytest.raises(FileWriteError, match=f"cannot write {gif}: the disk is full .*{gif} was left as it was"):
+        save_gif(game, states, gif)
+    assert gif.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["game.gif"]

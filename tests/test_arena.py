@@ -249,3 +249,23 @@ def test_a_batched_match_stopped_by_ctrl_c_hands_back_the_games_finished_so_far(
     with pytest.raises(Interrupted) as stop:
         play_match(game, fast, Stopping(game, 1), 30, progress=False, batched=True)
     assert 0 < stop.value.partial.games < 30
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((float("nan"), 10), r"score must be a number from 0 to 1 \(a share of points\), got nan"),
+        ((1.5, 10), "score must be a number from 0 to 1"),
+        ((-0.1, 10), "score must be a number from 0 to 1"),
+        ((0.5, 2.5), r"n must be a whole number of trials \(0 or more\), got 2.5"),
+        ((0.5, -1), "n must be a whole number of trials"),
+        ((0.5, 10, 0.0), "z must be a positive finite number"),
+        ((0.5, 10, float("inf")), "z must be a positive finite number"),
+    ],
+)
+def test_wilson_interval_refuses_nonsense(args, message):
+    from alphazero_lib.arena import wilson_interval
+
+    with pytest.raises(ValueError, match=message):
+        wilson_interval(*args)
+    assert wilson_interval(np.float64(0.5), np.int64(0)) == (0.0, 1.0)

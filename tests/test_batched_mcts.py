@@ -14,8 +14,12 @@ from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS, exploration_weight
 from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.config import SearchConfig
+from alphazero_lib.games import GAMES
 from alphazero_lib.games.batched_rules import BatchedRules, batched_rules_for
+from alphazero_lib.model import ResNet
 from alphazero_lib.search_policies import exploration_weights
+
+TTT, C4 = make_game("tictactoe"), make_game("connect_four")
 
 
 # ---- equivalence with the serial search ------------------------------------------------------------------
@@ -28,7 +32,7 @@ def test_batched_search_gives_the_serial_golden_counts(game_name, state, options
     assert counts.tolist() == expected
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+@pytest.mark.parametrize("name", sorted(GAMES))
 @pytest.mark.parametrize("options", [{}, {"dirichlet_epsilon": 0.25}, {"pb_c_base": 500.0, "C": 0.0}])
 def test_one_game_gives_the_same_visit_counts_as_alpha_mcts(name, options):
     game = make_game(name)
@@ -57,7 +61,7 @@ def test_one_game_with_a_resnet_gives_the_same_visit_counts():
     )
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_game_of_a_batch_matches_its_own_serial_search_without_noise(name):
     game = make_game(name)
     net = FakeNet(game, seed=4)
@@ -303,3 +307,90 @@ def test_a_search_from_another_position_does_not_reuse_the_tree():
     other = game.change_perspective(game.get_next_state(start[0], 0, 1), -1)[None]
     assert np.array_equal(mcts.search(other), BatchedMCTS(game, net, config).search(other))
     assert mcts.stats.reused_roots == 0
+
+
+# ---- inputs and sizes the searches refuse (issue 28) -----------------------------------------------------------------
+def test_search_trees_larger_than_memory_are_refused_before_allocation(monkeypatch):
+    from fakes import FakeNet
+
+    import alphazero_lib.batched_mcts as batched_mcts
+    from alphazero_lib.batched_mcts import BatchedMCTS
+
+    monkeypatch.setattr(batched_mcts, "physical_memory", lambda: 10**7)  # a 10 MB machine
+    mcts = BatchedMCTS(C4, FakeNet(C4), SearchConfig(num_searches=2_000))
+    states = np.zeros((16, 6, 7), dtype=np.int8)
+    with pytest.raises(
+        ValueError, match=r"the search trees of 16 games with 2,002 node slots each .* would take 0.0 GB"
+    ):
+        mcts.search(states)
+    assert BatchedMCTS(C4, FakeNet(C4), SearchConfig(num_searches=10)).search(states[:4]).shape == (4, 7)
+    assert batched_mcts.tree_bytes(16, 2002, C4) == 16 * 2002 * (50 + 42 + 24 * 7)
+
+
+@pytest.mark.parametrize("search", ["AlphaMCTS", "BatchedMCTS"])
+def test_a_search_refuses_a_network_for_another_game(search):
+    from alphazero_lib.alpha_mcts import AlphaMCTS
+    from alphazero_lib.batched_mcts import BatchedMCTS
+    from alphazero_lib.inference import FastEvaluator
+
+    cls = {"AlphaMCTS": AlphaMCTS, "BatchedMCTS": BatchedMCTS}[search]
+    network = ResNet(C4, 1, 8).eval()
+    message = r"this network plays ConnectFour\(rows=6, columns=7, in_a_row=4\), but the search plays TicTacToe"
+    with pytest.raises(ValueError, match=message):
+        cls(TTT, network, SearchConfig(num_searches=4))
+    with pytest.raises(ValueError, match=message):
+        cls(TTT, FastEvaluator(network, "fp32", cache_dir=None), SearchConfig(num_searches=4))
+    cls(C4, network, SearchConfig(num_searches=4))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s.__setitem__((1, 0, 0), 2), r"game 1: state values must be -1, 0 or 1 .*got \[2\]"),
+        (lambda s: s.__setitem__((2, 5, 0), 1), "game 2: this position cannot arise: player 1 has 2 stones"),
+        (
+            lambda s: s.__setitem__((0, 0, 6), -1),
+            "game 0: this position cannot arise in Connect Four: the stone at row 0",
+        ),
+        ("won", "game 3 is already won \\(a player has 4 in a row\\); the search needs a live game"),
+        ("float", r"game 1: state values must be -1, 0 or 1 .*got \[0.5\]"),
+    ],
+)
+def test_batched_search_inputs_are_held_to_the_serial_searchs_rules(change, message):
+    from fakes import FakeNet
+
+    from alphazero_lib.alpha_mcts import AlphaMCTS
+    from alphazero_lib.batched_mcts import BatchedMCTS
+
+    states = np.zeros((4, 6, 7), dtype=np.int8)
+    states[:, 5, 3] = 1  # one stone each: legal canonical positions (the mover is player -1)
+    if change == "won":
+        states[3, 2:, 0] = 1
+        states[3, 5, 1:5] = -1
+        states[3, 5, 3] = 1
+        states[3, 4, 3] = -1
+    elif change == "float":
+        states = states.astype(float)
+        states[1, 0, 0] = 0.5
+    else:
+        change(states)
+    mcts = BatchedMCTS(C4, FakeNet(C4), SearchConfig(num_searches=4))
+    with pytest.raises(ValueError, match=message):
+        mcts.search(states)
+    bad = int(message.split()[1].rstrip(":")) if message.startswith("game") else 0
+    with pytest.raises(ValueError):  # the serial search refuses the same state
+        AlphaMCTS(C4, FakeNet(C4), SearchConfig(num_searches=4)).search(np.asarray(states[bad]))
+    active = np.ones(4, dtype=bool)
+    active[bad] = False  # an inactive game's row is not searched, so not checked
+    mcts.run(states, active)
+
+
+def test_batched_search_takes_float_states_of_minus_one_zero_and_one_as_before():
+    from fakes import FakeNet
+
+    from alphazero_lib.batched_mcts import BatchedMCTS
+
+    states = np.stack(random_positions(C4, 8, seed=5)[1::2])  # canonical views
+    config = SearchConfig(num_searches=12, seed=3)
+    exact = BatchedMCTS(C4, FakeNet(C4), config).search(states)
+    np.testing.assert_array_equal(BatchedMCTS(C4, FakeNet(C4), config).search(states.astype(np.float32)), exact)

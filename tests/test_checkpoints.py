@@ -21,6 +21,8 @@ from alphazero_lib.config import TrainConfig
 from alphazero_lib.model import ResNet
 from alphazero_lib.training import build_trainer
 
+TTT, C4 = make_game("tictactoe"), make_game("connect_four")
+
 
 @pytest.fixture
 def ttt_checkpoint(tmp_path):
@@ -249,3 +251,73 @@ def test_the_refusal_names_the_object_a_pickle_asks_for_and_nothing_of_torchs_ad
         "else, and unpickling anything else can run code hidden in the file" in message
     ), message
     assert "weights_only" not in message and "likely succeed" not in message
+
+
+# ---- impossible weights and records (issues 16 and 28) ---------------------------------------------------------------
+def test_non_finite_weights_are_refused_at_load_and_export(tmp_path):
+    model = ResNet(C4, 1, 8)
+    with torch.no_grad():
+        model.start_block[0].weight[0, 0, 0, 0] = float("nan")
+    path = save_checkpoint(tmp_path / "nan.pt", make_checkpoint(model, C4))
+    with pytest.raises(CheckpointError, match=r"parameter 'start_block.0.weight' holds NaN or infinite values"):
+        load_model(path)
+    from alphazero_lib.kaggle import submission_source
+
+    with pytest.raises(CheckpointError, match="holds NaN or infinite values"):
+        submission_source(model)
+    with pytest.raises(ValueError, match="C must be a finite non-negative number, got nan"):
+        submission_source(ResNet(C4, 1, 8), C=float("nan"))
+    with pytest.raises(ValueError, match="got -1"):
+        submission_source(ResNet(C4, 1, 8), C=-1)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda c: c.pop("game_repr"), "'game_repr' must be a string"),
+        (lambda c: c.pop("arch"), "'arch' must be a dict"),
+        (lambda c: c["arch"].update(extra=1), "'arch' must be a dict with the keys"),
+        (lambda c: c["arch"].update(num_hidden="8"), r"arch\['num_hidden'\] must be a positive integer"),
+        (lambda c: c.update(game=["tictactoe"]), "'game' must be a dict with a 'name'"),
+        (lambda c: c.update(model=[1, 2]), "'model' must be a state_dict"),
+    ],
+)
+def test_malformed_checkpoint_dicts_raise_checkpoint_error(tmp_path, change, message):
+    checkpoint = make_checkpoint(ResNet(TTT, 1, 8), TTT)
+    change(checkpoint)
+    path = tmp_path / "bad.pt"
+    torch.save(checkpoint, path)
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(path)
+    with pytest.raises(CheckpointError):
+        load_model(path)
+
+
+def test_a_checkpoint_naming_an_unknown_game_is_a_checkpoint_error(tmp_path):
+    checkpoint = make_checkpoint(ResNet(TTT, 1, 8), TTT)
+    checkpoint["game"] = {"name": "chess"}
+    torch.save(checkpoint, tmp_path / "chess.pt")
+    with pytest.raises(CheckpointError, match="cannot rebuild the game"):
+        load_model(tmp_path / "chess.pt")
+
+
+def test_a_checkpoint_recording_a_huge_network_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    checkpoint = make_checkpoint(ResNet(TTT, 1, 8), TTT)
+    checkpoint["arch"]["num_hidden"] = 1_000_000
+    torch.save(checkpoint, tmp_path / "huge.pt")
+    built = []
+    monkeypatch.setattr(ResNet, "__init__", lambda *args, **kwargs: built.append(1))
+    with pytest.raises(CheckpointError, match=r"records an impossible network: arch\['num_hidden'\] must be at most"):
+        load_model(tmp_path / "huge.pt")
+    assert not built
+
+
+def test_a_checkpoint_with_negative_batchnorm_variances_is_refused(tmp_path):
+    from alphazero_lib.checkpoints import save_checkpoint
+
+    model = ResNet(TTT, 1, 8)
+    with torch.no_grad():
+        model.back_bone[0].bn1.running_var[3] = -0.5
+    path = save_checkpoint(tmp_path / "negative.pt", make_checkpoint(model, TTT))
+    with pytest.raises(CheckpointError, match=r"'back_bone.0.bn1.running_var' holds negative variances, which no"):
+        load_model(path)

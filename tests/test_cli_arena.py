@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -176,18 +177,7 @@ def test_arena_prints_the_games_so_far_on_ctrl_c(monkeypatch, capsys):
     assert data["interrupted"] is True and data["games_asked"] == 10 and 1 <= data["games"] < 10
 
 
-def _one_line_error(capsys, argv: list[str]) -> str:
-    """The command's one line on stderr, after exit code 2."""
-    try:
-        code = main(argv)
-    except SystemExit as stop:  # argparse
-        code = stop.code
-    err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1, err
-    return err.strip()
-
-
-def test_openings_longer_than_a_game_are_refused_at_once_with_the_longest_possible(capsys, monkeypatch):
+def test_openings_longer_than_a_game_are_refused_at_once_with_the_longest_possible(capsys, monkeypatch, one_line_error):
     """Issue 52, item 8: ``arena --openings 50`` in Tic-Tac-Toe failed after 1,000 random tries, saying only that no
     opening was found. Now before any try: a game lasts at most 9 moves, so an opening has at most 8; and 8 works."""
     from alphazero_lib.games import TicTacToe
@@ -196,7 +186,7 @@ def test_openings_longer_than_a_game_are_refused_at_once_with_the_longest_possib
     real = TicTacToe.get_next_state
     monkeypatch.setattr(TicTacToe, "get_next_state", lambda self, *a, **kw: moves.append(a) or real(self, *a, **kw))
     argv = ["arena", "--game", "tictactoe", "--player1", "random", "--player2", "random", "--games", "2"]
-    err = _one_line_error(capsys, [*argv, "--openings", "50"])
+    err = one_line_error([*argv, "--openings", "50"])
     assert (
         err == "error: a 50-move opening cannot leave TicTacToe open: its games last at most 9 moves, so an "
         "opening has at most 8"
@@ -226,6 +216,35 @@ def test_openings_longer_than_a_game_are_refused_at_once_with_the_longest_possib
         ),
     ],
 )
-def test_a_whole_number_written_as_a_float_is_refused_with_how_to_write_it(argv, message, capsys, tmp_path):
+def test_a_whole_number_written_as_a_float_is_refused_with_how_to_write_it(argv, message, one_line_error):
     """Issue 52, item 8: ``train --iterations 1e3`` said only "must be an integer, got '1e3'"."""
-    assert message in _one_line_error(capsys, argv)
+    assert message in one_line_error(argv)
+
+
+# ---- flags and specs past their limits (issues 16 and 28) ------------------------------------------------------------
+def test_arena_negamax_too_deep(one_line_error):
+    err = one_line_error(["arena", "--game", "connect_four", "--player1", "negamax:99", "--player2", "random"])
+    assert "negamax depth 99 is too deep" in err
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("mcts:1000000000000", "player spec 'mcts:1000000000000': SEARCHES must be at most 100,000 (a move of"),
+        ("alphazero:tictactoe:1000000000", "SEARCHES must be at most 100,000"),
+        ("mc:tictactoe:10000000", "ROLLOUTS must be at most 100,000 (each is a whole random game)"),
+    ],
+)
+def test_demo_with_an_endless_search_is_refused_at_once(one_line_error, spec, message):
+    start = time.perf_counter()
+    err = one_line_error(["demo", "--game", "tictactoe", "--player1", spec])
+    assert message in err and time.perf_counter() - start < 10
+
+
+def test_arena_exhaustive_refuses_flags_it_would_ignore(one_line_error):
+    err = one_line_error(
+        ["arena", "--game", "tictactoe", "--player1", "perfect", "--exhaustive", "--player2", "random"]
+    )
+    assert "--exhaustive plays player 1 against every reply" in err and "--player2 would be ignored; drop it" in err
+    argv = ["arena", "--game", "tictactoe", "--player1", "perfect", "--exhaustive", "--openings", "2"]
+    assert "--openings would be ignored" in one_line_error(argv)

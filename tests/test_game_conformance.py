@@ -1,6 +1,11 @@
 """Every registered game passes ``games.conformance.check_game`` (against naive reference rules where the tests
 have them), and a new game is one file and a registry line (issue 26, item 2): Gomoku on 7 x 7, five in a row,
-written here and nowhere else, passes the same check and trains."""
+written here and nowhere else, passes the same check and trains.
+
+The registry (``alphazero_lib.games.GAMES``) is the only list of games the tests read (issue 49, item 5): a game
+registered is a game tested, here and wherever a test runs "for every game" (test_games.py, test_model.py,
+test_batched_mcts.py, test_board_style.py), with no test file to edit. Naive rules in ``tests/reference.py``
+(``reference_for``) are an extra check that a game may get, not a condition for being tested."""
 
 from __future__ import annotations
 
@@ -25,10 +30,60 @@ CASES = [(name, {}, PLAYOUTS.get(name, 20)) for name in GAMES] + VARIANTS
 
 @pytest.mark.parametrize(("name", "options", "playouts"), CASES, ids=[f"{n}{o or ''}" for n, o, _ in CASES])
 def test_every_registered_game_conforms(name, options, playouts):
+    """The shared check for every registry entry; where reference.py has naive rules for the game, every move and
+    outcome of the playouts is held to them too."""
     game = make_game(name, **options)
-    reference = reference_for(game)
-    assert reference is not None, f"tests/reference.py has no naive rules for {game!r}: write them"
-    check_game(game, playouts=playouts, seed=11, reference=reference)
+    check_game(game, playouts=playouts, seed=11, reference=reference_for(game))
+
+
+def test_the_games_of_the_library_have_naive_rules():
+    """Tic-Tac-Toe, Connect Four and Othello are checked against reference.py's naive rules (a game registered
+    without them is still checked by the shared conformance check above)."""
+    from alphazero_lib.games import ConnectFour, Othello, TicTacToe
+
+    for cls in (TicTacToe, ConnectFour, Othello):
+        assert reference_for(cls()) is not None, cls
+
+
+# A game no test file knows, registered before the tests are collected (a pytest plugin, loaded with -p).
+THROWAWAY_GAME = """
+from alphazero_lib.games import GAMES, TicTacToe
+
+
+class Noughts(TicTacToe):
+    \"\"\"Tic-Tac-Toe under another name: registered here, known to no test, with no naive rules in reference.py.\"\"\"
+
+    registry_name = "noughts"
+
+
+GAMES["noughts"] = (Noughts, {})
+"""
+
+
+def test_a_game_registered_is_a_game_tested(tmp_path):
+    """Register a throwaway game (in a plugin, nowhere in the project) and run the test files that test every game:
+    each runs its "every game" tests for it too, the conformance check included, and they pass."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "throwaway_game.py").write_text(THROWAWAY_GAME)
+    tests = Path(__file__).parent
+    files = [tests / name for name in ("test_game_conformance.py", "test_games.py", "test_model.py")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "pytest", *map(str, files), "-p", "throwaway_game", "-o", "addopts=", "-q"]
+    command += ["-p", "no:cacheprovider", "-k", "noughts or Noughts", "-rA"]
+    done = subprocess.run(command, capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "1"}, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passed = {line.split("::")[1].split("[")[0] for line in done.stdout.splitlines() if line.startswith("PASSED")}
+    assert {
+        "test_every_registered_game_conforms",  # the shared check, without naive rules
+        "test_values_other_than_minus_one_zero_and_one_are_refused",
+        "test_every_position_of_real_games_passes_the_checks_from_both_views",
+        "test_every_picture_of_a_board_refuses_what_is_not_one",
+        "test_forward_shapes_and_value_range",
+    } <= passed, done.stdout[-3000:]
 
 
 # ---- a new game, in this file only ---------------------------------------------------------------------------

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import random_positions
 
-from alphazero_lib.games import ConnectFour, Othello, TicTacToe, make_game
+from alphazero_lib.games import GAMES, ConnectFour, Othello, TicTacToe, make_game
+
+TTT, C4, OTHELLO = make_game("tictactoe"), make_game("connect_four"), make_game("othello6")
+#: the game of each registry entry, by its name: the registry is the only list of games these tests read
+REGISTERED, REGISTERED_NAMES = [make_game(name) for name in GAMES], list(GAMES)
 
 
 def board(rows: list[str]) -> np.ndarray:
@@ -325,7 +330,7 @@ def test_each_game_counts_its_board_symmetries():
     assert counts == {"tictactoe": 8, "connect_four": 2, "othello6": 8, "othello": 8}
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_picture_of_a_board_refuses_what_is_not_one(name):
     """Issue 52, item 4: render, draw_board, plot_policy, the animation's frames and the Kaggle adapters refuse a
     wrong shape or foreign values with get_next_state's ValueError. Before, TicTacToe.render(np.full((3, 3), 7))
@@ -375,3 +380,135 @@ def test_the_kaggle_adapters_refuse_what_is_not_a_board():
     with pytest.raises(ValueError, match=r"a kaggle board holds 0 \(empty\), 1 and 2 \(the marks\), got \[3\]"):
         board_to_state(game, [0] * 8 + [3])
     assert board_to_state(game, [1, 2, 0] * 3).tolist() == [[1, -1, 0]] * 3
+
+
+# ---- what the rules refuse: states, actions, players and symmetries (issues 16 and 28) -------------------------------
+@pytest.mark.parametrize("game, shape", [(TTT, (4, 4)), (C4, (7, 6)), (C4, (42,)), (OTHELLO, (8, 8)), (TTT, (1, 3, 3))])
+def test_a_state_of_the_wrong_shape_is_refused(game, shape):
+    state = np.zeros(shape, dtype=np.int8)
+    expected = rf"needs a state of shape \({game.row_count}, {game.column_count}\), got shape \({shape[0]}"
+    for call in (
+        lambda: game.get_next_state(state, 0, 1),
+        lambda: game.get_valid_moves(state),
+        lambda: game.get_value_and_terminated(state, 0),
+        lambda: game.change_perspective(state, -1),
+    ):
+        with pytest.raises(ValueError, match=expected):
+            call()
+
+
+@pytest.mark.parametrize("game", REGISTERED, ids=REGISTERED_NAMES)
+def test_values_other_than_minus_one_zero_and_one_are_refused(game):
+    state = game.get_initial_state().astype(np.int64)
+    state[-1, -1] = 200  # as int8 this would wrap to -56
+    with pytest.raises(ValueError, match=r"state values must be -1, 0 or 1 .*got \[200\]"):
+        game.get_next_state(state, 0, 1)
+    wrapped = game.get_initial_state()
+    wrapped[-1, -1] = 2
+    with pytest.raises(ValueError, match=r"got \[2\]"):
+        game.get_valid_moves(wrapped)
+
+
+def test_is_over_sees_a_win_anywhere_and_a_full_board():
+    won = np.array([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], dtype=np.int8)
+    assert TTT.is_over(won) and TTT.is_over(-won)
+    assert not TTT.is_over(TTT.get_initial_state())
+    c4 = C4.get_initial_state()
+    c4[2:, 6] = -1  # four in a column, far from any recent move
+    c4[5, [0, 1, 3, 4]] = 1  # (and as many stones of the other player: a reachable position)
+    assert C4.is_over(c4)
+    c4[2, 6] = 0
+    assert not C4.is_over(c4)
+
+
+@pytest.mark.parametrize("game", REGISTERED, ids=REGISTERED_NAMES)
+@pytest.mark.parametrize("action", [2.0, 2.5, "2", True, -1, 99, [2]])
+def test_check_win_and_get_value_and_terminated_refuse_bad_actions(game, action):
+    state = game.get_initial_state()
+    if not isinstance(action, int) or isinstance(action, bool):
+        message = rf"action must be None or an integer in \[0, {game.action_size}\), got"
+    else:
+        message = rf"action {action} is out of range; actions are 0..{game.action_size - 1}"
+    for call in (game.check_win, game.get_value_and_terminated):
+        with pytest.raises(ValueError, match=message):
+            call(state, action)
+    assert game.check_win(state, np.int64(1)) is False and game.get_value_and_terminated(state, None) == (0.0, False)
+
+
+@pytest.mark.parametrize("game", REGISTERED, ids=REGISTERED_NAMES)
+@pytest.mark.parametrize("player", [7, 0, 2, True, 1.0 + 1e-9, "1"])
+def test_get_valid_moves_refuses_a_player_other_than_one_or_minus_one(game, player):
+    with pytest.raises(ValueError, match=r"player must be 1 or -1, got"):
+        game.get_valid_moves(game.get_initial_state(), player)
+
+
+def test_a_floating_connect_four_stone_is_refused_everywhere_a_move_is_made_or_searched():
+    """Everywhere a game goes on from the board; check_win and get_value_and_terminated only look for a line and
+    take hand-made boards (the course draws them), as ``test_line_checks_take_hand_made_boards`` says."""
+    state = C4.get_initial_state()
+    state[3, 2] = 1  # row 3 of 6: two empty cells below it
+    state[5, 0] = -1
+    message = r"cannot arise in Connect Four: the stone at row 3, column 2 floats above an empty cell"
+    for call in (
+        lambda: C4.get_next_state(state, 0, 1),
+        lambda: C4.get_valid_moves(state),
+        lambda: C4.change_perspective(state, -1),
+        lambda: C4.is_over(state),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("game", [TTT, C4], ids=repr)
+def test_stone_counts_no_game_reaches_are_refused(game):
+    state = game.get_initial_state()
+    state[-1, :2] = 1  # two stones of player 1, none of player -1 (bottom row: gravity holds)
+    with pytest.raises(ValueError, match="player 1 has 2 stones and player -1 has 0, but the players take turns"):
+        game.get_next_state(state, 2, -1)
+    with pytest.raises(ValueError, match="player 1 has 0 stones and player -1 has 2"):
+        game.get_valid_moves(-state)
+
+
+@pytest.mark.parametrize("game", REGISTERED, ids=REGISTERED_NAMES)
+def test_every_position_of_real_games_passes_the_checks_from_both_views(game):
+    for state in random_positions(game, 300, seed=28):
+        game.check_state(state)
+        game.check_state(-state)
+
+
+@pytest.mark.parametrize("game", [TTT, C4], ids=repr)
+def test_get_encoded_state_refuses_wrong_shapes_and_values(game):
+    rows, cols = game.row_count, game.column_count
+    for shape in [(rows, cols + 1), (rows * cols,), (2, 2, rows, cols), (3, rows, cols + 1)]:
+        with pytest.raises(ValueError, match=rf"encodes a state \({rows}, {cols}\) or a batch .*got shape"):
+            game.get_encoded_state(np.zeros(shape, dtype=np.int8))
+    bad = np.zeros((4, rows, cols), dtype=np.int8)
+    bad[2, 0, 0] = 3
+    with pytest.raises(ValueError, match=r"state values must be -1, 0 or 1 .*got \[3\]"):
+        game.get_encoded_state(bad)
+    with pytest.raises(ValueError, match=r"got \[0.5\]"):
+        game.get_encoded_state(np.full((rows, cols), 0.5))
+    assert game.get_encoded_state(bad[:2]).shape == (2, 3, rows, cols)
+
+
+@pytest.mark.parametrize("game", REGISTERED, ids=REGISTERED_NAMES)
+def test_apply_symmetry_refuses_an_index_out_of_range_and_a_policy_of_another_length(game):
+    state, policy = game.get_initial_state(), np.arange(game.action_size, dtype=float)
+    for k in (game.num_symmetries, 9, -1, 1.0, True):
+        for call in (game.apply_symmetry, game.invert_symmetry):
+            with pytest.raises(ValueError, match=rf"symmetry k must be an integer from 0 to {game.num_symmetries - 1}"):
+                call(k, state, policy)
+    with pytest.raises(ValueError, match=rf"policy must have one entry per action, shape \({game.action_size},\)"):
+        game.apply_symmetry(0, state, policy[:-1])
+    for k in range(game.num_symmetries):
+        back = game.invert_symmetry(k, *game.apply_symmetry(k, state, policy))
+        np.testing.assert_array_equal(back[1], policy)
+
+
+def test_line_checks_take_hand_made_boards():
+    """The notebooks ask "four in a row here?" of boards no game reaches: the line checks answer, the rest refuse."""
+    state = C4.get_initial_state()
+    state[5, 0:4] = 1  # four of player 1, none of player -1: unreachable, but a clear line
+    assert C4.check_win(state, 3) is True and C4.get_value_and_terminated(state, 3) == (1.0, True)
+    with pytest.raises(ValueError, match="cannot arise"):
+        C4.get_valid_moves(state)

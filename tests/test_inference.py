@@ -10,8 +10,10 @@ import pytest
 import torch
 
 from alphazero_lib import inference, make_game
-from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16, masked_softmax
+from alphazero_lib.inference import MODES, FastEvaluator, check_network_game, evaluate, has_fast_bf16, masked_softmax
 from alphazero_lib.model import ResNet
+
+C4 = make_game("connect_four")
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +250,15 @@ def test_bench_auto_records_its_choice_for_the_trainers_auto(tmp_path, monkeypat
     finally:
         torch.set_num_threads(before)
     assert evaluator.mode == mode and evaluator.timings == {}
+
+
+def test_a_learners_own_game_class_takes_a_network_of_its_sizes():
+    """Notebook 6 searches the learner's own ConnectFour class (not a library Game) with the shipped network."""
+
+    class LearnersConnectFour:  # what a notebook's class looks like to the check: sizes, no library base
+        row_count, column_count, action_size = 6, 7, 7
+
+    check_network_game(LearnersConnectFour(), ResNet(C4, 1, 8))
+    LearnersConnectFour.column_count = LearnersConnectFour.action_size = 8
+    with pytest.raises(ValueError, match="but the search plays"):
+        check_network_game(LearnersConnectFour(), ResNet(C4, 1, 8))

@@ -11,6 +11,8 @@ pytest.importorskip("kaggle_environments")
 
 import itertools
 
+from positions import crowded_board
+
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.kaggle import (
@@ -22,9 +24,12 @@ from alphazero_lib.kaggle import (
     load_submission,
     run_episode,
 )
+from alphazero_lib.model import ResNet
 from alphazero_lib.players import Player
 from alphazero_lib.specs import make_player
 from alphazero_lib.utils import Interrupted
+
+TTT, C4 = make_game("tictactoe"), make_game("connect_four")
 
 
 def test_board_to_state_maps_marks_to_players():
@@ -382,3 +387,49 @@ def test_episode_outcome_reads_each_seat_from_the_last_step(final, expected):
     from alphazero_lib.kaggle.environment import episode_outcome
 
     assert [episode_outcome(final, index) for index in (0, 1)] == expected
+
+
+def test_kaggle_eval_unknown_opponent_and_broken_player(tmp_path, one_line_error):
+    pytest.importorskip("kaggle_environments")
+    err = one_line_error(["kaggle-eval", "--player", "random", "--opponents", "bogus", "--episodes", "1"])
+    assert "kaggle-environments has no agent 'bogus'" in err and "known: ['negamax', 'random']" in err
+    broken = tmp_path / "broken.py"
+    broken.write_text("def agent(:\n")
+    err = one_line_error(["kaggle-eval", "--player", str(broken), "--episodes", "1", "--no-progress"])
+    assert "broken.py fails to load (line 1): SyntaxError" in err
+    broken.write_text("raise RuntimeError('boom')\n")
+    err = one_line_error(["kaggle-eval", "--player", str(broken), "--episodes", "1", "--no-progress"])
+    assert "fails to load: RuntimeError: boom" in err
+
+
+def test_our_players_as_kaggle_agents_take_a_missing_configuration_as_their_game():
+    from alphazero_lib.kaggle import as_kaggle_agent
+    from alphazero_lib.players import RandomPlayer
+
+    board = crowded_board().reshape(-1).tolist()
+    agent = as_kaggle_agent(C4, RandomPlayer(C4, seed=0))
+    for configuration in (None, {}, {"rows": 6, "columns": 7}, {"actTimeout": None}):
+        assert agent({"board": board, "mark": 1}, configuration) in (1, 2, 4, 5, 6)
+    with pytest.raises(ValueError, match=r"this agent plays ConnectFour\(rows=6, columns=7, in_a_row=4\), not rows"):
+        agent({"board": board, "mark": 1}, {"rows": 5, "columns": 7, "inarow": 4})
+    ttt = as_kaggle_agent(TTT, RandomPlayer(TTT, seed=0))
+    assert ttt({"board": [1, 0, 0, 0, 2, 0, 0, 0, 0], "mark": 1}, None) in (1, 2, 3, 5, 6, 7, 8)
+
+
+def test_kaggle_eval_refuses_a_submission_for_another_game(tmp_path, one_line_error):
+    from alphazero_lib.kaggle import export_submission, load_submission
+
+    exported = export_submission(ResNet(C4, 1, 8).eval(), tmp_path / "submission.py", num_searches=4)
+    argv = ["kaggle-eval", "--game", "tictactoe", "--player", str(exported), "--episodes", "1", "--no-progress"]
+    err = one_line_error(argv)
+    assert f"{exported} was exported for ConnectFour(rows=6, columns=7, in_a_row=4) (its header says so)" in err
+    assert "not TicTacToe" in err
+    with pytest.raises(
+        ValueError, match=r"exported for ConnectFour\(rows=6, columns=7, in_a_row=4\) .*not ConnectFour"
+    ):
+        load_submission(str(exported), make_game("connect_four", rows=5, columns=6))
+    assert callable(load_submission(str(exported), C4))
+    handwritten = tmp_path / "mine.py"
+    handwritten.write_text("def agent(observation, configuration):\n    return configuration.inarow % 3\n")
+    err = one_line_error([*argv[:4], str(handwritten), *argv[5:]])
+    assert "reads ConnectX's 'inarow': a Connect Four submission, not one for TicTacToe" in err

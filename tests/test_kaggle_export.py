@@ -182,3 +182,8 @@ def test_submission_in_kaggle_environments(submission):
         final = env.steps[-1]
         assert all(agent.status == "DONE" for agent in final), [agent.status for agent in final]
         assert time.perf_counter() - start < 120
+
+
+def test_export_kaggle_out_a_directory(tmp_path, one_line_error):
+    err = one_line_error(["export-kaggle", "--weights", "connect_four", "--out", str(tmp_path)])
+    assert "is a directory; give the submission a file name" in err

@@ -7,10 +7,13 @@ import pytest
 import torch
 
 from alphazero_lib import make_game
+from alphazero_lib.games import GAMES
 from alphazero_lib.model import ResNet
 
+C4 = make_game("connect_four")
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four", "othello6"])
+
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_forward_shapes_and_value_range(name):
     game = make_game(name)
     model = ResNet(game, num_res_blocks=2, num_hidden=16)
@@ -53,3 +56,13 @@ def test_arch_and_summary_count_every_parameter():
 def test_bad_sizes_are_clear_errors(kwargs):
     with pytest.raises(ValueError, match="must be a positive integer"):
         ResNet(make_game("tictactoe"), **{"num_res_blocks": 1, "num_hidden": 8, **kwargs})
+
+
+def test_a_network_too_large_for_memory_is_refused_before_allocation(monkeypatch):
+    import alphazero_lib.model as model
+
+    assert model.resnet_parameters(C4, 100, 2048) == 7_551_692_207  # 30 GB: refused by the real cap
+    monkeypatch.setattr(model, "MAX_PARAMETERS", 100_000)  # a cap that a small network passes, to plant safely
+    with pytest.raises(ValueError, match=r"4 blocks x 64 channels .* would have 328,175 parameters \(0.0 GB .*at most"):
+        ResNet(C4, 4, 64)
+    assert ResNet(C4, 1, 8).num_parameters() == model.resnet_parameters(C4, 1, 8)

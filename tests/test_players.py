@@ -8,7 +8,9 @@ from fakes import ConstantNet, FakeNet
 from positions import TACTICS
 
 from alphazero_lib import make_game
+from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.config import MCTSConfig, SearchConfig
+from alphazero_lib.model import ResNet
 from alphazero_lib.negamax import WIN_SCORE, ConnectFourSolver
 from alphazero_lib.players import (
     AlphaZeroPlayer,
@@ -22,6 +24,9 @@ from alphazero_lib.players import (
     RandomPlayer,
     ValuePlayer,
 )
+from alphazero_lib.specs import make_player
+
+TTT, C4 = make_game("tictactoe"), make_game("connect_four")
 
 
 def absolute(state: np.ndarray, player: int) -> np.ndarray:
@@ -292,3 +297,82 @@ def test_the_searches_are_what_their_protocols_say():
     assert not any(isinstance(s, BatchedSearch) for s in serial)  # no run(): a serial search is not batched
     states = np.stack([game.get_initial_state()] * 3)
     assert batched.search(states).shape == (3, 9) and serial[1].search(states[0]).shape == (9,)
+
+
+# ---- refusals and threads (issue 16) ---------------------------------------------------------------------------------
+def test_a_player_refuses_a_finished_game_and_a_bad_player_with_one_message():
+    won = np.array([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], dtype=np.int8)
+    full_c4 = C4.get_initial_state()
+    full_c4[2:, 0] = 1
+    full_c4[5, [2, 3, 5, 6]] = -1
+    model = ResNet(TTT, 1, 8)
+    for game, state, spec in [
+        (TTT, won, "random"),
+        (TTT, won, "perfect"),
+        (TTT, won, "mcts:10"),
+        (C4, full_c4, "negamax:2"),
+        (C4, full_c4, "random"),
+    ]:
+        player = make_player(game, spec, seed=0)
+        with pytest.raises(ValueError, match=f"^{spec}: the game is over in this position; there is no move"):
+            player.get_action(state, -1)
+        with pytest.raises(ValueError, match=f"^{spec}: player must be 1 or -1 .*got 2"):
+            player.get_action(game.get_initial_state(), 2)
+    for player in (PolicyPlayer(TTT, model), AlphaZeroPlayer(TTT, model, SearchConfig(num_searches=4))):
+        with pytest.raises(ValueError, match="the game is over"):
+            player.get_action(won, -1)
+        with pytest.raises(ValueError, match="player must be 1 or -1"):
+            player.get_action(TTT.get_initial_state(), 0)
+        # the same refusals where many positions are chosen at once (Pons' sets, games side by side)
+        choose = batched_chooser(player)
+        open_position = TTT.get_initial_state()
+        with pytest.raises(ValueError, match=f"^{player.name}: the game is over in this position"):
+            choose(np.stack([open_position, won]), np.array([1, -1]))
+        with pytest.raises(ValueError, match=f"^{player.name}: player must be 1 or -1"):
+            choose(np.stack([open_position]), np.array([0]))
+
+
+def test_a_model_for_another_game_is_refused_by_name():
+    model = ResNet(C4, 1, 8)
+    with pytest.raises(
+        ValueError, match=r"this model plays ConnectFour\(rows=6, columns=7, in_a_row=4\), not TicTacToe"
+    ):
+        AlphaZeroPlayer(TTT, model)
+    with pytest.raises(ValueError, match="this model plays ConnectFour"):
+        PolicyPlayer(TTT, model)
+
+
+def test_negamax_depth_is_capped_with_a_message():
+    with pytest.raises(ValueError, match=r"negamax depth 99 is too deep.*use 1 to 10"):
+        make_player(C4, "negamax:99")
+    assert make_player(C4, "negamax:10").depth == 10
+
+
+def test_network_players_search_on_one_thread_and_restore_the_setting():
+    import torch
+
+    from alphazero_lib.config import SearchConfig
+    from alphazero_lib.players import AlphaZeroPlayer, PolicyPlayer
+
+    seen = []
+
+    class Spy(ResNet):
+        def forward(self, x):
+            seen.append(torch.get_num_threads())
+            return super().forward(x)
+
+    model = Spy(C4, 1, 8).eval()
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        for player in (AlphaZeroPlayer(C4, model, SearchConfig(num_searches=3)), PolicyPlayer(C4, model)):
+            player.get_action(C4.get_initial_state(), 1)
+            assert torch.get_num_threads() == 2
+        assert seen and set(seen) == {1}
+        seen.clear()
+        player = AlphaZeroPlayer(C4, model, SearchConfig(num_searches=3))
+        player.num_threads = None  # the user asks for torch's setting
+        player.get_action(C4.get_initial_state(), 1)
+        assert set(seen) == {2}
+    finally:
+        torch.set_num_threads(before)

@@ -102,3 +102,37 @@ def test_shipped_tictactoe_blocks_and_wins():
     assert player.get_action(win, 1) == 2
     block = np.array([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=np.int8)
     assert player.get_action(block, 1) == 3
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[1, 2]", "must hold a JSON object \\(name -> entry\\), not a list"),
+        ("{oops", "is not valid JSON"),
+        ('{"tictactoe": {"files": 3}}', "has a malformed entry 'tictactoe'"),
+    ],
+)
+def test_a_damaged_weights_registry_is_named_with_the_fix(tmp_path, monkeypatch, one_line_error, text, message):
+    import alphazero_lib.pretrained as pretrained
+
+    registry = tmp_path / "registry.json"
+    registry.write_text(text)
+    monkeypatch.setattr(pretrained, "REGISTRY_PATH", registry)
+    with pytest.raises(ValueError, match=message):
+        pretrained.available()
+    err = one_line_error(["demo", "--game", "tictactoe", "--player1", "alphazero:tictactoe:4"])
+    assert f"the weights registry {registry}" in err and "reinstall the package" in err
+
+
+def test_a_file_named_like_shipped_weights_does_not_shadow_them(tmp_path, monkeypatch, capsys):
+    from alphazero_lib.pretrained import pretrained_path
+    from alphazero_lib.specs import resolve_weights
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tictactoe").write_bytes(b"not a checkpoint at all")
+    model = resolve_weights(make_game("tictactoe"), "tictactoe")
+    assert repr(model.game) == "TicTacToe"
+    assert pretrained_path("tictactoe").is_file()
+    # a path that says it is a path is still read as a file
+    with pytest.raises(ValueError, match="is damaged"):
+        resolve_weights(make_game("tictactoe"), "./tictactoe")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import crowded_board
 from reference import has_line
 from test_kaggle_export import random_resnet
 
@@ -17,6 +18,10 @@ from alphazero_lib.alpha_mcts import AlphaMCTS
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.kaggle import agent as standalone
 from alphazero_lib.kaggle import numpy_params
+from alphazero_lib.kaggle.agent import Agent, NumpyResNet
+from alphazero_lib.model import ResNet
+
+C4 = make_game("connect_four")
 
 #: (rows, columns, in_a_row), the number of random games, and the fewest draws they must reach: the standard board,
 #: a wide one with five in a row (random games rarely fill it), and a small one whose games often end full.
@@ -146,3 +151,113 @@ def test_search_gives_alpha_mcts_visit_counts(options, C, num_searches, count, f
         compared += 1
         spread += int(np.count_nonzero(counts) > 1)
     assert compared == count and spread >= count // 2 and won > 0  # visits over several columns, and some wins
+
+
+# ---- whatever Kaggle sends, a legal column and no won game thrown away (issues 16 and 28) ----------------------------
+CONFIG = {"rows": 6, "columns": 7, "inarow": 4, "actTimeout": 2}
+
+
+@pytest.fixture(scope="module")
+def agent():
+    model = ResNet(C4, 1, 8).eval()
+    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=20, C=2.0)
+
+
+def winning_board(mark: int) -> list[int]:
+    """The player with ``mark`` has three in column 6 (and moves: equal stone counts for mark 1)."""
+    board = np.zeros((6, 7), dtype=int)
+    board[3:, 6] = mark
+    board[5, 0:3] = 3 - mark
+    if mark == 2:
+        board[4, 0] = 1  # mark 1 has one stone more: mark 2 is to move
+    return board.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("length", [0, 5, 41, 43, 84])
+def test_a_board_of_the_wrong_length_gets_a_legal_move(agent, length):
+    move = agent({"board": [0] * length, "mark": 1}, CONFIG)
+    assert move in range(7)
+
+
+@pytest.mark.parametrize("mark", [3, 0, None, "1"])
+def test_a_bad_mark_still_takes_the_immediate_win(agent, mark):
+    observation = {"board": winning_board(2), "mark": mark}
+    assert agent(observation, CONFIG) == 6  # the mover is inferred from the stone counts
+
+
+@pytest.mark.parametrize("timeout", [0, 0.0, -1])
+def test_no_search_time_still_takes_the_immediate_win(agent, timeout):
+    for mark in (1, 2):
+        assert agent({"board": winning_board(mark), "mark": mark}, {**CONFIG, "actTimeout": timeout}) == 6
+
+
+def test_no_search_time_on_a_full_first_column_plays_legally(agent):
+    board = np.zeros((6, 7), dtype=int)
+    board[:, 3] = [1, 2, 1, 2, 1, 2]  # the centre is full; column 0 would be the naive fallback
+    board[5, 0] = 1
+    move = agent({"board": board.reshape(-1).tolist(), "mark": 2}, {**CONFIG, "actTimeout": 0})
+    assert move in (2, 4)
+
+
+def test_another_board_size_gets_a_legal_move_and_takes_a_win(agent):
+    config = {"rows": 5, "columns": 6, "inarow": 4, "actTimeout": 2}
+    board = np.zeros((5, 6), dtype=int)
+    board[2:, 5] = 1
+    board[4, 0:3] = 2
+    assert agent({"board": board.reshape(-1).tolist(), "mark": 1}, config) == 5
+
+
+def test_garbage_in_the_board_gets_a_legal_move(agent):
+    board = [0] * 42
+    board[41] = 7
+    assert agent({"board": board, "mark": 1}, CONFIG) in range(7)
+    assert agent({"board": ["x"] * 42, "mark": 1}, CONFIG) in range(7)
+    assert agent({}, CONFIG) in range(7)
+
+
+CONFIGURATIONS = [
+    None,
+    {},
+    {"rows": 6, "columns": 7},  # no inarow
+    {"rows": 6, "columns": 7, "inarow": None, "actTimeout": None},
+    {"rows": "x", "columns": "seven", "inarow": "4"},
+    {"rows": 6, "columns": 1000, "inarow": 4},
+    {"rows": 14, "columns": 3, "inarow": 4},
+    {"columns": 0, "rows": -6},
+    {"columns": True, "rows": True, "inarow": True},
+    {"columns": 2.5},
+    [6, 7, 4],
+    "connectx",
+]
+
+
+@pytest.fixture(scope="module")
+def standalone_agent():
+    from alphazero_lib.kaggle import numpy_params
+    from alphazero_lib.kaggle.agent import Agent, NumpyResNet
+
+    model = ResNet(C4, 1, 8).eval()
+    return Agent(NumpyResNet(numpy_params(model), 1), rows=6, columns=7, in_a_row=4, num_searches=8, C=2.0)
+
+
+@pytest.mark.parametrize("configuration", CONFIGURATIONS, ids=repr)
+@pytest.mark.parametrize("mark", [1, 2, None])
+def test_the_standalone_agent_and_its_fallback_play_a_legal_column_whatever_the_configuration(
+    standalone_agent, configuration, mark
+):
+    from alphazero_lib.kaggle.agent import fallback_move
+
+    board = crowded_board()
+    observation = {"board": board.reshape(-1).tolist(), "mark": mark}
+    open_columns = set(np.flatnonzero(board[0] == 0).tolist())
+    assert standalone_agent(observation, configuration) in open_columns
+    assert fallback_move(observation, configuration) in open_columns
+    assert fallback_move({"board": "garbage"}, configuration) in range(7)
+
+
+@pytest.mark.parametrize("configuration", [None, {}, {"rows": 6, "columns": 7}], ids=repr)
+def test_a_configuration_without_inarow_still_takes_the_win(standalone_agent, configuration):
+    board = np.zeros((6, 7), dtype=int)
+    board[3:, 6] = 1  # three of mark 1 in column 6
+    board[5, 0:3] = 2
+    assert standalone_agent({"board": board.reshape(-1).tolist(), "mark": 1}, configuration) == 6

@@ -16,6 +16,8 @@ from alphazero_lib.config import PRESETS, TrainConfig
 from alphazero_lib.plotting import plot_policy, plot_training_curves
 from alphazero_lib.training import AlphaZero, build_trainer, minibatches
 
+TTT = make_game("tictactoe")
+
 TINY = dict(
     num_res_blocks=1,
     num_hidden=8,
@@ -285,3 +287,46 @@ def test_an_iteration_reports_dead_channels_only_when_there_are_some(monkeypatch
         assert trainer.history[-1]["dead_channels"] == [3, 40] and line.endswith(", dead channels 3/40")
     else:
         assert "dead_channels" not in trainer.history[-1] and "dead" not in line
+
+
+def test_a_device_torch_does_not_have_is_refused_with_the_choices():
+    from alphazero_lib.training import build_trainer
+
+    if torch.backends.mps.is_available():
+        pytest.skip("this torch has MPS")
+    with pytest.raises(ValueError, match="device 'mps' was asked for, but torch sees no Apple GPU"):
+        build_trainer(TTT, TrainConfig(device="mps"))
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="torch sees no CUDA GPU"):
+            build_trainer(TTT, TrainConfig(device="cuda"))
+
+
+def test_a_diverged_iteration_leaves_the_trainer_as_it_was(monkeypatch):
+    import torch
+
+    from alphazero_lib import make_game
+    from alphazero_lib.config import TrainConfig
+    from alphazero_lib.training import TrainingDiverged, build_trainer
+
+    one_epoch = {**TINY, "num_epochs": 1}  # the poisoned weight is seen after the iteration's one epoch, not in a loss
+    trainer = build_trainer(
+        make_game("tictactoe"), TrainConfig.from_dict({**one_epoch, "num_iterations": 2}), progress=False
+    )
+    trainer.learn()
+    trainer.config = TrainConfig.from_dict({**one_epoch, "num_iterations": 3})
+    weights = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    replay = trainer.replay
+    train = trainer.train
+
+    def poisoned_train(*args, **kwargs):  # an epoch that leaves a weight infinite (its losses stayed finite)
+        losses = train(*args, **kwargs)
+        with torch.no_grad():
+            trainer.model.start_block[0].weight[0, 0, 0, 0] = float("inf")
+        return losses
+
+    monkeypatch.setattr(trainer, "train", poisoned_train)
+    with pytest.raises(TrainingDiverged, match=r"iteration 3 .*'start_block.0.weight' holds NaN or infinite values"):
+        trainer.learn()
+    assert trainer.iteration == 2 and trainer.replay is replay and len(trainer.history) == 2
+    for name, value in trainer.model.state_dict().items():
+        assert torch.equal(value, weights[name]), name
