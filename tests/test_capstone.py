@@ -238,7 +238,7 @@ def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(h
     first.run(minutes=0.0)
     names = sorted(p.relative_to(run_dir).as_posix() for p in run_dir.rglob("*") if p.is_file())
     assert names == [
-        "checkpoints/iter_0001.pt", "checkpoints/iter_0002.pt", "config.json", "history.json", "latest.pt"
+        "checkpoints/iter_0001.pt", "checkpoints/iter_0002.pt", "config.json", "history.json", "latest.pt", "loss.png"
     ]  # fmt: skip
     assert find_resume_checkpoint(run_dir)[0] == run_dir / "latest.pt"
     assert json.loads((run_dir / "history.json").read_text()) == first.history

@@ -36,14 +36,7 @@ import torch
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
-from alphazero_lib.checkpoints import (
-    CheckpointError,
-    check_game,
-    load_checkpoint,
-    load_state,
-    make_checkpoint,
-    save_checkpoint,
-)
+from alphazero_lib.checkpoints import CheckpointError, check_game, load_checkpoint, load_state, make_checkpoint
 from alphazero_lib.config import SearchConfig, TrainConfig
 from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
 from alphazero_lib.exercises.mine import Piece, Yours, load_yours
@@ -51,17 +44,7 @@ from alphazero_lib.games import ConnectFour as LibraryConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
-from alphazero_lib.rundir import (
-    check_resumable,
-    claim_run_dir,
-    iteration_path,
-    network_changes,
-    open_run,
-    run_dir_holds_files,
-    run_lock,
-    write_config,
-    write_json,
-)
+from alphazero_lib.rundir import Run, check_resumable, claim_run_dir, network_changes, open_run, run_dir_holds_files
 from alphazero_lib.selfplay import BatchedSelfPlay
 from alphazero_lib.training import minibatches as library_minibatches
 from alphazero_lib.training import replay_from_tensors, replay_to_tensors
@@ -222,6 +205,7 @@ class Capstone:
         self.window: deque[list] = deque(maxlen=max(1, s.replay_window))
         self.seconds = 0.0
         self.path = None if self.run_dir is None else Path(self.run_dir)
+        self.directory: Run | None = None  # the open run directory (rundir.Run): it writes every file
         self.start_note = "a new run (not saved: no run_dir)"
         if self.path is not None:
             self._open_run(self.path)
@@ -240,6 +224,7 @@ class Capstone:
         """Start a run in ``path``, or continue the one it holds (``open_run`` decides and refuses, saying why)."""
         resume = run_dir_holds_files(path)
         run = open_run(path, game="connect_four", resume=resume, overrides=None if resume else self.config.to_dict())
+        self.directory = run
         self.changes: list[dict[str, Any]] = []
         if not resume:
             self.start_note = f"a new run in {shown(path)}"
@@ -286,11 +271,8 @@ class Capstone:
         self.rng.bit_generator.state = state["rng"]
         self.seconds = float(state["seconds"])
         self._start_self_play((self.settings.seed, 1, len(self.history)))
-        assert self.path is not None  # _open_run's
-        missing = iteration_path(self.path, len(self.history))  # killed between latest.pt and the iteration's file
-        if self.history and not missing.is_file():
-            with run_lock(self.path):
-                save_checkpoint(missing, self._checkpoint())
+        assert self.directory is not None  # _open_run's
+        self.directory.mend(self._checkpoint())  # killed between latest.pt and the iteration's file: write it
 
     def _checkpoint(self) -> dict[str, Any]:
         """The run's state as an iteration file (``latest.pt`` adds the replay window)."""
@@ -301,21 +283,20 @@ class Capstone:
         )  # fmt: skip
 
     def save(self) -> None:
-        """Write the run after an iteration (``run`` calls it): ``latest.pt`` first, then the iteration's file,
-        ``history.json`` and, on the first save, ``config.json``; every file written whole or not at all."""
-        if self.path is None:
+        """Write the run after an iteration (``run`` calls it), as the library's ``rundir.Run`` writes a training run:
+        ``latest.pt`` first, then the iteration's file, ``history.json``, ``loss.png`` and, on the first save or after
+        a change of settings, ``config.json``; every file written whole or not at all."""
+        if self.directory is None:
             raise ValueError("this Capstone has no run_dir to save into: Capstone(yours, settings, run_dir=...)")
         iteration = len(self.history)
-        with run_lock(self.path):
-            claim_run_dir(self.path, iteration - 1, overwrite=False)
-            checkpoint = self._checkpoint()  # the network converted and the state copied once for both files
-            replay = [replay_to_tensors(games) for games in self.window]
-            save_checkpoint(self.path / "latest.pt", {**checkpoint, "replay": replay})
-            save_checkpoint(iteration_path(self.path, iteration), checkpoint)
-            write_json(self.path, "history.json", self.history)
+        replay = [replay_to_tensors(games) for games in self.window]
+        with self.directory.lock():
             if iteration == 1 or self.changes:
-                write_config(self.path, LibraryConnectFour(), self.config, self.changes, iteration - 1)
+                self.directory.begin(iteration - 1, self.config, self.changes)  # claims the directory, config.json
                 self.changes = []
+            else:
+                claim_run_dir(self.directory.path, iteration - 1, overwrite=False)
+            self.directory.save({**self._checkpoint(), "replay": replay})
 
     # ---- the pieces the library's self-play calls back ------------------------------------------------------
     def _choose(self, probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
