@@ -172,38 +172,27 @@ def check_get_next_state(cls: type) -> type:
     return check_method(cls, "get_next_state", library("get_next_state"), cases, mistakes=NEXT_MISTAKES)
 
 
-def _swapped_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-    out = state.copy()
-    out[action % 3, action // 3] = player
-    return out
+def _next_with(
+    cell: Callable[[int], tuple[int, int]] = lambda a: divmod(a, 3), mark: int | None = None, in_place: bool = False
+) -> Callable[..., np.ndarray]:
+    """``get_next_state`` with one known mistake: another cell, a fixed mark, or the caller's board written on."""
 
+    def get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+        out = state if in_place else state.copy()
+        out[cell(action)] = player if mark is None else mark
+        return out
 
-def _always_one_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-    out = state.copy()
-    out[action // 3, action % 3] = 1
-    return out
-
-
-def _view_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-    flat = state.reshape(-1)
-    flat[action] = player
-    return flat.reshape(3, 3)
-
-
-def _from_one_next(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-    out = state.copy()
-    out[(action - 1) // 3, (action - 1) % 3] = player
-    return out
+    return get_next_state
 
 
 NEXT_MISTAKES = [
     Mistake("row and column are swapped: row = action // column_count, column = action % column_count",
-            _swapped_next),
-    Mistake("write player (1 or -1) into the cell, not always 1", _always_one_next),
+            _next_with(cell=lambda a: (a % 3, a // 3))),
+    Mistake("write player (1 or -1) into the cell, not always 1", _next_with(mark=1)),
     Mistake("state.reshape(-1) is a view of the same memory: writing into it changes the caller's board; "
-            "start from state.copy()", _view_next),
+            "start from state.copy()", _next_with(in_place=True)),
     Mistake("cells are numbered from 0 (top left) to 8 (bottom right): row = action // 3, column = action % 3",
-            _from_one_next),
+            _next_with(cell=lambda a: divmod(a - 1, 3))),
 ]  # fmt: skip
 
 
@@ -357,33 +346,28 @@ def check_get_value_and_terminated(cls: type) -> type:
     )
 
 
-def _draw_first(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
-    if not LIBRARY.get_valid_moves(state).any():
-        return 0, True
-    if LIBRARY.check_win(state, action):
-        return 1, True
-    return 0, False
+def _value_with(draw_first: bool = False, win: int = 1, draws: bool = True) -> Callable[..., tuple[int, bool]]:
+    """``get_value_and_terminated`` with one known mistake: the draw asked first, a win's sign, or no draw."""
 
+    def get_value_and_terminated(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
+        full = not LIBRARY.get_valid_moves(state).any()
+        if draw_first and full:
+            return 0, True
+        if LIBRARY.check_win(state, action):
+            return win, True
+        if draws and full:
+            return 0, True
+        return 0, False
 
-def _loser_value(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
-    if LIBRARY.check_win(state, action):
-        return -1, True
-    if not LIBRARY.get_valid_moves(state).any():
-        return 0, True
-    return 0, False
-
-
-def _no_draw(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
-    if LIBRARY.check_win(state, action):
-        return 1, True
-    return 0, False
+    return get_value_and_terminated
 
 
 VALUE_MISTAKES = [
-    Mistake("a full board that is also a win is a win: check the win first, then the draw", _draw_first),
+    Mistake("a full board that is also a win is a win: check the win first, then the draw",
+            _value_with(draw_first=True)),
     Mistake("the value is for the player who just moved: a win is 1 (the loser's -1 comes later, from "
-            "get_opponent_value)", _loser_value),
-    Mistake("a full board without a line ends the game too: a draw is (0, True)", _no_draw),
+            "get_opponent_value)", _value_with(win=-1)),
+    Mistake("a full board without a line ends the game too: a draw is (0, True)", _value_with(draws=False)),
 ]  # fmt: skip
 
 
