@@ -75,6 +75,8 @@ def test_reference_get_ucb_and_select_match_the_library_node():
         parent = nb04._family(LibraryNode, parent_visits, children)
         scores = [nb04.library_get_ucb(parent, child, c) for child in parent.children]
         assert parent.children[int(np.argmax(scores))] is LibraryNode.select(parent, SearchConfig(C=c))
+        theirs = nb04._family(namespace(UCB)["Node"], parent_visits, children)  # the notebook's given Node
+        assert nb04.library_select(theirs, c).action_taken == parent.children[int(np.argmax(scores))].action_taken
 
 
 def test_reference_expand_matches_the_library_node():

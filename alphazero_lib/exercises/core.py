@@ -39,8 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.exercises.positions import random_game  # noqa: F401 (the checks' positions: see there)
-
 PASSED = "✅"
 FAILED = "❌"
 NOT_WRITTEN = "⏳"
