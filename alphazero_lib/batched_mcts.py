@@ -185,9 +185,9 @@ class BatchedMCTS:
     ``interior_selection``, each ``(children: Children, config, root: RootContext | None) -> actions [M]``;
     by default those of ``config.policy`` (PUCT or Gumbel AlphaZero). ``run`` returns a ``SearchOutput`` (policy,
     action, visit shares, improved policy, root value); ``search`` its policy; ``run_steps`` is ``run`` one step at
-    a time, to watch the trees grow (notebook 7). ``backup``, when given, replaces
-    the backup with a function ``(visit_count [B, N], value_sum [B, N], path [L, B] of per-game node numbers,
-    depth [B], leaf_value [B]) -> None`` that updates the first two in place (the course's exercise, notebook 7).
+    a time, to watch the trees grow (notebook 7). ``backup``, when given, replaces the module's ``backup`` with a
+    function of its signature, ``(visit_count [B, N], value_sum [B, N], path [L, B] of per-game node numbers,
+    depth [B], leaf_value [B]) -> None``, that updates the first two in place (the course's exercise, notebook 7).
     """
 
     def __init__(
