@@ -1,5 +1,6 @@
 """Canonical positions for search tests (the mover's pieces are 1): hand-made ones with one right move (win now, or
-block), and random ones from playouts."""
+block), and random ones from playouts; a ConnectX board as Kaggle sends it; and the games these tests run over, read
+from the registry."""
 
 from __future__ import annotations
 
@@ -52,3 +53,15 @@ def crowded_board() -> np.ndarray:
     board[:, 3] = [2, 1, 2, 1, 2, 1]
     board[5, 5], board[5, 6] = 1, 2
     return board
+
+
+def distinct_games() -> list[str]:
+    """One registry name per distinct game, in registry order (``othello`` and ``othello6`` make the same 6 x 6
+    board): the games the search and self-play tests run over, read from the registry so that a game registered is a
+    game tested."""
+    from alphazero_lib.games import GAMES, make_game
+
+    games = {}
+    for name in GAMES:
+        games.setdefault(make_game(name), name)
+    return list(games.values())

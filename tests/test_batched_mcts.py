@@ -7,14 +7,13 @@ import numpy as np
 import pytest
 import torch
 from fakes import ConstantNet, FakeNet
-from positions import TACTICS, random_positions
+from positions import TACTICS, distinct_games, random_positions
 from test_alpha_mcts import GOLDEN
 
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS, exploration_weight
 from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.games import GAMES
 from alphazero_lib.games.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.model import ResNet
 from alphazero_lib.search_policies import exploration_weights
@@ -32,7 +31,7 @@ def test_batched_search_gives_the_serial_golden_counts(game_name, state, options
     assert counts.tolist() == expected
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", distinct_games())
 @pytest.mark.parametrize("options", [{}, {"dirichlet_epsilon": 0.25}, {"pb_c_base": 500.0, "C": 0.0}])
 def test_one_game_gives_the_same_visit_counts_as_alpha_mcts(name, options):
     game = make_game(name)
@@ -61,7 +60,7 @@ def test_one_game_with_a_resnet_gives_the_same_visit_counts():
     )
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", distinct_games())
 def test_every_game_of_a_batch_matches_its_own_serial_search_without_noise(name):
     game = make_game(name)
     net = FakeNet(game, seed=4)

@@ -9,6 +9,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 from fakes import ConstantNet, FakeNet
+from positions import distinct_games
 
 from alphazero_lib import make_game
 from alphazero_lib.batched_mcts import NULL, ROOT, BatchedMCTS, Tree
@@ -78,7 +79,7 @@ def subtree_nodes(tree: Tree, game_index: int, node: int, N: int) -> list[int]:
     return sorted(nodes)
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("name", distinct_games())
 def test_advance_keeps_every_field_of_the_subtree_and_zeroes_the_free_slots(name):
     game = make_game(name)
     mcts = BatchedMCTS(game, FakeNet(game, seed=2), SearchConfig(num_searches=60, seed=0), reuse_tree=True)

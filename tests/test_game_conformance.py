@@ -4,8 +4,9 @@ written here and nowhere else, passes the same check and trains.
 
 The registry (``alphazero_lib.games.GAMES``) is the only list of games the tests read (issue 49, item 5): a game
 registered is a game tested, here and wherever a test runs "for every game" (test_games.py, test_model.py,
-test_batched_mcts.py, test_board_style.py), with no test file to edit. Naive rules in ``tests/reference.py``
-(``reference_for``) are an extra check that a game may get, not a condition for being tested."""
+test_board_style.py; the search and self-play tests over ``positions.distinct_games()``), with no test file to
+edit. Naive rules in ``tests/reference.py`` (``reference_for``) are an extra check that a game may get, not a
+condition for being tested."""
 
 from __future__ import annotations
 
@@ -71,6 +72,7 @@ def test_a_game_registered_is_a_game_tested(tmp_path):
     (tmp_path / "throwaway_game.py").write_text(THROWAWAY_GAME)
     tests = Path(__file__).parent
     files = [tests / name for name in ("test_game_conformance.py", "test_games.py", "test_model.py")]
+    files.append(tests / "test_search_policies.py")  # every policy's conformance, over distinct_games()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "pytest", *map(str, files), "-p", "throwaway_game", "-o", "addopts=", "-q"]
     command += ["-p", "no:cacheprovider", "-k", "noughts or Noughts", "-rA"]
@@ -83,6 +85,7 @@ def test_a_game_registered_is_a_game_tested(tmp_path):
         "test_every_position_of_real_games_passes_the_checks_from_both_views",
         "test_every_picture_of_a_board_refuses_what_is_not_one",
         "test_forward_shapes_and_value_range",
+        "test_batched_equals_serial_game_by_game_without_noise",  # each search policy on it
     } <= passed, done.stdout[-3000:]
 
 

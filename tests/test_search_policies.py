@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 from fakes import FakeNet
-from positions import random_positions
+from positions import distinct_games, random_positions
 
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS
@@ -28,8 +28,6 @@ from alphazero_lib.search_policies.forced_playouts import (
     pruned_policy,
     pruned_visits,
 )
-
-GAMES = ("tictactoe", "connect_four")
 
 
 def noisy_config(name: str, **options) -> SearchConfig:
@@ -48,7 +46,7 @@ def row(out, b: int):
     return type(out)(*(field[b] for field in vars(out).values()))
 
 
-@pytest.mark.parametrize("game_name", GAMES)
+@pytest.mark.parametrize("game_name", distinct_games())
 @pytest.mark.parametrize("name", sorted(POLICIES))
 def test_batched_equals_serial_for_one_game_with_root_noise(name, game_name):
     game = make_game(game_name)
@@ -64,7 +62,7 @@ def test_batched_equals_serial_for_one_game_with_root_noise(name, game_name):
         assert np.array_equal(batched.children(batched.offsets + ROOT).visit_count[0], serial_visits), i
 
 
-@pytest.mark.parametrize("game_name", GAMES)
+@pytest.mark.parametrize("game_name", distinct_games())
 @pytest.mark.parametrize("name", sorted(POLICIES))
 def test_batched_equals_serial_game_by_game_without_noise(name, game_name):
     game = make_game(game_name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from positions import distinct_games
 from test_training import TINY
 
 from alphazero_lib import make_game
@@ -43,7 +44,7 @@ def test_progress_is_reported_once_a_game(setup):
         assert len(ticks) == result.games.games == 3
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("name", distinct_games())
 def test_tree_reuse_keeps_a_subtree_for_every_continued_move_and_none_for_a_new_game(name):
     """With reuse, every move but a game's first starts from the subtree of the move before (the played move
     always has visits); a slot whose game ended starts its next game from an empty tree."""
