@@ -601,32 +601,22 @@ def check_backpropagate(cls: type) -> type:
                 node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
             return path
 
-        def stats(path: list[Any]) -> list[tuple[int, float]]:
-            return [(int(n.visit_count), float(n.value_sum)) for n in reversed(path)]
-
-        lib = build(LibraryNode)
-        LibraryNode.backpropagate(lib[-1], value)
-        expected = stats(lib)
-
-        def run(c: type) -> Any:
+        def run(c: type) -> list[tuple[int, float]]:
             path = build(c)
             path[-1].backpropagate(value)
-            return stats(path)
+            return [(int(n.visit_count), float(n.value_sum)) for n in reversed(path)]
 
         return Case(
             f"leaf.backpropagate({value:g})  # a path of {depth} nodes; compares (visit_count, value_sum) from the "
             "leaf up",
             run,
-            expected,
+            run(LibraryNode),
             "every node on the way up gets one more visit and the value, negated at each step (the players "
             "alternate), up to and including the root (parent None)",
         )
 
     def cases(c: type) -> list[Case]:
-        out = []
-        for seed in range(30):
-            out.append(case(1 + seed % 6, (1.0, -1.0, 0.0)[seed % 3], seed))
-        return out
+        return [case(1 + seed % 6, (1.0, -1.0, 0.0)[seed % 3], seed) for seed in range(30)]
 
     return check_method(cls, "backpropagate", LibraryNode.backpropagate, cases, mistakes=BACKUP_MISTAKES)
 
