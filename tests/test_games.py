@@ -292,7 +292,7 @@ def test_renderings_show_the_pieces():
 
 
 def test_string_to_action_round_trips():
-    for game in (TicTacToe(), ConnectFour(), Othello(6)):
+    for game in REGISTERED:
         for action in range(game.action_size):
             assert game.string_to_action(game.action_to_string(action)) == action
     with pytest.raises(ValueError, match="cannot read 'zz' as a move"):
@@ -304,7 +304,7 @@ def test_draw_board_with_heatmap():
 
     from alphazero_lib.plotting import draw_board
 
-    for game in (TicTacToe(), ConnectFour(), Othello(6)):
+    for game in REGISTERED:
         state = game.get_initial_state()
         heat = game.get_valid_moves(state).astype(float)
         ax = draw_board(game, state, heatmap=heat / heat.sum(), title=repr(game))

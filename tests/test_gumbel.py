@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from fakes import ConstantNet, FakeNet
 from gumbel_reference import gumbel_search, network_evaluator, visits_needed
-from positions import TACTICS, random_positions
+from positions import TACTICS, distinct_games, random_positions
 
 from alphazero_lib import make_game
 from alphazero_lib.alpha_mcts import AlphaMCTS
@@ -230,10 +230,8 @@ def test_final_action_by_hand():
 # ---- the searches against the independent reference ---------------------------------------------------------
 
 
-POSITIONS = {
-    "tictactoe": random_positions(make_game("tictactoe"), 12, seed=5),
-    "connect_four": random_positions(make_game("connect_four"), 12, seed=6),
-}
+#: 12 random positions of each game of the registry (tictactoe from seed 5, connect_four from 6, ...)
+POSITIONS = {name: random_positions(make_game(name), 12, seed=5 + i) for i, name in enumerate(distinct_games())}
 # (m, n): every m of 1, 2, 4, 16 and every n of 4, 8, 16, 32, 50 at least once, n below m included
 SETTINGS = [(1, 8), (2, 4), (2, 50), (4, 8), (4, 32), (16, 4), (16, 16), (16, 50)]
 
@@ -256,7 +254,7 @@ def assert_matches(reference, visits, action, policy, improved, root_value, wher
 
 @pytest.mark.parametrize("scale", [0.0, 1.0], ids=["no-noise", "noise"])
 @pytest.mark.parametrize(("m", "n"), SETTINGS, ids=[f"m{m}-n{n}" for m, n in SETTINGS])
-@pytest.mark.parametrize("game_name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("game_name", list(POSITIONS))
 def test_searches_match_the_reference(game_name, m, n, scale):
     game = make_game(game_name)
     net = FakeNet(game)
@@ -298,7 +296,7 @@ def row(out, b: int):
     return type(out)(*(field[b] for field in vars(out).values()))
 
 
-@pytest.mark.parametrize("game_name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("game_name", list(POSITIONS))
 def test_batched_equals_serial_for_one_game_with_noise(game_name):
     game = make_game(game_name)
     net = FakeNet(game, seed=1)
@@ -313,7 +311,7 @@ def test_batched_equals_serial_for_one_game_with_noise(game_name):
         assert np.array_equal(batched.children(batched.offsets + ROOT).visit_count[0], serial_visits)
 
 
-@pytest.mark.parametrize("game_name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("game_name", list(POSITIONS))
 def test_batched_equals_serial_game_by_game_without_noise(game_name):
     game = make_game(game_name)
     net = FakeNet(game, seed=2)
@@ -387,7 +385,7 @@ def test_gumbel_search_takes_an_immediate_win(name, game_name, state, move):
         assert batched.run(state[None]).action[0] == move, (scale, seed)
 
 
-@pytest.mark.parametrize("game_name", ["tictactoe", "connect_four"])
+@pytest.mark.parametrize("game_name", list(POSITIONS))
 def test_improved_policy_is_a_distribution_on_the_legal_actions(game_name):
     game = make_game(game_name)
     positions = POSITIONS[game_name]
