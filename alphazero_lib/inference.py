@@ -177,8 +177,9 @@ class FastEvaluator:
     - ``onnx``: the network exported with ``torch.onnx`` and run on onnxruntime's CPU provider, on as many threads
       as torch has (the ``onnx`` extra: ``pip install -e ".[onnx]"``; ``ImportError`` saying so without it). Each
       ``refresh()`` exports again, seconds where the torch modes take a tenth of one, so "auto" leaves it out; on a
-      2-core AMD EPYC it still played one iteration of ``connect_four_fast`` 1.1x faster than ``fp32_fused``
-      (``benchmarks/results/onnx_inference_2026-11-28``). CPU models only (``ValueError`` for a GPU one).
+      loaded 2-core AMD EPYC one iteration of batched self-play still ran 1.10-1.18x faster than in torch's fastest
+      fp32 mode, the export included (``benchmarks/results/onnx_inference_2026-11-28``). CPU models only
+      (``ValueError`` for a GPU one).
 
     ``"auto"`` times the candidates on a batch of ``batch_size`` (bf16 ones only where ``has_fast_bf16``) and
     keeps the fastest; the choice is cached per architecture, batch size, device and torch version in memory

@@ -125,6 +125,24 @@ def test_the_onnx_mode_picks_up_new_weights_on_refresh_and_runs_on_torchs_thread
     assert sorted(rates) == ["fp32", "onnx"] and all(rate > 0 for rate in rates.values())
 
 
+def test_batched_self_play_in_the_onnx_mode_plays_the_float32_games():
+    """``train --inference-mode onnx``'s path (``selfplay.play_batched``): the same seeds, the same games as fp32."""
+    needs_onnx()
+    from alphazero_lib.config import TrainConfig
+    from alphazero_lib.selfplay import play_batched
+
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    net = ResNet(game, num_res_blocks=1, num_hidden=8).eval()
+    played = {}
+    for mode in ("fp32", "onnx"):
+        config = TrainConfig.from_preset("tictactoe", self_play="batched", inference_mode=mode, num_searches=8)
+        played[mode] = play_batched(game, net, config, num_games=4, slots=4, seed_parts=(0, 1))
+    fp32, onnx = played["fp32"].samples, played["onnx"].samples
+    assert len(onnx) == len(fp32) > 0
+    assert all(np.array_equal(a[0], b[0]) and np.allclose(a[1], b[1]) for a, b in zip(fp32, onnx, strict=True))
+
+
 def test_the_onnx_mode_without_onnxruntime_says_how_to_install_it(model, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime now raises ImportError
     with pytest.raises(ImportError, match=r"inference mode 'onnx' needs the package '(onnx|onnxscript|onnxruntime)'"):
