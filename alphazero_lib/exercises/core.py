@@ -858,19 +858,18 @@ def hints_for(hints: dict[str, str], notebook: str) -> tuple[Callable[[str], Non
                 if form in lower:
                     return lower[form]
         close = difflib.get_close_matches(text.split(".")[-1].lower(), list(lower), n=1, cutoff=0.6)
+        if not close:
+            print(f"No exercise called {name!r} here; the exercises: {', '.join(hints)}.")
         return lower[close[0]] if close else None
 
     def hint(name: str) -> None:
         found = key(name)
-        if found is None:
-            print(f"No exercise called {name!r} here; the exercises: {', '.join(hints)}.")
-            return
-        print(f"Hint for {found}: {hints[found]}")
+        if found is not None:
+            print(f"Hint for {found}: {hints[found]}")
 
     def solution(name: str) -> None:
         found = key(name)
         if found is None:
-            print(f"No exercise called {name!r} here; the exercises: {', '.join(hints)}.")
             return
         code = notebook_solution(notebook, found)
         if code is None:

@@ -697,7 +697,8 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
                     Text(f"the root node with {num_searches} visits"),
                     "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
                 )
-            reference = expected if type(root) is LibraryNode else _search_with_nodes(type(root), state, seed)
+            nodes = type(root)
+            reference = expected if nodes is LibraryNode else _search_with_nodes(nodes, state, seed, num_searches)
             if got.shape != reference.shape:
                 raise Mismatch(got, reference, "one share per action: shape (self.game.action_size,)")
             if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
@@ -750,7 +751,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
     return check("MCTS.search", mcts_class, LibrarySearch, cases, mistakes, own=["search"])
 
 
-def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int = 600) -> np.ndarray:
+def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int) -> np.ndarray:
     """The library's search loop (``alphazero_lib.mcts.MCTS.search``, C = 1.41) on nodes of ``node_class``: the
     reference for a learner whose ``Node`` draws its moves in another order than the library's."""
     return _wrong_search("", node_class)(GAME, num_searches, 1.41, seed).search(state.copy())

@@ -347,7 +347,7 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
         h = torch.from_numpy(inputs[len(net.back_bone)])
         got += [net.policy_head(h), net.value_head(h)]
     names = ["start_block"] + [f"back_bone[{i}]" for i in range(len(net.back_bone))] + ["policy_head", "value_head"]
-    for name, mine, theirs in zip(names, got, _parts(library, x), strict=True):
+    for name, mine, theirs in zip(names, got, inputs, strict=True):
         mine = mine.numpy()
         if mine.shape != theirs.shape or not _close(mine, theirs):
             hint = (
