@@ -155,9 +155,9 @@ def fold_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
 
 def onnx_network(model: torch.nn.Module, threads: int) -> Any:
     """``model`` exported to ONNX (in memory) and opened on onnxruntime's CPU provider with ``threads`` intra-op
-    threads: a ``web.onnx_export.OnnxNetwork``. Raises ``ImportError`` naming the ``onnx`` extra where a package
-    is missing, and ``ValueError`` for a model that cannot be exported (``web.onnx_export.check_exportable``)."""
-    from alphazero_lib.web.onnx_export import OnnxNetwork, onnx_bytes, require
+    threads: an ``onnx_network.OnnxNetwork``. Raises ``ImportError`` naming the ``onnx`` extra where a package
+    is missing, and ``ValueError`` for a model that cannot be exported (``onnx_network.check_network``)."""
+    from alphazero_lib.onnx_network import OnnxNetwork, onnx_bytes, require
 
     for module in ("onnx", "onnxscript", "onnxruntime"):  # before seconds of export: say at once what is missing
         require(module, "inference mode 'onnx'")
