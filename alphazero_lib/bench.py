@@ -89,6 +89,20 @@ def calls_per_second(call: Callable[[], Any], seconds: float, tick: Callable[[],
     return count / taken
 
 
+def cpu_model() -> str:
+    """The CPU's model name as ``/proc/cpuinfo`` gives it, else what ``platform`` says: for a benchmark's record."""
+    import platform
+    from pathlib import Path
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
 def machine_load() -> list[float] | None:
     """The 1, 5 and 15 minute load averages (runnable processes), or None where the OS has none (Windows)."""
     try:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from alphazero_lib.bench import cpu_model
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.inference import FastEvaluator, has_fast_bf16
 from alphazero_lib.pretrained import load_pretrained
@@ -122,14 +122,7 @@ def one_iteration(model: torch.nn.Module, mode: str, config: TrainConfig) -> dic
 
 
 def machine() -> str:
-    cpu = platform.processor() or "cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     return f"{cpu}, {os.cpu_count()} cores, bf16 units: {'yes' if has_fast_bf16('cpu') else 'no'}"
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alphazero_lib.bench import cpu_model
 from alphazero_lib.games import make_game
 from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16
 from alphazero_lib.pretrained import load_pretrained
@@ -109,14 +109,7 @@ def throughput(model: torch.nn.Module, folder: Path, batch: int) -> dict[str, fl
 
 
 def machine() -> str:
-    cpu = platform.processor() or "cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     return f"{cpu}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start"
 
 

@@ -49,6 +49,7 @@ import torch  # noqa: E402
 from tqdm.auto import tqdm  # noqa: E402
 
 from alphazero_lib import selfplay  # noqa: E402
+from alphazero_lib.bench import cpu_model  # noqa: E402
 from alphazero_lib.config import TrainConfig  # noqa: E402
 from alphazero_lib.games import TicTacToe  # noqa: E402
 from alphazero_lib.players import PerfectPlayer  # noqa: E402
@@ -278,12 +279,7 @@ def train_run(run: str, base: dict[str, Any] | None = None, bar: Any = None) -> 
 
 def machine() -> str:
     """The CPU model, cores and the versions that make the numbers."""
-    model = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+    model = cpu_model()
     return (f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
             f"numpy {np.__version__}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
 
