@@ -140,7 +140,7 @@ def selfplay_benchmark(
     """
     import torch
 
-    from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16
+    from alphazero_lib.inference import MODES, FastEvaluator, auto_modes, evaluate, has_fast_bf16
     from alphazero_lib.model import ResNet
     from alphazero_lib.utils import cpu_threads, seed_everything
 
@@ -165,10 +165,9 @@ def selfplay_benchmark(
             # for (their refresh compiles or exports again: seconds, and the budget may be under a second).
             budget.phase("network alone")
             fast_bf16 = has_fast_bf16("cpu")
-            asked_only = ("compile", "onnx")
             if mode == "auto":
-                modes = [m for m in MODES if m not in asked_only and (fast_bf16 or not m.startswith("bf16"))]
-                skipped = [m for m in MODES if m not in modes and m not in asked_only]
+                modes = auto_modes("cpu")
+                skipped = [m for m in MODES if m.startswith("bf16") and m not in modes]
             else:
                 modes, skipped = [mode], []
             evaluators = {m: FastEvaluator(model, m, batch_size=num_games) for m in modes}

@@ -153,6 +153,16 @@ def fold_batch_norm(model: torch.nn.Module) -> torch.nn.Module:
             raise ValueError(f"cannot fold BatchNorm in {type(model).__name__}: {err}") from None
 
 
+def auto_modes(device: torch.device | str = "cpu") -> list[str]:
+    """The modes ``"auto"`` chooses among on ``device``: the float32 ones, and the bfloat16 ones where it has
+    bfloat16 units (``has_fast_bf16``). ``compile`` and ``onnx`` run only when asked for by name: their refresh
+    compiles or exports again, seconds an iteration."""
+    modes = ["fp32", "fp32_cl", "fp32_fused"]
+    if has_fast_bf16(device):
+        modes += ["bf16", "bf16_cl", "bf16_fused"]
+    return modes
+
+
 def onnx_network(model: torch.nn.Module, threads: int) -> Any:
     """``model`` exported to ONNX (in memory) and opened on onnxruntime's CPU provider with ``threads`` intra-op
     threads: an ``onnx_network.OnnxNetwork``. Raises ``ImportError`` naming the ``onnx`` extra where a package
@@ -232,10 +242,7 @@ class FastEvaluator:
         return net, torch.float32, mode in ("bf16", "bf16_cl")
 
     def _candidates(self) -> list[str]:
-        modes = ["fp32", "fp32_cl", "fp32_fused"]
-        if has_fast_bf16(self.device):
-            modes += ["bf16", "bf16_cl", "bf16_fused"]
-        return modes
+        return auto_modes(self.device)
 
     def _cache_key(self) -> str:
         shapes = [(name, tuple(p.shape)) for name, p in self.source.state_dict().items()]
