@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, same, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, _is_number, check, hints_for, same, show
 
 HINTS = {
     "expected_score": "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): 1/2 for equal ratings, 10/11 for 400 "
@@ -36,10 +36,9 @@ HINTS = {
 hint, solution = hints_for(HINTS, "09_evaluation.ipynb")
 
 
-# ---- the references --------------------------------------------------------------------------------------------
+# ---- the references (the library has no Elo expected score or update; gating counts as arena.gate) -------------
 def reference_expected_score(rating: float, opponent_rating: float) -> float:
-    """Expected points per game against ``opponent_rating``: ``gamma / (gamma + gamma_opponent)`` with the
-    library's strengths ``gamma = 10 ** (rating / 400)`` (``arena.fit_elo``), written without overflow."""
+    """Expected points per game: ``g / (g + g_opponent)`` with ``arena.fit_elo``'s strengths ``g = 10 ** (r / 400)``."""
     return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
 
 
@@ -50,38 +49,41 @@ def reference_elo_update(rating: float, opponent_rating: float, score: float, k:
 
 
 def reference_gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
-    """``(accepted, score)`` as ``arena.gate``: score = mean points per game, accepted when score >= threshold."""
+    """``(accepted, score)`` as ``arena.gate`` decides on its match: ``MatchResult.score >= threshold``."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-    match = MatchResult("candidate", "best", games=wins + draws + losses, wins_first=wins, draws_first=draws,
-                        losses_first=losses)  # fmt: skip
-    return bool(match.score >= threshold), float(match.score)
+    score = MatchResult("candidate", "best", wins + draws + losses, wins, draws, losses).score
+    return bool(score >= threshold), float(score)
+
+
+def _cases(call: Any, rows: list, reference: Callable, run: Callable = lambda f, *a: f(*a)) -> list[Case]:
+    """One Case per row ``(*args, hint)``: shown as ``call.format(*args)`` (or ``call(*args)``), run as
+    ``run(learner, *args)``, compared with ``reference(*args)``."""
+    text = call if callable(call) else call.format
+    return [Case(text(*a), lambda f, a=a: run(f, *a), reference(*a), hint) for *a, hint in rows]
+
+
+def _pair(got: Any, what: str = "(new_rating, new_opponent_rating)") -> Any:
+    """Two numbers as the cells below use them (they only unpack the pair): a tuple, a list or a numpy array."""
+    if isinstance(got, (tuple, list, np.ndarray)) and len(got) == 2 and all(_is_number(x) for x in got):
+        return tuple(float(x) for x in got)
+    raise Mismatch(got, what, f"return the pair {what} (a tuple of two numbers).")
 
 
 # ---- exercise 1: expected score ----------------------------------------------------------------------------
 def check_expected_score(learner: Any) -> Callable[[float, float], float]:
-    """``expected_score(rating, opponent_rating)``: ``1 / (1 + 10 ** ((opponent_rating - rating) / 400))``.
-
-    Cases: equal ratings (1/2), 400 points apart (10/11 and 1/11), far apart (2000 points), negative
-    ratings, and 200 seeded random pairs.
-    """
+    """``expected_score(rating, opponent_rating)``: equal ratings, 400 points apart, far apart, negative ratings,
+    and 200 seeded random pairs."""
 
     def cases() -> list[Case]:
         pairs = [(0, 0), (1500, 1500), (400, 0), (0, 400), (2000, 0), (0, 2000), (-350, 50), (100.5, 99.5)]
         rng = np.random.default_rng(90)
         pairs += [tuple(map(float, np.round(rng.normal(0, 400, 2), 1))) for _ in range(200)]
-        out = []
-        for a, b in pairs:
-            hint = (
-                "equal ratings expect 1/2."
-                if a == b
-                else "the logistic curve in base 10 with scale 400: 400 points more means 10 to 1 odds."
-                if abs(a - b) == 400
-                else "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): the logistic curve in base 10, scale 400."
-            )
-            out.append(Case(f"expected_score({a}, {b})", lambda f, a=a, b=b: f(a, b), reference_expected_score(a, b),
-                            hint))  # fmt: skip
-        return out
+        hints = ("1 / (1 + 10 ** ((opponent_rating - rating) / 400)): the logistic curve in base 10, scale 400.",
+                 "equal ratings expect 1/2.",
+                 "the logistic curve in base 10 with scale 400: 400 points more means 10 to 1 odds.")  # fmt: skip
+        rows = [(a, b, hints[1 if a == b else 2 if abs(a - b) == 400 else 0]) for a, b in pairs]
+        return _cases("expected_score({}, {})", rows, reference_expected_score)
 
     return check("expected_score", learner, reference_expected_score, cases, EXPECTED_MISTAKES)
 
@@ -100,12 +102,8 @@ EXPECTED_MISTAKES = [
 
 # ---- exercise 2: Elo update ------------------------------------------------------------------------------------
 def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
-    """``elo_update(rating, opponent_rating, score, k=32)``: both new ratings after one game; the first player
-    gains ``k * (score - expected)``, the opponent loses exactly as much (the sum is kept).
-
-    Cases: a win, a draw and a loss between equals; an upset; a draw between unequal players (the weaker
-    gains); ``k=16`` and ``k=0``; 200 seeded random games.
-    """
+    """``elo_update(rating, opponent_rating, score, k=32)``: a win, a draw and a loss between equals, an upset, a
+    draw between unequal players, ``k=16`` and ``k=0``, and 200 seeded random games."""
 
     def cases() -> list[Case]:
         trials = [(1500, 1500, 1, 32), (1500, 1500, 0.5, 32), (1500, 1500, 0, 32), (1200, 1600, 1, 32),
@@ -114,63 +112,44 @@ def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
         for _ in range(200):
             a, b = (float(x) for x in np.round(rng.normal(1500, 300, 2), 1))
             trials.append((a, b, float(rng.choice([0, 0.5, 1])), float(rng.choice([10, 16, 32]))))
-        out = []
-        for a, b, s, k in trials:
-            hint = (
-                "k = 0 changes nothing."
-                if k == 0
-                else "a draw against a stronger player is worth MORE than expected: the weaker one gains."
-                if s == 0.5 and a != b
-                else "the change is k * (score - expected_score(rating, opponent_rating)); the opponent loses it."
-            )
-            out.append(Case(f"elo_update({a}, {b}, {s}, k={k})", lambda f, a=a, b=b, s=s, k=k: _pair(f(a, b, s, k=k)),
-                            reference_elo_update(a, b, s, k), hint))  # fmt: skip
-        return out
+        hints = ("the change is k * (score - expected_score(rating, opponent_rating)); the opponent loses it.",
+                 "k = 0 changes nothing.",
+                 "a draw against a stronger player is worth MORE than expected: the weaker one gains.")  # fmt: skip
+        rows = [(a, b, s, k, hints[1 if k == 0 else 2 if s == 0.5 and a != b else 0]) for a, b, s, k in trials]
+        return _cases("elo_update({}, {}, {}, k={})", rows, reference_elo_update,
+                      lambda f, a, b, s, k: _pair(f(a, b, s, k=k)))  # fmt: skip
 
     return check("elo_update", learner, reference_elo_update, cases, UPDATE_MISTAKES)
 
 
+def _update_with(kind: str) -> Callable[..., tuple[float, float]]:
+    def elo_update(r: float, o: float, s: float, k: float = 32) -> tuple[float, float]:
+        change = (32 if kind == "k fixed" else k) * (s - (0.5 if kind == "1/2" else reference_expected_score(r, o)))
+        new = {"both gain": (r + change, o + change), "sign": (r - change, o + change), "one": (r + change, o)}
+        pair = new.get(kind, (r + change, o - change))
+        return tuple(round(x) for x in pair) if kind == "rounded" else pair
+
+    return elo_update
+
+
 UPDATE_MISTAKES = [
     Mistake("the opponent LOSES what the first player gains: opponent_rating - change (the sum of the two stays)",
-            lambda r, o, s, k=32: (r + k * (s - reference_expected_score(r, o)),
-                                   o + k * (s - reference_expected_score(r, o)))),
+            _update_with("both gain")),
     Mistake("the change is k * (score - expected): a result better than expected raises the rating",
-            lambda r, o, s, k=32: (r + k * (reference_expected_score(r, o) - s),
-                                   o - k * (reference_expected_score(r, o) - s))),
-    Mistake("both ratings change: return (rating + change, opponent_rating - change)",
-            lambda r, o, s, k=32: (r + k * (s - reference_expected_score(r, o)), o)),
+            _update_with("sign")),
+    Mistake("both ratings change: return (rating + change, opponent_rating - change)", _update_with("one")),
     Mistake("compare the score with the EXPECTED score (expected_score(rating, opponent_rating)), not with 1/2",
-            lambda r, o, s, k=32: (r + k * (s - 0.5), o - k * (s - 0.5))),
+            _update_with("1/2")),
     Mistake("keep the ratings unrounded (round them only to print): the next update starts from the exact ones",
-            lambda r, o, s, k=32: tuple(round(x) for x in reference_elo_update(r, o, s, k))),
-    Mistake("k is a parameter: use the k you are given (32 is only its default)",
-            lambda r, o, s, k=32: reference_elo_update(r, o, s, 32)),
+            _update_with("rounded")),
+    Mistake("k is a parameter: use the k you are given (32 is only its default)", _update_with("k fixed")),
 ]  # fmt: skip
-
-
-def _pair(got: Any, what: str = "(new_rating, new_opponent_rating)") -> Any:
-    """Two numbers as the cells below use them (they only unpack the pair): a tuple, a list or a numpy array."""
-    if isinstance(got, (tuple, list, np.ndarray)) and len(got) == 2 and all(_real(x) for x in got):
-        return tuple(float(x) for x in got)
-    raise Mismatch(got, what, f"return the pair {what} (a tuple of two numbers).")
-
-
-def _real(value: Any) -> bool:
-    import numbers
-
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 # ---- exercise 3: the Elo fit ---------------------------------------------------------------------------------------
 def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
-    """``fit_elo(points, games, prior_games=1.0)``: ratings ``[P]``, mean 0, from the Bradley-Terry fit by
-    Hunter's MM iterations, as ``arena.fit_elo``: prior draws added to every pair that played; strengths updated
-    to ``W_i / sum_j n_ij / (g_i + g_j)`` (a player without games keeps its strength), normalised to geometric
-    mean 1, until they stop changing; ratings ``400 * log10(g)`` minus their mean. Compared within 0.01 Elo.
-
-    Cases: two players (even, 3 to 1, a perfect record), a chain where only neighbours played, a player who
-    played nobody, no games at all, ``prior_games`` 0 and 2, and 30 seeded random tables.
-    """
+    """``fit_elo(points, games, prior_games=1.0)`` against ``arena.fit_elo``, within 0.01 Elo: two players, a chain,
+    a player who played nobody, no games at all, ``prior_games`` 0 and 2, and 30 seeded random tables."""
 
     def cases() -> list[Case]:
         tables = [
@@ -191,15 +170,13 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
             n = int(rng.integers(2, 7))
             games = np.triu(rng.integers(0, 9, (n, n)) * (rng.random((n, n)) < 0.8), 1)
             games = games + games.T
-            share = rng.random((n, n))
-            points = np.round(np.triu(games * share, 1) * 2) / 2
+            points = np.round(np.triu(games * rng.random((n, n)), 1) * 2) / 2
             points = points + np.triu(games - points, 1).T
             prior = float(rng.choice([0.5, 1.0, 2.0]))
             tables.append((points, games, prior, "follow the MM update and normalise every iteration."))
         out = []
         for points, games, prior, hint in tables:
             points, games = np.asarray(points, dtype=float), np.asarray(games, dtype=float)
-            expected = fit_elo(points, games, prior_games=prior)
 
             def run(f: Any, points=points, games=games, prior=prior) -> np.ndarray:
                 p, g = points.copy(), games.copy()
@@ -209,6 +186,7 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
                 return got
 
             call = f"fit_elo({points.tolist()}, {games.astype(int).tolist()}, prior_games={prior})"
+            expected = fit_elo(points, games, prior_games=prior)
             out.append(Case(call, run, expected, hint, same=lambda got, e, g=games: _same_ratings(got, e, g, shifted)))
         return out
 
@@ -226,86 +204,49 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
     return check("fit_elo", learner, fit_elo, cases, FIT_MISTAKES, remark=remark)
 
 
-def _components(games: np.ndarray) -> list[np.ndarray]:
-    """The groups of players connected by games (a player without games is a group of one)."""
-    played = np.asarray(games) > 0
-    left, groups = set(range(len(played))), []
-    while left:
-        stack, group = [min(left)], set()
-        while stack:
-            i = stack.pop()
-            if i in group:
-                continue
-            group.add(i)
-            stack += [int(j) for j in np.flatnonzero(played[i] | played[:, i]) if j not in group]
-        left -= group
-        groups.append(np.array(sorted(group)))
-    return groups
-
-
 def _same_ratings(got: Any, expected: np.ndarray, games: np.ndarray, shifted: list, tol: float = 1e-2) -> bool:
-    """The ratings the games determine: mean 0, and within each connected group the same differences.
-
-    Where the players are not all connected, only differences inside a group are known from the games: the MM
-    steps give each group some offset, another maximum-likelihood method another one; both are right (and noted
-    in ``shifted``)."""
+    """Mean 0 and ``expected``'s differences within each group of players connected by games: the games do not
+    tell a group's offset (other maximum-likelihood methods than the MM steps may shift it), noted in ``shifted``."""
     if not isinstance(got, np.ndarray) or got.shape != expected.shape or got.dtype.kind not in "iuf":
         return False
     if not np.all(np.isfinite(got)) or abs(float(got.mean())) > tol:
         return False
     if np.allclose(got, expected, atol=tol, rtol=0):
         return True
-    groups = _components(games)
-    if len(groups) == 1:
-        return False
-    for group in groups:
-        mine, theirs = got[group], expected[group]
-        if not np.allclose(mine - mine.mean(), theirs - theirs.mean(), atol=tol, rtol=0):
-            return False
-    shifted.append("shifted")
-    return True
+    reach = (games > 0) | (games.T > 0) | np.eye(len(got), dtype=bool)
+    for _ in range(len(got)):  # who reaches whom through games
+        reach = (reach.astype(int) @ reach.astype(int)) > 0
+    groups = [list(group) for group in {tuple(np.flatnonzero(row)) for row in reach}]
+    centred = [(got[g] - got[g].mean(), expected[g] - expected[g].mean()) for g in groups]
+    shift = len(groups) > 1 and all(np.allclose(mine, theirs, atol=tol, rtol=0) for mine, theirs in centred)
+    shifted += ["shifted"] if shift else []
+    return shift
 
 
-def _fit_with(kind: str) -> Callable[..., np.ndarray]:
-    def fit(points: Any, games: Any, prior_games: float = 1.0, iterations: int = 10_000, tol: float = 1e-10) -> Any:
-        points, games = np.asarray(points, dtype=float), np.asarray(games, dtype=float)
-        if kind == "no prior":
-            return fit_elo(points, games, prior_games=0.0)
-        if kind == "prior everywhere":
-            off = ~np.eye(len(points), dtype=bool)
-            return fit_elo(points + 0.5 * prior_games * off, games + prior_games * off, prior_games=0.0)
-        if kind == "conceded":
-            return fit_elo(points.T, games, prior_games=prior_games)
-        ratings = fit_elo(points, games, prior_games=prior_games)
-        if kind == "natural log":
-            return ratings * math.log(10)
-        if kind == "no mean":
-            return ratings - ratings[0]
-        return ratings
-
-    return fit
+def _prior_everywhere(points: np.ndarray, games: np.ndarray, prior_games: float = 1.0) -> np.ndarray:
+    off = ~np.eye(len(points), dtype=bool)  # every pair, played or not
+    return fit_elo(points + 0.5 * prior_games * off, games + prior_games * off, prior_games=0.0)
 
 
 FIT_MISTAKES = [
     Mistake("add the prior_games virtual draws first (prior_games / 2 points and prior_games games to every pair that "
-            "played): without them a perfect record has no finite rating", _fit_with("no prior")),
+            "played): without them a perfect record has no finite rating",
+            lambda p, g, prior_games=1.0: fit_elo(p, g, 0.0)),
     Mistake("prior draws only for pairs that played (games > 0): a pair that never met stays unconnected",
-            _fit_with("prior everywhere")),
+            _prior_everywhere),
     Mistake("W_i = sum_j points[i, j] is what player i SCORED (the row), not what it conceded (the column)",
-            _fit_with("conceded")),
-    Mistake("ratings are 400 * log10(g), not 400 * ln(g)", _fit_with("natural log")),
-    Mistake("subtract the MEAN rating at the end, so the ratings have mean 0", _fit_with("no mean")),
+            lambda p, g, prior_games=1.0: fit_elo(p.T, g, prior_games)),
+    Mistake("ratings are 400 * log10(g), not 400 * ln(g)",
+            lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) * math.log(10)),
+    Mistake("subtract the MEAN rating at the end, so the ratings have mean 0",
+            lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) - fit_elo(p, g, prior_games)[0]),
 ]  # fmt: skip
 
 
 # ---- exercise 4: Wilson interval ---------------------------------------------------------------------------------
 def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
-    """``wilson_interval(score, n, z=Z_95)``: the Wilson score interval, as ``arena.wilson_interval``: ``(0, 1)``
-    for ``n = 0``, clipped to [0, 1], exactly 0 below a score of 0 and exactly 1 above a score of 1.
-
-    Cases: no games, all wins, all losses, a single game, scores with draws (halves), z = 1 and 2.576, and 200
-    seeded random (score, n).
-    """
+    """``wilson_interval(score, n, z=Z_95)`` against ``arena.wilson_interval``: no games, all wins, all losses, a
+    single game, scores with draws, z = 1 and 2.576, and 200 seeded random (score, n)."""
 
     def cases() -> list[Case]:
         trials = [(0.5, 0, Z_95, "no games: nothing is known, (0, 1)."),
@@ -320,28 +261,19 @@ def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
             n = int(rng.integers(1, 400))
             score = float(rng.integers(0, 2 * n + 1)) / (2 * n)
             trials.append((score, n, Z_95, "the half width is z * sqrt(p(1-p)/n + z^2/(4n^2)) / (1 + z^2/n)."))
-        out = []
-        for score, n, z, hint in trials:
-            zt = "" if z == Z_95 else f", z={z}"
-            out.append(Case(f"wilson_interval({score:.4g}, {n}{zt})",
-                            lambda f, s=score, n=n, z=z: _parts(_pair(f(s, n, z=z), "(low, high)"), s, n, z),
-                            wilson_interval(score, n, z=z), hint))  # fmt: skip
-        return out
+        return _cases(lambda s, n, z: f"wilson_interval({s:.4g}, {n}{'' if z == Z_95 else f', z={z}'})", trials,
+                      wilson_interval, _interval)  # fmt: skip
 
     return check("wilson_interval", learner, wilson_interval, cases, WILSON_MISTAKES)
 
 
-def _parts(got: tuple[float, float], score: float, n: int, z: float) -> tuple[float, float]:
-    """``got`` as it is when it agrees; otherwise a Mismatch that says which part of the interval is off.
-
-    An interval that neither end clips is a centre and a half width: when one of them agrees with the library's,
-    the other holds the mistake; when both are off by the same factor, their shared denominator does.
-    """
-    expected = wilson_interval(score, n, z=z)
+def _interval(f: Any, score: float, n: int, z: float) -> tuple[float, float]:
+    """The learner's ``(low, high)``; if off and neither end is clipped, a Mismatch naming the part that is off:
+    the centre, the half width or, both off by one factor, their shared denominator."""
+    got, expected = _pair(f(score, n, z=z), "(low, high)"), wilson_interval(score, n, z=z)
     if same(got, expected) or n <= 0 or not all(0.0 < x < 1.0 for x in (*got, *expected)):
         return got
-    centre, half = (got[0] + got[1]) / 2, (got[1] - got[0]) / 2
-    right_centre, right_half = (expected[0] + expected[1]) / 2, (expected[1] - expected[0]) / 2
+    (centre, half), (right_centre, right_half) = [((low + high) / 2, (high - low) / 2) for low, high in (got, expected)]
     if math.isclose(centre, right_centre, rel_tol=1e-6, abs_tol=1e-9):
         factor = " (an extra factor z)" if math.isclose(half / right_half, z, rel_tol=1e-6) else ""
         raise Mismatch(got, expected, f"your interval's centre is right and its half width is not ({half:.4g} "
@@ -357,41 +289,28 @@ def _parts(got: tuple[float, float], score: float, n: int, z: float) -> tuple[fl
     return got
 
 
-def _wilson_with(kind: str) -> Callable[..., tuple[float, float]]:
-    def interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
-        z = {"fixed z": Z_95, "fixed 1.96": 1.96}.get(kind, z)
-        if n <= 0:
-            return 0.0, 1.0
-        if kind == "normal":
-            half = z * math.sqrt(score * (1 - score) / n)
-            return max(0.0, score - half), min(1.0, score + half)
-        denominator = 1 + z * z / n
-        centre = (score + z * z / (2 * n)) / denominator
-        half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denominator
-        return (0.0 if score <= 0 else max(0.0, centre - half)), (1.0 if score >= 1 else min(1.0, centre + half))
-
-    return interval
+def _normal_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The textbook normal approximation, a planted mistake."""
+    if n <= 0:
+        return 0.0, 1.0
+    half = z * math.sqrt(score * (1 - score) / n)
+    return max(0.0, score - half), min(1.0, score + half)
 
 
 WILSON_MISTAKES = [
     Mistake("that is the normal approximation (score +- z * sqrt(p(1-p)/n)); Wilson's interval has the centre "
-            "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width", _wilson_with("normal")),
-    Mistake("z is a parameter: use the z you are given (Z_95 is only its default)", _wilson_with("fixed z")),
+            "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width", _normal_interval),
+    Mistake("z is a parameter: use the z you are given (Z_95 is only its default)",
+            lambda score, n, z=Z_95: wilson_interval(score, n)),
     Mistake("z is a parameter: use the z you are given, not a fixed 1.96 (the default Z_95 = 1.959963984540054... "
-            "is the exact 95% value)", _wilson_with("fixed 1.96")),
+            "is the exact 95% value)", lambda score, n, z=Z_95: wilson_interval(score, n, 1.96)),
 ]  # fmt: skip
 
 
 # ---- exercise 5: gating ------------------------------------------------------------------------------------------
 def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
-    """``gate(wins, draws, losses, threshold=0.55)``: ``(accepted, score)`` for the candidate, as ``arena.gate``:
-    score = (wins + draws / 2) / games (1/2 without games), accepted when score >= threshold; a threshold
-    outside [0, 1] raises ``ValueError``.
-
-    Cases: exactly at the threshold (11 of 20, and 10 wins 2 draws 8 losses), just below, all wins, all losses,
-    no games, thresholds 0.5 and 0.6, the ends 0 and 1 (valid), thresholds above 1 and below 0, and 150 seeded
-    random matches.
-    """
+    """``gate(wins, draws, losses, threshold=0.55)``: at the threshold, just below, all wins, all losses, no games,
+    other thresholds, the ends 0 and 1 (valid), thresholds outside [0, 1], and 150 seeded random matches."""
 
     def cases() -> list[Case]:
         trials = [(11, 0, 9, 0.55, "exactly at the threshold is accepted (>=, not >)."),
@@ -410,14 +329,27 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
         for _ in range(150):
             w, d, lo = (int(x) for x in rng.integers(0, 15, 3))
             trials.append((w, d, lo, float(rng.choice([0.5, 0.55, 0.6])), "score = (wins + draws / 2) / games."))
-        out = [_gate_case(*t) for t in trials]
-        out.append(Case("gate(5, 0, 5, threshold=1.5)", lambda f: _raises(f, 5, 0, 5, 1.5), "ValueError",
-                        "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
-        out.append(Case("gate(5, 0, 5, threshold=-0.1)", lambda f: _raises(f, 5, 0, 5, -0.1), "ValueError",
-                        "a threshold outside [0, 1] is a mistake: raise ValueError."))  # fmt: skip
-        return out
+        outside = [(5, 0, 5, t, "a threshold outside [0, 1] is a mistake: raise ValueError.") for t in (1.5, -0.1)]
+        call = "gate({}, {}, {}, threshold={})"
+        refused = _cases(call, outside, lambda *_: "ValueError", _raises)
+        return _cases(call, trials, reference_gate, _gate_pair) + refused
 
     return check("gate", learner, reference_gate, cases, GATE_MISTAKES)
+
+
+def _gate_pair(f: Any, w: int, d: int, lo: int, threshold: float) -> tuple[Any, Any]:
+    got = f(w, d, lo, threshold=threshold)
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise Mismatch(got, reference_gate(w, d, lo, threshold), "return the pair (accepted, score).")
+    return (got[0], got[1])
+
+
+def _raises(f: Any, w: int, d: int, lo: int, threshold: float) -> str:
+    try:
+        got = f(w, d, lo, threshold=threshold)
+    except ValueError:
+        return "ValueError"
+    return f"no error (returned {show(got)})"
 
 
 def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
@@ -443,26 +375,6 @@ GATE_MISTAKES = [
     Mistake("0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
             _gate_with("open interval")),
 ]  # fmt: skip
-
-
-def _gate_case(w: int, d: int, lo: int, threshold: float, hint: str) -> Case:
-    expected = reference_gate(w, d, lo, threshold)
-
-    def run(f: Any) -> Any:
-        got = f(w, d, lo, threshold=threshold)
-        if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise Mismatch(got, expected, "return the pair (accepted, score).")
-        return (got[0], got[1])
-
-    return Case(f"gate({w}, {d}, {lo}, threshold={threshold})", run, expected, hint)
-
-
-def _raises(f: Any, w: int, d: int, lo: int, threshold: float) -> str:
-    try:
-        got = f(w, d, lo, threshold=threshold)
-    except ValueError:
-        return "ValueError"
-    return f"no error (returned {show(got)})"
 
 
 def simulate_games(true_ratings: np.ndarray, num_games: int, seed: int) -> list[tuple[int, int, float]]:
