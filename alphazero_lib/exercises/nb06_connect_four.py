@@ -8,13 +8,12 @@ line), prints one verdict line and puts the library's rule in place of a method 
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
 
 from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check_method, hints_for, same
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check_method, hints_for
 from alphazero_lib.games import ConnectFour as LibraryConnectFour
 
 LIBRARY = LibraryConnectFour()
@@ -42,19 +41,6 @@ def _library_check_win(self: Any, state: np.ndarray, action: int | None) -> bool
     return LIBRARY.check_win(state, action)
 
 
-def playouts(count: int, seed: int) -> list[list[tuple[np.ndarray, int, int]]]:
-    """``count`` random games (``positions.random_game``) as lists of ``(state before, column, player)``, each to
-    its end, then ``(final state, -1, 0)``."""
-    rng = np.random.default_rng(seed)
-    games = []
-    for _ in range(count):
-        moves = positions.random_game(LIBRARY, rng)
-        before = [LIBRARY.get_initial_state(), *(state for state, _, _, _ in moves)]
-        played = [(state, column, player) for state, (_, column, player, _) in zip(before[:-1], moves, strict=True)]
-        games.append([*played, (before[-1], -1, 0)])
-    return games
-
-
 def _position(columns: list[int]) -> np.ndarray:
     """The state after dropping pieces in ``columns``, players alternating from 1."""
     state, player = LIBRARY.get_initial_state(), 1
@@ -65,114 +51,87 @@ def _position(columns: list[int]) -> np.ndarray:
     return state
 
 
-def _full_column_state() -> np.ndarray:
-    return _position([3, 3, 3, 3, 3, 3])
+def _case(method: str, state: np.ndarray, args: tuple, hint: str, changed: str = "") -> Case:
+    """``game.method(state, *args)`` on a copy of ``state``, against the library's (where it raises ValueError, an
+    illegal move, so must the learner's); ``changed``: the hint when the method writes into the state it is given."""
+    try:
+        expected = getattr(LIBRARY, method)(state, *args)
+    except ValueError:
+        expected = "ValueError"
+
+    def run(g: Any) -> Any:
+        given = state.copy()
+        try:
+            got = getattr(g(), method)(given, *args)
+        except (ValueError, IndexError) as error:
+            if expected != "ValueError":
+                raise
+            if isinstance(error, IndexError):
+                hint = "check the top cell first and raise ValueError."
+                raise Mismatch(f"IndexError: {error}", expected, hint) from None
+            return "ValueError"
+        if isinstance(expected, str):
+            return "no error"
+        if changed and not np.array_equal(given, state):
+            raise Mismatch(given, state, changed)
+        if got is None and method == "get_next_state":
+            raise Mismatch(got, expected, "return the new state.")
+        return got
+
+    return Case(f"game.{method}({', '.join([board(state), *map(str, args)])})", run, expected, hint)
 
 
 # ---- exercise 1: gravity ------------------------------------------------------------------------------------
+COPY = "the input state was changed: copy it first (state.copy())."
+DROPS = [  # (columns played, players alternating from 1), the column and the player of the move, what it tests
+    ([], 0, 1, "the empty board: the piece lands in the bottom row."),
+    ([], 6, -1, "the last column, player -1."),
+    ([3] * 5, 3, 1, "one free cell left: the top row (row 0)."),
+    ([3] * 6, 3, 1, "a full column is not a legal move: raise ValueError (say which column)."),
+]
+
+
 def check_get_next_state(cls: type) -> type:
     """``get_next_state(state, action, player)``: a new array, ``player``'s piece in the lowest empty row of
-    column ``action``; the input is left unchanged; a full column raises ``ValueError``.
-
-    Cases: every move of 40 seeded random games (both players, every column, stacks up to the top row), the
-    corner columns, and a full column.
-    """
+    column ``action``; a full column raises ``ValueError``. Cases: ``DROPS``, then every move of 40 random games."""
 
     def cases(cls: type) -> list[Case]:
-        out = [
-            _next_case(LIBRARY.get_initial_state(), 0, 1, "the empty board: the piece lands in the bottom row."),
-            _next_case(LIBRARY.get_initial_state(), 6, -1, "the last column, player -1."),
-            _next_case(_position([3, 3, 3, 3, 3]), 3, 1, "one free cell left: the top row (row 0)."),
-        ]
-        full = _full_column_state()
-        out.append(
-            Case(
-                f"game.get_next_state({board(full)}, 3, 1)",
-                lambda g, s=full: _expect_value_error(g, s, 3),
-                "ValueError",
-                "a full column is not a legal move: raise ValueError (say which column).",
-            )
-        )
-        for moves in playouts(40, seed=60):
-            for state, column, player in moves[:-1]:
-                out.append(_next_case(state, column, player, "the piece falls to the LOWEST empty row."))
-        return out
+        rows, rng = [(_position(c), a, p, hint) for c, a, p, hint in DROPS], np.random.default_rng(60)
+        lowest = "the piece falls to the LOWEST empty row."
+        for moves in (positions.random_game(LIBRARY, rng) for _ in range(40)):
+            rows += [(positions.after(LIBRARY, moves[:k])[0], a, p, lowest) for k, (_, a, p, _) in enumerate(moves)]
+        return [_case("get_next_state", state, (a, p), hint, COPY) for state, a, p, hint in rows]
 
     return check_method(cls, "get_next_state", _library_get_next_state, cases, mistakes=NEXT_MISTAKES)
 
 
-def _drop_with(kind: str) -> Any:
-    def get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-        empty = np.flatnonzero(state[:, action] == 0)
-        if len(empty) == 0:
-            raise ValueError(f"column {action} is full")
-        out = state.copy()
-        out[empty[0] if kind == "top" else empty[-1], action] = 1 if kind == "one" else player
-        return out
-
-    return get_next_state
+def _drop_on_top(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
+    """A planted mistake: the library's move with the piece in the TOP empty row of the column instead."""
+    out, empty = LIBRARY.get_next_state(state, action, player), np.flatnonzero(state[:, action] == 0)
+    out[empty[-1], action], out[empty[0], action] = 0, player
+    return out
 
 
 NEXT_MISTAKES = [
     Mistake("the piece falls to the LOWEST empty row of the column (row 5 is the bottom row, row 0 the top): the "
-            "last of np.flatnonzero(state[:, action] == 0)", _drop_with("top")),
-    Mistake("put player's piece (1 or -1), not always 1", _drop_with("one")),
+            "last of np.flatnonzero(state[:, action] == 0)", _drop_on_top),
+    Mistake("put player's piece (1 or -1), not always 1",
+            lambda self, state, action, player: LIBRARY.get_next_state(state, action, 1)),
 ]  # fmt: skip
-
-
-def _next_case(state: np.ndarray, column: int, player: int, hint: str) -> Case:
-    expected = LIBRARY.get_next_state(state, column, player)
-
-    def run(g: Any) -> np.ndarray:
-        given = state.copy()
-        got = g().get_next_state(given, column, player)
-        if not np.array_equal(given, state):
-            raise Mismatch(given, state, "the input state was changed: copy it first (state.copy()).")
-        if got is None:
-            raise Mismatch(got, expected, "return the new state.")
-        return got
-
-    return Case(f"game.get_next_state({board(state)}, {column}, {player})", run, expected, hint)
-
-
-def _expect_value_error(game_class: Any, state: np.ndarray, column: int) -> str:
-    try:
-        game_class().get_next_state(state.copy(), column, 1)
-    except ValueError:
-        return "ValueError"
-    except IndexError as error:
-        raise Mismatch(f"IndexError: {error}", "ValueError", "check the top cell first and raise ValueError.") from None
-    return "no error"
 
 
 # ---- exercise 2: legal columns ------------------------------------------------------------------------------
 def check_get_valid_moves(cls: type) -> type:
-    """``get_valid_moves(state)``: ``[7]`` of 0/1, a column is legal while its top cell (row 0) is empty.
-
-    Cases: the empty board, full columns at both edges, a full board, and positions of 20 seeded random games.
-    """
+    """``get_valid_moves(state)``: ``[7]`` of 0/1, a column is legal while its top cell (row 0) is empty. Cases:
+    the empty board, full columns at both edges, a full board, and positions of 20 seeded random games."""
 
     def cases(cls: type) -> list[Case]:
-        positions = [
-            LIBRARY.get_initial_state(),
-            _full_column_state(),
-            _position([0] * 6 + [6] * 6),
-            _position([0, 1, 2, 3, 4, 5, 6] * 6),
-        ]
-        for moves in playouts(20, seed=61):
-            positions += [state for state, _, _ in moves]
-        out = []
-        for state in positions:
-            expected = LIBRARY.get_valid_moves(state)
-            out.append(
-                Case(
-                    f"game.get_valid_moves({board(state)})",
-                    lambda g, s=state: g().get_valid_moves(s.copy()),
-                    expected,
-                    "a column is legal while its TOP cell (row 0) is empty; return one 0/1 entry per column.",
-                )
-            )
-        return out
+        states = [_position(columns) for columns in ([], [3] * 6, [0] * 6 + [6] * 6, [0, 1, 2, 3, 4, 5, 6] * 6)]
+        rng = np.random.default_rng(61)
+        for moves in (positions.random_game(LIBRARY, rng) for _ in range(20)):
+            states += [positions.after(LIBRARY, moves[:k])[0] for k in range(len(moves) + 1)]
+        hint = "a column is legal while its TOP cell (row 0) is empty; return one 0/1 entry per column."
+        return [_case("get_valid_moves", state, (), hint) for state in states]
 
     return check_method(cls, "get_valid_moves", _library_get_valid_moves, cases, mistakes=VALID_MISTAKES)
 
@@ -188,6 +147,7 @@ VALID_MISTAKES = [
 
 
 # ---- exercise 3: the win check ------------------------------------------------------------------------------
+READ_ONLY = "check_win only reads the board: do not write into it."
 EDGE_CASES = [
     # (columns played, players alternating from 1; the last one is the action checked), what it tests
     ([0, 0, 1, 1, 2, 2, 3], "a horizontal four at the left edge of the bottom row"),
@@ -208,76 +168,52 @@ EDGE_CASES = [
 
 def check_check_win(cls: type) -> type:
     """``check_win(state, action)``: whether the piece just dropped in column ``action`` (the top piece of that
-    column) makes ``in_a_row`` in a line: horizontal, vertical or one of the two diagonals. ``None``: False.
-
-    Cases: the edge cases above, ``action=None``, and after every move of 60 seeded random games.
-    """
+    column) makes ``in_a_row`` in a line (a row, a column, a diagonal); ``None``: False. Cases: ``None``, the
+    edge cases above, and after every move of 60 seeded random games."""
 
     def cases(cls: type) -> list[Case]:
-        out = [
-            Case(
-                "game.check_win(<empty board>, None)",
-                lambda g: g().check_win(LIBRARY.get_initial_state(), None),
-                False,
-                "no action yet (None) means no win.",
-            )
-        ]
-        for columns, hint in EDGE_CASES:
-            state = _position(columns)
-            out.append(_win_case(state, columns[-1], hint))
-        for moves in playouts(60, seed=62):
-            for (_, column, _), (after, _, _) in itertools.pairwise(moves):
-                out.append(_win_case(after, column, "look along all four directions through the landing cell."))
-        return out
+        empty = LIBRARY.get_initial_state()
+        out = [Case("game.check_win(<empty board>, None)", lambda g: g().check_win(empty, None), False,
+                    "no action yet (None) means no win.")]  # fmt: skip
+        out += [_case("check_win", _position(c), (c[-1],), hint, READ_ONLY) for c, hint in EDGE_CASES]
+        played = positions.played_positions(LIBRARY, np.random.default_rng(62), 60)
+        hint = "look along all four directions through the landing cell."
+        return out + [_case("check_win", state, (column,), hint, READ_ONLY) for state, column, _ in played]
 
     return check_method(cls, "check_win", _library_check_win, cases, mistakes=WIN_MISTAKES)
 
 
-def _win_case(state: np.ndarray, column: int, hint: str) -> Case:
-    expected = LIBRARY.check_win(state, column)
-
-    def run(g: Any) -> Any:
-        given = state.copy()
-        got = g().check_win(given, column)
-        if not np.array_equal(given, state):
-            raise Mismatch(given, state, "check_win only reads the board: do not write into it.")
-        return got
-
-    return Case(f"game.check_win({board(state)}, {column})", run, expected, hint, same=same)
-
-
 def _win_with(kind: str) -> Any:
-    directions = {
-        "no diagonals": [(0, 1), (1, 0)],
-        "one diagonal": [(0, 1), (1, 0), (1, 1)],
-    }.get(kind, [(0, 1), (1, 0), (1, 1), (1, -1)])
+    """The win check with one planted mistake, ``kind``: the lines looked along, the piece read, the pieces counted."""
+    directions = [(0, 1), (1, 0), (1, 1), (1, -1)][: {"no diagonals": 2, "one diagonal": 3}.get(kind, 4)]
 
     def check_win(self: Any, state: np.ndarray, action: int | None) -> bool:
         if action is None:
             return False
         filled = np.flatnonzero(state[:, action] != 0)
         row = int(filled.max() if kind == "bottom piece" else filled.min())
-        player = state[row, action]
-        need = 3 if kind == "three" else 4
+        mine = state != 0 if kind == "any colour" else state == state[row, action]
 
         def count(dr: int, dc: int) -> int:
             r, c, found = row + dr, action + dc, 0
-            while 0 <= r < 6 and 0 <= c < 7 and (state[r, c] != 0 if kind == "any colour" else state[r, c] == player):
+            while 0 <= r < 6 and 0 <= c < 7 and mine[r, c]:
                 r, c, found = r + dr, c + dc, found + 1
             return found
 
+        need = 3 if kind == "three" else 4
         return any(1 + count(dr, dc) + (0 if kind == "one way" else count(-dr, -dc)) >= need for dr, dc in directions)
 
     return check_win
 
 
 WIN_MISTAKES = [
-    Mistake("count both ways along each direction: the last piece can complete a line in its middle",
-            _win_with("one way")),
-    Mistake("the two diagonals count too: directions (1, 1) and (1, -1)", _win_with("no diagonals")),
-    Mistake("both diagonals count: '\\' is (1, 1), '/' is (1, -1)", _win_with("one diagonal")),
-    Mistake("the piece just dropped is the TOP piece of its column: the smallest row that is not empty",
-            _win_with("bottom piece")),
-    Mistake("a win needs in_a_row (4) pieces in a line, not 3", _win_with("three")),
-    Mistake("count only the mover's pieces (state[r, c] == player), not any piece", _win_with("any colour")),
-]  # fmt: skip
+    Mistake(hint, _win_with(kind))
+    for kind, hint in {
+        "one way": "count both ways along each direction: the last piece can complete a line in its middle",
+        "no diagonals": "the two diagonals count too: directions (1, 1) and (1, -1)",
+        "one diagonal": "both diagonals count: '\\' is (1, 1), '/' is (1, -1)",
+        "bottom piece": "the piece just dropped is the TOP piece of its column: the smallest row that is not empty",
+        "three": "a win needs in_a_row (4) pieces in a line, not 3",
+        "any colour": "count only the mover's pieces (state[r, c] == player), not any piece",
+    }.items()
+]
