@@ -10,22 +10,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from alphazero_lib.exercises.core import (
-    Case,
-    Mismatch,
-    Mistake,
-    board,
-    check,
-    check_method,
-    hints_for,
-    same,
-)
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same
 from alphazero_lib.exercises.positions import random_positions
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
@@ -57,51 +49,43 @@ def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.nd
     return random_positions(game, count, rng, game.row_count * game.column_count, canonical=False)
 
 
+def _close(got: Any, expected: Any) -> bool:
+    return same(got, expected, tol=TOL)
+
+
+def _numpy(outputs: Any) -> Any:
+    if isinstance(outputs, torch.Tensor):
+        return outputs.detach().cpu().numpy()
+    return tuple(_numpy(o) for o in outputs) if isinstance(outputs, (tuple, list)) else outputs
+
+
 # ---- exercise 1: the encoding -------------------------------------------------------------------------------
 def library_encode(state: np.ndarray) -> np.ndarray:
-    """The library's encoding (``Game.get_encoded_state``, the same rule for every game) of a Tic-Tac-Toe or Connect
-    Four state ``(R, C)`` or batch ``(B, R, C)``: each game's own method, chosen by the board's shape."""
+    """The library's encoding (``Game.get_encoded_state``) of a Tic-Tac-Toe or Connect Four state ``(R, C)`` or
+    batch ``(B, R, C)``: each game's own method, chosen by the board's shape."""
     state = np.asarray(state)
     game = ConnectFour() if state.shape[-2:] == (6, 7) else TicTacToe()
     return game.get_encoded_state(state)
 
 
 def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """``encode(state)``: ``(R, C) -> (3, R, C)`` and ``(B, R, C) -> (B, 3, R, C)`` float32, planes opponent/empty/own.
-
-    Cases: the empty board, single Tic-Tac-Toe and Connect Four states, batches of 1 to 5; the input must not be
-    changed and the result must be float32.
-    """
+    """``encode(state)``: ``(R, C) -> (3, R, C)`` and ``(B, R, C) -> (B, 3, R, C)`` float32, planes opponent/empty/own,
+    on single states and batches; the input must not change."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(3)
-        out = []
-        for game in (TicTacToe(), ConnectFour()):
-            singles = [game.get_initial_state(), *random_states(game, 6, rng)]
-            for state in singles:
-                out.append(_encode_case(state, library_encode(state), "one state: (R, C) -> (3, R, C)"))
-        for size in (1, 2, 5):
-            batch = np.stack(random_states(TicTacToe(), size, rng))
-            out.append(
-                _encode_case(
-                    batch,
-                    library_encode(batch),
-                    "a batch (B, R, C) -> (B, 3, R, C): stack the planes on axis -3 (after the batch axis), "
-                    "not axis 0.",
-                )
-            )
-        batch = np.stack(random_states(ConnectFour(), 3, rng))
-        out.append(_encode_case(batch, library_encode(batch), "a batch of Connect Four states: stack on axis -3."))
-        return out
+        batch = "a batch (B, R, C) -> (B, 3, R, C): stack the planes on axis -3 (after the batch axis), not axis 0."
+        rows = [(state, "one state: (R, C) -> (3, R, C)") for game in (TicTacToe(), ConnectFour())
+                for state in [game.get_initial_state(), *random_states(game, 6, rng)]]  # fmt: skip
+        rows += [(np.stack(random_states(TicTacToe(), size, rng)), batch) for size in (1, 2, 5)]
+        rows += [(np.stack(random_states(ConnectFour(), 3, rng)), "a batch of Connect Four states: stack on axis -3.")]
+        return [_encode_case(state, shape_hint) for state, shape_hint in rows]
 
     return check("encode", encode, library_encode, cases, ENCODE_MISTAKES)
 
 
 def _encode_with(order: tuple[int, int, int] = (-1, 0, 1), axis: int = -3) -> Callable:
-    def encode(state: np.ndarray) -> np.ndarray:
-        return np.stack([np.asarray(state) == v for v in order], axis=axis).astype(np.float32)
-
-    return encode
+    return lambda state: np.stack([np.asarray(state) == v for v in order], axis=axis).astype(np.float32)
 
 
 ENCODE_MISTAKES = [
@@ -114,8 +98,8 @@ ENCODE_MISTAKES = [
 ]  # fmt: skip
 
 
-def _encode_case(state: np.ndarray, expected: np.ndarray, shape_hint: str) -> Case:
-    call = f"encode(np.array({board(state)}))" if state.ndim == 2 else f"encode(batch of {len(state)} states)"
+def _encode_case(state: np.ndarray, shape_hint: str) -> Case:
+    expected = library_encode(state)
 
     def run(encode: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         given = state.copy()
@@ -130,6 +114,7 @@ def _encode_case(state: np.ndarray, expected: np.ndarray, shape_hint: str) -> Ca
             raise Mismatch(f"dtype {got.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32).")
         return got
 
+    call = f"encode(np.array({board(state)}))" if state.ndim == 2 else f"encode(batch of {len(state)} states)"
     return Case(call, run, expected, hint="planes in the order opponent (-1), empty (0), own (1).")
 
 
@@ -154,77 +139,48 @@ def randomize(module: nn.Module, seed: int) -> nn.Module:
     return module
 
 
-def parameter_shapes(module: nn.Module) -> dict[str, tuple[int, ...]]:
-    """``{name: shape}`` of everything in the state dict (parameters and BatchNorm buffers)."""
-    return {name: tuple(t.shape) for name, t in module.state_dict().items()}
+SHAPE_HINTS = {  # a wrongly shaped Linear (2 axes), a wrongly shaped convolution or BatchNorm
+    True: "a head's Linear takes channels * rows * columns of THIS game (game.row_count * game.column_count) and "
+    "gives game.action_size logits (policy) or 1 value",
+    False: "Conv2d(in_channels, out_channels, kernel_size=3, padding=1); the heads have 32 (policy) and 3 (value) "
+    "channels",
+}
 
 
 def compare_shapes(got: nn.Module, expected: nn.Module, what: str) -> None:
     """Raise ``Mismatch`` naming the first missing, extra or wrongly shaped entry of the state dict."""
-    mine, theirs = parameter_shapes(got), parameter_shapes(expected)
-    missing = [n for n in theirs if n not in mine]
-    extra = [n for n in mine if n not in theirs]
+    mine, theirs = ({n: tuple(t.shape) for n, t in m.state_dict().items()} for m in (got, expected))
+    missing, extra = [n for n in theirs if n not in mine], [n for n in mine if n not in theirs]
     if missing:
-        raise Mismatch(
-            f"no {missing[0]!r} in your {what}'s state_dict",
-            f"{missing[0]} of shape {theirs[missing[0]]}",
-            "use exactly the library's attribute names and layer order (a Sequential numbers its layers 0, 1, ...).",
-        )
+        raise Mismatch(f"no {missing[0]!r} in your {what}'s state_dict", f"{missing[0]} of shape {theirs[missing[0]]}",
+                       "use exactly the library's attribute names and layer order (a Sequential numbers its layers "
+                       "0, 1, ...).")  # fmt: skip
     if extra:
-        raise Mismatch(
-            f"an extra {extra[0]!r} of shape {mine[extra[0]]}",
-            f"only {sorted(theirs)[:3]}...",
-            "only the library's layers: convolutions with bias, BatchNorm2d, Linear.",
-        )
+        raise Mismatch(f"an extra {extra[0]!r} of shape {mine[extra[0]]}", f"only {sorted(theirs)[:3]}...",
+                       "only the library's layers: convolutions with bias, BatchNorm2d, Linear.")  # fmt: skip
     for name, shape in theirs.items():
         if mine[name] != shape:
-            hint = (
-                "a head's Linear takes channels * rows * columns of THIS game (game.row_count * game.column_count) "
-                "and gives game.action_size logits (policy) or 1 value"
-                if len(shape) == 2
-                else "Conv2d(in_channels, out_channels, kernel_size=3, padding=1); the heads have 32 (policy) and 3 "
-                "(value) channels"
-            )
-            raise Mismatch(f"{name} of shape {mine[name]}", f"shape {shape}", hint)
-
-
-def _close(got: Any, expected: Any) -> bool:
-    return same(got, expected, tol=TOL)
-
-
-def _numpy(outputs: Any) -> Any:
-    if isinstance(outputs, torch.Tensor):
-        return outputs.detach().cpu().numpy()
-    if isinstance(outputs, (tuple, list)):
-        return tuple(_numpy(o) for o in outputs)
-    return outputs
+            raise Mismatch(f"{name} of shape {mine[name]}", f"shape {shape}", SHAPE_HINTS[len(shape) == 2])
 
 
 # ---- exercise 2: ResBlock -------------------------------------------------------------------------------------
-def check_resblock(learner: type) -> type:
-    """``ResBlock(num_hidden)``: the library's names and shapes, and its output on seeded inputs (eval and train).
+BLOCK_CASES = [(4, 1, 3, 3, "eval"), (8, 4, 3, 3, "eval"), (16, 2, 6, 7, "eval"), (8, 4, 3, 3, "train")]
 
-    The learner's block gets the library block's (random) state dict with ``strict=True``; outputs must agree
-    within ``1e-5`` on batches of 1 and 4.
-    """
+
+def check_resblock(learner: type) -> type:
+    """``ResBlock(num_hidden)``: the library's names and shapes, and its output (within ``1e-5``, eval and train)
+    with the library block's random state dict loaded strictly."""
 
     def cases() -> list[Case]:
         out = []
-        for number, (hidden, batch, rows, cols, mode) in enumerate(
-            [(4, 1, 3, 3, "eval"), (8, 4, 3, 3, "eval"), (16, 2, 6, 7, "eval"), (8, 4, 3, 3, "train")]
-        ):
+        for number, (hidden, batch, rows, cols, mode) in enumerate(BLOCK_CASES):
             library = randomize(LibraryResBlock(hidden), seed=10 + number)
             x = torch.randn(batch, hidden, rows, cols, generator=torch.Generator().manual_seed(20 + number))
-            expected = _numpy(getattr(copy.deepcopy(library), mode)()(x))
-            out.append(
-                Case(
-                    f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
-                    lambda cls, h=hidden, lib=library, x=x, mode=mode: _run_block(cls, h, lib, x, mode),
-                    expected,
-                    hint="conv1 -> bn1 -> relu -> conv2 -> bn2, add the block's input, then relu (after the sum).",
-                    same=_close,
-                )
-            )
+            out.append(Case(f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
+                            partial(_run_block, hidden=hidden, library=library, x=x, mode=mode),
+                            _numpy(getattr(copy.deepcopy(library), mode)()(x)), same=_close,
+                            hint="conv1 -> bn1 -> relu -> conv2 -> bn2, add the block's input, then relu (after the "
+                            "sum)."))  # fmt: skip
         return out
 
     return check("ResBlock", learner, LibraryResBlock, cases, RESBLOCK_MISTAKES, own=["__init__", "forward"])
@@ -235,15 +191,10 @@ def _block(kind: str) -> type:
 
     def forward(self: Any, x: torch.Tensor) -> torch.Tensor:
         h = self.bn1(self.conv1(x))
-        h = torch.relu(h) if kind != "no first relu" else h
-        h = self.bn2(self.conv2(h))
+        h = self.bn2(self.conv2(h if kind == "no first relu" else torch.relu(h)))
         if kind == "relu before sum":
             return torch.relu(h) + x
-        if kind == "no skip":
-            return torch.relu(h)
-        if kind == "no last relu":
-            return h + x
-        return torch.relu(h + x)
+        return torch.relu(h) if kind == "no skip" else h + x if kind == "no last relu" else torch.relu(h + x)
 
     def __init__(self: Any, num_hidden: int) -> None:
         LibraryResBlock.__init__(self, num_hidden)
@@ -277,12 +228,9 @@ ARCHS = [(TicTacToe(), 4, 64), (TicTacToe(), 1, 8), (ConnectFour(), 2, 16)]
 
 
 def check_resnet_layers(learner: type) -> type:
-    """``ResNet(game, num_res_blocks, num_hidden).__init__``: start block, backbone, heads named and shaped as
-    the library's (state dict names and shapes, and the layer types of the start block and heads).
-
-    Falls back to a fresh subclass of the library's ``ResNet`` (so a later ``@add_to_class(ResNet)`` never
-    changes the library's class).
-    """
+    """``ResNet(game, num_res_blocks, num_hidden).__init__``: the library's parts, names, shapes and layer types,
+    each part's output on the library's input for it. Falls back to a fresh subclass of the library's ``ResNet``
+    (so a later ``@add_to_class(ResNet)`` never changes the library's class)."""
     fallback = type("ResNet", (LibraryResNet,), {"__doc__": LibraryResNet.__doc__})
 
     def cases() -> list[Case]:
@@ -290,35 +238,25 @@ def check_resnet_layers(learner: type) -> type:
         for number, (game, blocks, hidden) in enumerate(ARCHS):
             library = randomize(LibraryResNet(game, blocks, hidden), seed=50 + number).eval()
             x = torch.rand(2, 3, game.row_count, game.column_count, generator=torch.Generator().manual_seed(number))
-            out.append(
-                Case(
-                    f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each part on "
-                    f"x of shape {tuple(x.shape)}",
-                    lambda cls, g=game, b=blocks, h=hidden, lib=library, x=x: _run_layers(cls, g, b, h, lib, x),
-                    _parts(library, x),
-                    hint="start_block, back_bone (an nn.ModuleList of ResBlocks), policy_head, value_head.",
-                    same=_close,
-                )
-            )
+            out.append(Case(f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each "
+                            f"part on x of shape {tuple(x.shape)}",
+                            partial(_run_layers, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
+                            _parts(library, x), same=_close,
+                            hint="start_block, back_bone (an nn.ModuleList of ResBlocks), policy_head, "
+                            "value_head."))  # fmt: skip
         return out
 
     return check("ResNet layers", learner, fallback, cases, LAYER_MISTAKES, own=["__init__"])
 
 
-def _layer_types(module: nn.Module) -> list[str]:
-    return [type(m).__name__ for m in module.children()]
-
-
-def _parts(net: nn.Module, x: torch.Tensor) -> tuple[np.ndarray, ...]:
-    """Each part's output on ``x`` (eval mode): start block, every residual block, policy head, value head.
-
-    Every part gets the library's input for it, so a wrong part shows on its own."""
+def _parts(net: nn.Module, x: torch.Tensor, inputs: tuple[np.ndarray, ...] | None = None) -> tuple[np.ndarray, ...]:
+    """Each part's output on ``x`` (eval mode): start block, every residual block, policy head, value head; given
+    ``inputs`` (the library's parts), each part runs on the library's input for it, so a wrong part shows alone."""
     with torch.no_grad():
-        h = net.start_block(x)
-        outputs = [h]
-        for block in net.back_bone:
-            h = block(h)
-            outputs.append(h)
+        outputs = [net.start_block(x.clone())]
+        for i, block in enumerate(net.back_bone):
+            outputs.append(block(outputs[-1] if inputs is None else torch.from_numpy(inputs[i])))
+        h = outputs[-1] if inputs is None else torch.from_numpy(inputs[len(net.back_bone)])
         outputs += [net.policy_head(h), net.value_head(h)]
     return tuple(o.numpy() for o in outputs)
 
@@ -327,28 +265,18 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
     net = cls(game, blocks, hidden)
     compare_shapes(net, library, "ResNet")
     if not isinstance(getattr(net, "back_bone", None), nn.ModuleList):
-        raise Mismatch(
-            type(getattr(net, "back_bone", None)).__name__, "nn.ModuleList", "back_bone = nn.ModuleList([...])."
-        )
+        raise Mismatch(type(net.back_bone).__name__, "nn.ModuleList", "back_bone = nn.ModuleList([...]).")
     for part in ("start_block", "policy_head", "value_head"):
-        mine, theirs = _layer_types(getattr(net, part)), _layer_types(getattr(library, part))
+        mine, theirs = ([type(m).__name__ for m in getattr(n, part).children()] for n in (net, library))
         if mine != theirs:
-            raise Mismatch(
-                f"{part}: {mine}",
-                f"{part}: {theirs}",
-                "the heads end in Flatten then Linear; the value head ends with Tanh (a value in [-1, 1]).",
-            )
+            raise Mismatch(f"{part}: {mine}", f"{part}: {theirs}", "the heads end in Flatten then Linear; the value "
+                           "head ends with Tanh (a value in [-1, 1]).")  # fmt: skip
     net.load_state_dict(library.state_dict(), strict=True)
     net.eval()
     inputs = _parts(library, x)
-    with torch.no_grad():  # each part on the library's input for it
-        got = [net.start_block(x.clone())]
-        got += [block(torch.from_numpy(h)) for block, h in zip(net.back_bone, inputs[:-2], strict=False)]
-        h = torch.from_numpy(inputs[len(net.back_bone)])
-        got += [net.policy_head(h), net.value_head(h)]
+    got = _parts(net, x, inputs)
     names = ["start_block"] + [f"back_bone[{i}]" for i in range(len(net.back_bone))] + ["policy_head", "value_head"]
     for name, mine, theirs in zip(names, got, inputs, strict=True):
-        mine = mine.numpy()
         if mine.shape != theirs.shape or not _close(mine, theirs):
             hint = (
                 "kernel_size=3 with padding=1 keeps the board's size"
@@ -356,25 +284,21 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
                 else "the same layers in the same order as the table: Conv2d, BatchNorm2d, ReLU (and Flatten, "
                 "Linear, Tanh in the heads)"
             )
-            raise Mismatch(f"{name} gives {_shape_or_values(mine)}", f"{_shape_or_values(theirs)}",
-                           f"{name}: {hint}")  # fmt: skip
-    return tuple(t.numpy() for t in got)
+            raise Mismatch(f"{name} gives {_shape_and_mean(mine)}", _shape_and_mean(theirs), f"{name}: {hint}")
+    return got
 
 
-def _shape_or_values(array: np.ndarray) -> str:
+def _shape_and_mean(array: np.ndarray) -> str:
     return f"shape {array.shape}, mean {float(array.mean()):.6g}"
 
 
 def _layer_mistake(kind: str) -> type:
-    """The library's ResNet with one known mistake in its layers (for the diagnosis)."""
+    """The library's ResNet without padding in the start block or in the heads (for the diagnosis)."""
 
     def __init__(self: Any, game: Any, num_res_blocks: int = 4, num_hidden: int = 64) -> None:
         LibraryResNet.__init__(self, game, num_res_blocks, num_hidden)
-        if kind == "no padding":
-            self.start_block[0].padding = (0, 0)
-        elif kind == "head padding":
-            self.policy_head[0].padding = (0, 0)
-            self.value_head[0].padding = (0, 0)
+        for part in ("start_block",) if kind == "no padding" else ("policy_head", "value_head"):
+            getattr(self, part)[0].padding = (0, 0)
 
     return type("ResNet", (LibraryResNet,), {"__init__": __init__})
 
@@ -389,30 +313,22 @@ LAYER_MISTAKES = [
 
 # ---- exercise 4: ResNet.forward ------------------------------------------------------------------------------
 def check_resnet_forward(learner: type) -> type:
-    """``ResNet.forward(x)``: ``[B, 3, R, C] -> (logits [B, A], value [B, 1])`` equal to the library's for the
-    same (random, then shipped-like) state dict, in eval mode, within ``1e-5``. Patches the library's forward in
-    when it fails (``check_method``)."""
+    """``ResNet.forward(x)``: ``[B, 3, R, C] -> (logits [B, A], value [B, 1])`` equal to the library's for the same
+    random state dict, in eval mode, within ``1e-5``; the library's forward stands in when it fails."""
 
     def cases(cls: type) -> list[Case]:
         out = []
         for number, (game, blocks, hidden) in enumerate(ARCHS):
             library = randomize(LibraryResNet(game, blocks, hidden), seed=30 + number).eval()
             for batch in (1, 3):
-                x = torch.rand(
-                    batch, 3, game.row_count, game.column_count, generator=torch.Generator().manual_seed(batch)
-                )
+                shape = (batch, 3, game.row_count, game.column_count)
+                x = torch.rand(shape, generator=torch.Generator().manual_seed(batch))
                 with torch.no_grad():
                     expected = _numpy(library(x))
-                out.append(
-                    Case(
-                        f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {tuple(x.shape)})",
-                        lambda c, g=game, b=blocks, h=hidden, lib=library, x=x: _run_forward(c, g, b, h, lib, x),
-                        expected,
-                        hint="start block, then every block of the backbone in turn, then BOTH heads on the same "
-                        "features; return (policy logits, value).",
-                        same=_close,
-                    )
-                )
+                out.append(Case(f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {shape})",
+                                partial(_run_forward, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
+                                expected, same=_close, hint="start block, then every block of the backbone in turn, "
+                                "then BOTH heads on the same features; return (policy logits, value)."))  # fmt: skip
         return out
 
     return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward",
@@ -422,14 +338,12 @@ def check_resnet_forward(learner: type) -> type:
 def _forward_with(kind: str) -> Callable[..., Any]:
     def forward(self: Any, x: torch.Tensor) -> Any:
         x = self.start_block(x)
-        blocks = self.back_bone[:1] if kind == "first block" else [] if kind == "no blocks" else self.back_bone
-        for block in blocks:
+        for block in self.back_bone[:1] if kind == "first block" else [] if kind == "no blocks" else self.back_bone:
             x = block(x)
         if kind == "swapped":
             return self.value_head(x), self.policy_head(x)
-        if kind == "softmax":
-            return torch.softmax(self.policy_head(x), dim=1), self.value_head(x)
-        return self.policy_head(x), self.value_head(x)
+        policy = self.policy_head(x)
+        return torch.softmax(policy, dim=1) if kind == "softmax" else policy, self.value_head(x)
 
     return forward
 
@@ -453,11 +367,8 @@ def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Mod
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy logits, value)", "return a pair: policy_head(x), value_head(x).")
     if not all(isinstance(t, torch.Tensor) for t in got):
-        raise Mismatch(
-            tuple(type(t).__name__ for t in got),
-            ("Tensor", "Tensor"),
-            "return torch tensors (training computes losses and gradients from them), not numpy arrays",
-        )
+        raise Mismatch(tuple(type(t).__name__ for t in got), ("Tensor", "Tensor"), "return torch tensors (training "
+                       "computes losses and gradients from them), not numpy arrays")  # fmt: skip
     return _numpy(tuple(got))
 
 
@@ -469,11 +380,8 @@ def library_predict(model: nn.Module, game: Any, state: np.ndarray) -> tuple[np.
 
 
 def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
-    """``predict(model, game, state) -> (policy [A], value)``: eval mode, no gradients, softmax over legal moves.
-
-    Each case hands the learner a copy of a seeded random network (with running statistics far from a fresh
-    batch's, so forgetting ``eval()`` shows) and a position; the model given must come back in eval mode.
-    """
+    """``predict(model, game, state) -> (policy [A], value)``: eval mode, no gradients, softmax over legal moves, on
+    seeded random networks handed over in training mode (so forgetting ``eval()`` shows)."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(5)
@@ -481,19 +389,12 @@ def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
         for number, game in enumerate((TicTacToe(), TicTacToe(), ConnectFour())):
             model = randomize(LibraryResNet(game, 1, 8), seed=40 + number)
             for state in [game.get_initial_state(), *random_states(game, 3, rng)]:
-                if not game.get_valid_moves(state).any():
-                    continue
-                expected = library_predict(copy.deepcopy(model), game, state)
-                out.append(
-                    Case(
-                        f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
-                        lambda f, m=model, g=game, s=state: _run_predict(f, m, g, s),
-                        expected,
-                        hint="model.eval() first (BatchNorm's running statistics), a batch axis of one, softmax, "
-                        "then illegal moves to 0 and renormalise.",
-                        same=_close,
-                    )
-                )
+                if game.get_valid_moves(state).any():
+                    out.append(Case(f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
+                                    partial(_run_predict, model=model, game=game, state=state),
+                                    library_predict(copy.deepcopy(model), game, state), same=_close,
+                                    hint="model.eval() first (BatchNorm's running statistics), a batch axis of one, "
+                                    "softmax, then illegal moves to 0 and renormalise."))  # fmt: skip
         return out
 
     return check("predict", predict, library_predict, cases, PREDICT_MISTAKES)
@@ -503,19 +404,13 @@ def _predict_with(kind: str) -> Callable[..., Any]:
     def predict(model: nn.Module, game: Any, state: np.ndarray) -> Any:
         if kind != "no eval":
             model.eval()
-        x = torch.tensor(game.get_encoded_state(state)).unsqueeze(0)
         with torch.no_grad():
-            logits, value = model(x)
+            logits, value = model(torch.tensor(game.get_encoded_state(state)).unsqueeze(0))
         policy = torch.softmax(logits, dim=0 if kind == "softmax over the batch" else 1).squeeze(0).numpy()
         if kind != "no mask":
             policy = policy * game.get_valid_moves(state)
-            if kind != "no renormalise":
-                policy = policy / policy.sum()
-        if kind == "tensor value":
-            return policy, value
-        if kind == "batch axis":
-            return policy[None], value.item()
-        return policy, value.item()
+            policy = policy if kind == "no renormalise" else policy / policy.sum()
+        return policy[None] if kind == "batch axis" else policy, value if kind == "tensor value" else value.item()
 
     return predict
 
@@ -552,29 +447,21 @@ def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state
 def network_boxes(model: nn.Module) -> list[tuple[str, str, str]]:
     """The diagram's boxes, input to outputs: ``(column, label, shape)``; column is "trunk", "policy" or "value".
 
-    Reads the architecture from a ResNet with the course's names (``start_block``, ``back_bone``,
-    ``policy_head``, ``value_head``) and its game (``model.game``, for the board and action sizes).
-    """
+    Reads a ResNet with the course's names (``start_block``, ``back_bone``, ``policy_head``, ``value_head``) and
+    its game (``model.game``)."""
     game = model.game
-    rows, cols, actions = game.row_count, game.column_count, game.action_size
+    cells = f"{game.row_count} x {game.column_count}"
     hidden = model.start_block[0].out_channels
-    policy_channels = model.policy_head[0].out_channels
-    value_channels = model.value_head[0].out_channels
-    boxes = [
-        ("trunk", "encoded state", f"3 x {rows} x {cols}"),
-        ("trunk", "start block\nconv 3x3, BN, ReLU", f"{hidden} x {rows} x {cols}"),
-    ]
-    boxes += [
-        ("trunk", f"residual block {i + 1}\nconv, BN, ReLU, conv, BN, + skip, ReLU", f"{hidden} x {rows} x {cols}")
-        for i in range(len(model.back_bone))
-    ]
-    boxes += [
-        ("policy", "policy head\nconv 3x3, BN, ReLU", f"{policy_channels} x {rows} x {cols}"),
-        ("policy", "flatten, linear", f"{actions} logits"),
-        ("value", "value head\nconv 3x3, BN, ReLU", f"{value_channels} x {rows} x {cols}"),
+    residual = "conv, BN, ReLU, conv, BN, + skip, ReLU"
+    return [
+        ("trunk", "encoded state", f"3 x {cells}"),
+        ("trunk", "start block\nconv 3x3, BN, ReLU", f"{hidden} x {cells}"),
+        *[("trunk", f"residual block {i + 1}\n{residual}", f"{hidden} x {cells}") for i in range(len(model.back_bone))],
+        ("policy", "policy head\nconv 3x3, BN, ReLU", f"{model.policy_head[0].out_channels} x {cells}"),
+        ("policy", "flatten, linear", f"{game.action_size} logits"),
+        ("value", "value head\nconv 3x3, BN, ReLU", f"{model.value_head[0].out_channels} x {cells}"),
         ("value", "flatten, linear, tanh", "1 value in [-1, 1]"),
     ]
-    return boxes
 
 
 def draw_network(model: nn.Module, ax: Any = None, title: str | None = None) -> Any:
@@ -583,50 +470,26 @@ def draw_network(model: nn.Module, ax: Any = None, title: str | None = None) -> 
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     boxes = network_boxes(model)
-    trunk = [b for b in boxes if b[0] == "trunk"]
-    heads = {"policy": [b for b in boxes if b[0] == "policy"], "value": [b for b in boxes if b[0] == "value"]}
-    height = len(trunk) + max(len(h) for h in heads.values())
+    trunk, head = sum(b[0] == "trunk" for b in boxes), max(sum(b[0] == k for b in boxes) for k in ("policy", "value"))
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 0.95 * height + 0.5))
+        _, ax = plt.subplots(figsize=(7, 0.95 * (trunk + head) + 0.5))
     colours = {"trunk": "#dbe9f6", "policy": "#fde0c5", "value": "#d9f0d3"}
     centres = {"trunk": 0.5, "policy": 0.25, "value": 0.75}
-    width, box_height, step = 0.42, 0.62, 1.0
-
-    def box(x: float, y: float, label: str, shape: str, kind: str) -> None:
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - width / 2, y - box_height / 2),
-                width,
-                box_height,
-                boxstyle="round,pad=0.02",
-                facecolor=colours[kind],
-                edgecolor="#444444",
-                linewidth=1.0,
-            )
-        )
+    width, box_height = 0.42, 0.62
+    last: dict[str, tuple[float, float]] = {}  # the centre of each column's last box; the heads start below the trunk
+    for kind, label, shape in boxes:
+        above = last.get(kind, last.get("trunk"))
+        x, y = centres[kind], float(trunk + head) if above is None else above[1] - 1.0
+        ax.add_patch(FancyBboxPatch((x - width / 2, y - box_height / 2), width, box_height, boxstyle="round,pad=0.02",
+                                    facecolor=colours[kind], edgecolor="#444444", linewidth=1.0))  # fmt: skip
         ax.text(x, y + 0.08, label, ha="center", va="center", fontsize=8)
         ax.text(x, y - 0.22, shape, ha="center", va="center", fontsize=7, color="#555555", style="italic")
-
-    def arrow(start: tuple[float, float], end: tuple[float, float]) -> None:
-        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, color="#444444"))
-
-    y = height * step
-    for i, (kind, label, shape) in enumerate(trunk):
-        box(centres[kind], y, label, shape, kind)
-        if i > 0:
-            arrow((centres[kind], y + step - box_height / 2), (centres[kind], y + box_height / 2))
-        y -= step
-    last_trunk_y = y + step
-    for kind, parts in heads.items():
-        head_y = last_trunk_y - step
-        arrow((centres["trunk"], last_trunk_y - box_height / 2), (centres[kind], head_y + box_height / 2))
-        for i, (_, label, shape) in enumerate(parts):
-            box(centres[kind], head_y, label, shape, kind)
-            if i > 0:
-                arrow((centres[kind], head_y + step - box_height / 2), (centres[kind], head_y + box_height / 2))
-            head_y -= step
+        if above is not None:
+            ax.add_patch(FancyArrowPatch((above[0], above[1] - box_height / 2), (x, y + box_height / 2),
+                                         arrowstyle="-|>", mutation_scale=10, color="#444444"))  # fmt: skip
+        last[kind] = (x, y)
     ax.set_xlim(0, 1)
-    ax.set_ylim(last_trunk_y - step * (max(len(h) for h in heads.values()) + 0.5), height * step + 0.5)
+    ax.set_ylim(0.5, trunk + head + 0.5)
     ax.axis("off")
     if title:
         ax.set_title(title)
