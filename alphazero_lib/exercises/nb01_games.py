@@ -16,22 +16,13 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import play_game as library_arena_game
-from alphazero_lib.exercises.core import (
-    Case,
-    Mismatch,
-    Mistake,
-    Text,
-    board,
-    check,
-    check_method,
-    hints_for,
-    show,
-)
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
 from alphazero_lib.exercises.positions import played_positions
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
 
 LIBRARY = LibraryTicTacToe()
+EMPTY = LIBRARY.get_initial_state()  # shared: the cases copy it before a learner's code gets it
 
 HINTS = {
     "get_initial_state": "np.zeros with the board's shape, (self.row_count, self.column_count), and dtype=np.int8; "
@@ -57,28 +48,21 @@ hint, solution = hints_for(HINTS, "01_games.ipynb")
 
 Agent = Callable[[np.ndarray, int], int]
 
-# Hand-picked finished games (X moves first): each line is the move list; the last move ends the game.
-ROW_WIN = [0, 3, 1, 4, 2]  # X: top row
-COLUMN_WIN = [1, 0, 4, 3, 2, 6]  # O: left column
-DIAGONAL_WIN = [0, 1, 4, 2, 8]  # X: main diagonal 0-4-8
-ANTI_DIAGONAL_WIN = [2, 0, 4, 1, 6]  # X: anti-diagonal 2-4-6
-ANTI_DIAGONAL_O = [0, 2, 1, 4, 8, 6]  # O: anti-diagonal 2-4-6
+# Hand-picked finished games (X moves first): each is the move list; the last move ends the game.
 LAST_MOVE_WIN = [0, 1, 2, 3, 4, 5, 7, 8, 6]  # X fills the board with a win: the ninth move completes 2-4-6
-FULL_DRAW = [4, 0, 2, 6, 3, 5, 7, 1, 8]  # full board, no line
 EDGE_GAMES = {
-    "a row": ROW_WIN,
-    "a column": COLUMN_WIN,
-    "the main diagonal": DIAGONAL_WIN,
-    "the anti-diagonal": ANTI_DIAGONAL_WIN,
-    "the anti-diagonal (O)": ANTI_DIAGONAL_O,
+    "a row": [0, 3, 1, 4, 2],  # X: top row
+    "a column": [1, 0, 4, 3, 2, 6],  # O: left column
+    "the main diagonal": [0, 1, 4, 2, 8],  # X: 0-4-8
+    "the anti-diagonal": [2, 0, 4, 1, 6],  # X: 2-4-6
+    "the anti-diagonal (O)": [0, 2, 1, 4, 8, 6],  # O: 2-4-6
     "a win on the last move": LAST_MOVE_WIN,
-    "the full-board draw": FULL_DRAW,
+    "the full-board draw": [4, 0, 2, 6, 3, 5, 7, 1, 8],  # full board, no line
 }
 
 
 def positions(seed: int, games: int) -> list[tuple[np.ndarray, int, int]]:
-    """``(state after the move, action, player who moved)`` for every move of the edge-case games, then of ``games``
-    seeded random games (``positions.played_positions``)."""
+    """``(state after the move, action, player who moved)`` in the edge-case games, then ``games`` random games."""
     return played_positions(LIBRARY, np.random.default_rng(seed), games, EDGE_GAMES.values())
 
 
@@ -94,6 +78,25 @@ def library(method: str) -> Callable[..., Any]:
     return stand_in
 
 
+def _case(method: str, state: np.ndarray, hint: str, untouched: str = "", label: str = "", **args: Any) -> Case:
+    """``TicTacToe().<method>(state, **args)`` against the library's; with ``untouched``, a changed input fails."""
+    expected = getattr(LIBRARY, method)(state, *args.values())
+
+    def run(c: Any) -> Any:
+        given = state.copy()
+        got = getattr(c(), method)(given, *args.values())
+        if untouched and not np.array_equal(given, state):
+            raise Mismatch(
+                Text(f"{show(got)}, and your input became {board(given)}"),
+                Text(f"{show(expected)} with the input unchanged"),
+                untouched,
+            )
+        return got
+
+    shown = "".join(f", {k}={v}" for k, v in args.items())
+    return Case(f"{method}({label or board(state)}{shown})", run, expected, hint)
+
+
 # ---- exercise 1: the empty board ----------------------------------------------------------------------------
 def check_get_initial_state(cls: type) -> type:
     """``TicTacToe.get_initial_state()``: a new ``(3, 3)`` array of zeros on every call."""
@@ -105,11 +108,10 @@ def check_get_initial_state(cls: type) -> type:
         return game.get_initial_state()  # ...the next empty board must still be empty
 
     def cases(c: type) -> list[Case]:
-        expected = LIBRARY.get_initial_state()
         return [
-            Case("TicTacToe().get_initial_state()", lambda c: c().get_initial_state(), expected,
+            Case("TicTacToe().get_initial_state()", lambda c: c().get_initial_state(), EMPTY,
                  "a numpy array of zeros with shape (row_count, column_count)"),
-            Case("get_initial_state() after writing on an earlier empty board", fresh, expected,
+            Case("get_initial_state() after writing on an earlier empty board", fresh, EMPTY,
                  "make a new array on every call (np.zeros(...)), do not return one stored array"),
         ]  # fmt: skip
 
@@ -127,90 +129,48 @@ INITIAL_MISTAKES = [
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
-def _state_case(method: str, state: np.ndarray, args: dict[str, int], hint: str, untouched: str) -> Case:
-    """``TicTacToe().<method>(state, *args)`` against the library's; a changed input fails with ``untouched``."""
-    expected = getattr(LIBRARY, method)(state, *args.values())
-
-    def run(c: Any) -> Any:
-        given = state.copy()
-        got = getattr(c(), method)(given, *args.values())
-        if not np.array_equal(given, state):
-            raise Mismatch(
-                Text(f"{show(got)}, and your input became {board(given)}"),
-                Text(f"{show(expected)} with the input unchanged"),
-                untouched,
-            )
-        return got
-
-    shown = ", ".join(f"{k}={v}" for k, v in args.items())
-    return Case(f"{method}({board(state)}, {shown})", run, expected, hint)
-
-
-def _next_state_case(state: np.ndarray, action: int, player: int) -> Case:
-    return _state_case(
-        "get_next_state",
-        state,
-        {"action": action, "player": player},
-        "the action is a cell number read row by row: row = action // column_count, column = action % column_count",
-        "get_next_state must return a NEW array and leave its input alone: start from state.copy().",
-    )
-
-
 def check_get_next_state(cls: type) -> type:
     """``get_next_state(state, action, player)``: a new array with ``player`` on cell ``action``; input unchanged."""
+    hint = "the action is a cell number read row by row: row = action // column_count, column = action % column_count"
+    untouched = "get_next_state must return a NEW array and leave its input alone: start from state.copy()."
 
     def cases(c: type) -> list[Case]:
         rng = np.random.default_rng(11)
-        out = [_next_state_case(LIBRARY.get_initial_state(), a, 1) for a in (0, 2, 5, 7, 8)]
-        out.append(_next_state_case(LIBRARY.get_initial_state(), 4, -1))
+        moves = [(EMPTY, a, 1) for a in (0, 2, 5, 7, 8)] + [(EMPTY, 4, -1)]
         for state, _, _ in positions(12, 30):
             legal = np.flatnonzero(LIBRARY.get_valid_moves(state))
             if len(legal) and not LIBRARY.is_over(state):  # no move follows a win
-                out.append(_next_state_case(state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
-        return out
+                moves.append((state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
+        return [_case("get_next_state", s, hint, untouched, action=a, player=p) for s, a, p in moves]
 
     return check_method(cls, "get_next_state", library("get_next_state"), cases, mistakes=NEXT_MISTAKES)
 
 
-def _next_with(
-    cell: Callable[[int], tuple[int, int]] = lambda a: divmod(a, 3), mark: int | None = None, in_place: bool = False
-) -> Callable[..., np.ndarray]:
-    """``get_next_state`` with one known mistake: another cell, a fixed mark, or the caller's board written on."""
-
-    def get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
-        out = state if in_place else state.copy()
-        out[cell(action)] = player if mark is None else mark
-        return out
-
-    return get_next_state
+def _put(state: np.ndarray, cell: tuple[int, int], mark: int) -> np.ndarray:
+    state[cell] = mark
+    return state
 
 
-NEXT_MISTAKES = [
+NEXT_MISTAKES = [  # get_next_state with one known mistake: another cell, a fixed mark, the caller's board written on
     Mistake("row and column are swapped: row = action // column_count, column = action % column_count",
-            _next_with(cell=lambda a: (a % 3, a // 3))),
-    Mistake("write player (1 or -1) into the cell, not always 1", _next_with(mark=1)),
+            lambda self, state, a, player: _put(state.copy(), (a % 3, a // 3), player)),
+    Mistake("write player (1 or -1) into the cell, not always 1",
+            lambda self, state, a, player: _put(state.copy(), divmod(a, 3), 1)),
     Mistake("state.reshape(-1) is a view of the same memory: writing into it changes the caller's board; "
-            "start from state.copy()", _next_with(in_place=True)),
+            "start from state.copy()", lambda self, state, a, player: _put(state, divmod(a, 3), player)),
     Mistake("cells are numbered from 0 (top left) to 8 (bottom right): row = action // 3, column = action % 3",
-            _next_with(cell=lambda a: divmod(a - 1, 3))),
+            lambda self, state, a, player: _put(state.copy(), divmod(a - 1, 3), player)),
 ]  # fmt: skip
 
 
 # ---- exercise 3: the legal moves ----------------------------------------------------------------------------
 def check_get_valid_moves(cls: type) -> type:
     """``get_valid_moves(state)``: shape ``(9,)``, 1 on every empty cell and 0 elsewhere (uint8)."""
+    hint = "one entry per action (shape (9,), flatten the board with reshape(-1)): 1 where the cell is empty"
 
     def cases(c: type) -> list[Case]:
-        states = [LIBRARY.get_initial_state()] + [s for s, _, _ in positions(13, 30)]
-        return [
-            Case(
-                f"get_valid_moves({board(s)})",
-                lambda c, s=s: c().get_valid_moves(s.copy()),
-                LIBRARY.get_valid_moves(s),
-                "one entry per action (shape (9,), flatten the board with reshape(-1)): 1 where the cell is empty",
-            )
-            for s in states
-        ]
+        states = [EMPTY] + [s for s, _, _ in positions(13, 30)]
+        return [_case("get_valid_moves", s, hint) for s in states]
 
     return check_method(cls, "get_valid_moves", library("get_valid_moves"), cases, mistakes=VALID_MISTAKES)
 
@@ -230,17 +190,20 @@ VALID_MISTAKES = [
 
 
 # ---- exercise 4: the win check ------------------------------------------------------------------------------
+LINE_NAMES = {"row": "the row", "column": "the column", "main": "the main diagonal (np.diag(state))",
+              "anti": "the anti-diagonal (np.diag(np.fliplr(state)))"}  # fmt: skip
+
+
+def _lines_through(action: int) -> dict[str, list[int]]:
+    """The lines through cell ``action`` (row, column, diagonals), from the library's ``batched_rules().lines``."""
+    lines = dict.fromkeys(tuple(line) for line in LIBRARY.batched_rules().lines[action].tolist())
+    kinds = {1: "row", 3: "column", 4: "main", 2: "anti"}  # by the step between the line's cells
+    return {kinds[cells[1] - cells[0]]: list(cells) for cells in lines}
+
+
 def _win_hint(state: np.ndarray, action: int) -> str:
-    row, column = divmod(action, 3)
-    lines = []
-    if abs(state[row].sum()) == 3:
-        lines.append("the row")
-    if abs(state[:, column].sum()) == 3:
-        lines.append("the column")
-    if row == column and abs(np.trace(state)) == 3:
-        lines.append("the main diagonal (np.diag(state))")
-    if row + column == 2 and abs(np.trace(np.fliplr(state))) == 3:
-        lines.append("the anti-diagonal (np.diag(np.fliplr(state)))")
+    cells = state.reshape(-1)
+    lines = [LINE_NAMES[kind] for kind, line in _lines_through(action).items() if abs(cells[line].sum()) == 3]
     if lines:
         return f"the move {action} completes {' and '.join(lines)}"
     return (
@@ -250,95 +213,59 @@ def _win_hint(state: np.ndarray, action: int) -> str:
 
 
 def check_check_win(cls: type) -> type:
-    """``check_win(state, action)``: did the player who just played ``action`` complete a line through it?
-
-    Cases: ``action=None`` (no move yet) is False; wins on a row, a column, both diagonals, by X and by O;
-    the full-board draw; every position of seeded random games.
-    """
+    """``check_win(state, action)``: did the player who just played ``action`` complete a line through it?"""
 
     def cases(c: type) -> list[Case]:
-        out = [
-            Case("check_win(empty board, action=None)", lambda c: c().check_win(LIBRARY.get_initial_state(), None),
-                 False, "action None means no move was played yet: return False before reading the action"),
-        ]  # fmt: skip
-        for state, action, _ in positions(14, 40):
-            out.append(
-                Case(
-                    f"check_win({board(state)}, action={action})",
-                    lambda c, s=state, a=action: c().check_win(s.copy(), a),
-                    LIBRARY.check_win(state, action),
-                    _win_hint(state, action),
-                )
-            )
-        return out
+        none = "action None means no move was played yet: return False before reading the action"
+        return [_case("check_win", EMPTY, none, label="empty board", action=None)] + [
+            _case("check_win", s, _win_hint(s, a), action=a) for s, a, _ in positions(14, 40)
+        ]
 
     return check_method(cls, "check_win", library("check_win"), cases, mistakes=WIN_MISTAKES)
 
 
-def _win_lines(state: np.ndarray, action: int, diagonal: bool, anti: bool, target: Any = None) -> bool:
-    row, column = divmod(action, 3)
-    player = state[row, column]
-    want = 3 * player if target is None else target
-    return bool(
-        state[row].sum() == want
-        or state[:, column].sum() == want
-        or (diagonal and row == column and np.trace(state) == want)
-        or (anti and row + column == 2 and np.trace(np.fliplr(state)) == want)
-    )
+def _win_mistake(skip: tuple[str, ...] = (), target: int | None = None) -> Callable[..., bool]:
+    """``check_win`` that leaves out the lines in ``skip``, or compares every sum with ``target``."""
 
-
-def _win_mistake(diagonal: bool, anti: bool, target: Any = None) -> Callable[..., bool]:
     def check_win(self: Any, state: np.ndarray, action: int | None) -> bool:
         if action is None:
             return False
-        return _win_lines(state, action, diagonal, anti, target)
+        cells = state.reshape(-1)
+        want = 3 * cells[action] if target is None else target
+        return any(cells[line].sum() == want for kind, line in _lines_through(action).items() if kind not in skip)
 
     return check_win
 
 
 WIN_MISTAKES = [
-    Mistake("the anti-diagonal (cells 2, 4, 6: np.trace(np.fliplr(state))) is a line too", _win_mistake(True, False)),
-    Mistake("the main diagonal (cells 0, 4, 8: np.trace(state)) is a line too", _win_mistake(False, True)),
+    Mistake("the anti-diagonal (cells 2, 4, 6: np.trace(np.fliplr(state))) is a line too", _win_mistake(("anti",))),
+    Mistake("the main diagonal (cells 0, 4, 8: np.trace(state)) is a line too", _win_mistake(("main",))),
     Mistake("the two diagonals are lines too: np.trace(state) and np.trace(np.fliplr(state))",
-            _win_mistake(False, False)),
+            _win_mistake(("main", "anti"))),
     Mistake("O's line sums to -3: compare each sum with 3 * player, where player = state[row, column]",
-            _win_mistake(True, True, 3)),
+            _win_mistake(target=3)),
 ]  # fmt: skip
 
 
 # ---- exercise 5: value and terminated -----------------------------------------------------------------------
-def check_get_value_and_terminated(cls: type) -> type:
-    """``get_value_and_terminated(state, action)``: ``(1, True)`` a win for the mover, ``(0, True)`` a draw.
+WIN_FIRST = "a full board that is also a win is a win: check the win first, then the draw"
+VALUE_HINTS = {  # (board full, the move won): the rule the case tests
+    (True, True): WIN_FIRST,
+    (True, False): "a full board without a line is a draw: (0, True)",
+    (False, True): "a win for the player who just moved is (1, True)",
+    (False, False): "not over yet: (0, False)",
+}
 
-    Otherwise ``(0, False)``; ``action=None`` (no move yet) is ``(0, False)``.
-    """
+
+def check_get_value_and_terminated(cls: type) -> type:
+    """``get_value_and_terminated(state, action)``: ``(1, True)`` a win for the mover, ``(0, True)`` a draw."""
 
     def cases(c: type) -> list[Case]:
-        out = [
-            Case("get_value_and_terminated(empty board, action=None)",
-                 lambda c: c().get_value_and_terminated(LIBRARY.get_initial_state(), None), (0.0, False),
-                 "no move yet: the game goes on, (0, False)"),
-        ]  # fmt: skip
+        none = "no move yet: the game goes on, (0, False)"
+        out = [_case("get_value_and_terminated", EMPTY, none, label="empty board", action=None)]
         for state, action, _ in positions(15, 40):
-            full = not LIBRARY.get_valid_moves(state).any()
-            win = LIBRARY.check_win(state, action)
-            hint = (
-                "a full board that is also a win is a win: check the win first, then the draw"
-                if full and win
-                else "a full board without a line is a draw: (0, True)"
-                if full
-                else "a win for the player who just moved is (1, True)"
-                if win
-                else "not over yet: (0, False)"
-            )
-            out.append(
-                Case(
-                    f"get_value_and_terminated({board(state)}, action={action})",
-                    lambda c, s=state, a=action: c().get_value_and_terminated(s.copy(), a),
-                    LIBRARY.get_value_and_terminated(state, action),
-                    hint,
-                )
-            )
+            hint = VALUE_HINTS[not LIBRARY.get_valid_moves(state).any(), LIBRARY.check_win(state, action)]
+            out.append(_case("get_value_and_terminated", state, hint, action=action))
         return out
 
     return check_method(
@@ -346,51 +273,40 @@ def check_get_value_and_terminated(cls: type) -> type:
     )
 
 
-def _value_with(draw_first: bool = False, win: int = 1, draws: bool = True) -> Callable[..., tuple[int, bool]]:
-    """``get_value_and_terminated`` with one known mistake: the draw asked first, a win's sign, or no draw."""
+def _value_with(change: Callable[..., tuple[float, bool]]) -> Callable[..., tuple[float, bool]]:
+    """``get_value_and_terminated`` with one known mistake: ``change(full, value, terminated)`` of the library's."""
 
-    def get_value_and_terminated(self: Any, state: np.ndarray, action: int | None) -> tuple[int, bool]:
-        full = not LIBRARY.get_valid_moves(state).any()
-        if draw_first and full:
-            return 0, True
-        if LIBRARY.check_win(state, action):
-            return win, True
-        if draws and full:
-            return 0, True
-        return 0, False
+    def get_value_and_terminated(self: Any, state: np.ndarray, action: int | None) -> tuple[float, bool]:
+        return change(not LIBRARY.get_valid_moves(state).any(), *LIBRARY.get_value_and_terminated(state, action))
 
     return get_value_and_terminated
 
 
 VALUE_MISTAKES = [
-    Mistake("a full board that is also a win is a win: check the win first, then the draw",
-            _value_with(draw_first=True)),
+    Mistake(WIN_FIRST, _value_with(lambda full, value, over: (0, True) if full else (value, over))),
     Mistake("the value is for the player who just moved: a win is 1 (the loser's -1 comes later, from "
-            "get_opponent_value)", _value_with(win=-1)),
-    Mistake("a full board without a line ends the game too: a draw is (0, True)", _value_with(draws=False)),
+            "get_opponent_value)", _value_with(lambda full, value, over: (-value, over))),
+    Mistake("a full board without a line ends the game too: a draw is (0, True)",
+            _value_with(lambda full, value, over: (value, value == 1))),
 ]  # fmt: skip
 
 
 # ---- exercise 6: the opponent -------------------------------------------------------------------------------
 def check_get_opponent(cls: type) -> type:
-    """``get_opponent(player)`` (1 <-> -1) and ``get_opponent_value(value)`` (a value seen from the other side).
-
-    Both methods are checked together; when either fails, the library's pair stands in.
-    """
+    """``get_opponent(player)`` (1 <-> -1) and ``get_opponent_value(value)``, checked together."""
+    hints = {
+        "get_opponent": "the other player: 1 <-> -1",
+        "get_opponent_value": "a win for one player (1) is a loss for the other (-1): negate the value",
+    }
+    calls = [("get_opponent", p) for p in (1, -1)] + [("get_opponent_value", v) for v in (1.0, -1.0, 0.0, 0.25, -0.6)]
 
     def cases(c: type) -> list[Case]:
-        out = [
-            Case(f"get_opponent({p})", lambda c, p=p: c().get_opponent(p), LIBRARY.get_opponent(p),
-                 "the other player: 1 <-> -1")
-            for p in (1, -1)
-        ]  # fmt: skip
-        for v in (1.0, -1.0, 0.0, 0.25, -0.6):
-            expected = LIBRARY.get_opponent_value(v)
-            hint = "a win for one player (1) is a loss for the other (-1): negate the value"
-            out.append(Case(f"get_opponent_value({v})", lambda c, v=v: c().get_opponent_value(v), expected, hint))
-        return out
+        return [
+            Case(f"{m}({x})", lambda c, m=m, x=x: getattr(c(), m)(x), getattr(LIBRARY, m)(x), hints[m])
+            for m, x in calls
+        ]
 
-    methods = ["get_opponent", "get_opponent_value"]
+    methods = list(hints)
     return check_method(cls, methods, [library(m) for m in methods], cases, mistakes=OPPONENT_MISTAKES)
 
 
@@ -407,19 +323,13 @@ OPPONENT_MISTAKES = [
 # ---- exercise 7: perspective --------------------------------------------------------------------------------
 def check_change_perspective(cls: type) -> type:
     """``change_perspective(state, player)``: the board as ``player`` sees it (their pieces 1); input unchanged."""
-
-    def case(state: np.ndarray, player: int) -> Case:
-        hint = (
-            "player 1 sees the board as it is: return the state unchanged (a copy)"
-            if player == 1
-            else "player -1 sees every piece swapped: multiply the state by player"
-        )
-        untouched = "return a new array (state * player makes one); do not flip the caller's board in place."
-        return _state_case("change_perspective", state, {"player": player}, hint, untouched)
+    hints = {1: "player 1 sees the board as it is: return the state unchanged (a copy)",
+             -1: "player -1 sees every piece swapped: multiply the state by player"}  # fmt: skip
+    untouched = "return a new array (state * player makes one); do not flip the caller's board in place."
 
     def cases(c: type) -> list[Case]:
         states = [s for s, _, _ in positions(16, 15)]
-        return [case(s, p) for s in states for p in (1, -1)]
+        return [_case("change_perspective", s, hints[p], untouched, player=p) for s in states for p in (1, -1)]
 
     return check_method(cls, "change_perspective", library("change_perspective"), cases, mistakes=PERSPECTIVE_MISTAKES)
 
@@ -481,11 +391,8 @@ def scripted_agent(moves: Sequence[int]) -> Agent:
 
 
 def reading_agent(name: str) -> Agent:
-    """A deterministic agent that reads the board as given (absolute: X is 1) and the player it is told.
-
-    It plays the first empty cell after the last cell holding ``player``'s piece (wrapping around), so an agent
-    handed the canonical board, or the wrong player, plays another move.
-    """
+    """Plays the first empty cell after ``player``'s last piece: handed the canonical board (or the wrong player),
+    it plays another move."""
 
     def agent(state: np.ndarray, player: int) -> int:
         cells = np.asarray(state).reshape(-1)
@@ -501,56 +408,47 @@ def reading_agent(name: str) -> Agent:
     return agent
 
 
-def check_play_game(play_game: Callable[..., Any], game_class: type | None = None) -> Callable[..., Any]:
-    """``play_game(game, agent_x, agent_o) -> (winner, moves)``: one game, X (player 1) first.
+SCRIPTED_GAMES = {  # play_game's scripted cases, by what they test
+    "X wins on a row": EDGE_GAMES["a row"],
+    "O wins on a column": EDGE_GAMES["a column"],
+    "X wins on the anti-diagonal": EDGE_GAMES["the anti-diagonal"],
+    "a full-board draw": EDGE_GAMES["the full-board draw"],
+    "O wins on the anti-diagonal": EDGE_GAMES["the anti-diagonal (O)"],
+    "X wins with the ninth move": LAST_MOVE_WIN,
+}
+READING = "give each agent the board as it is (X = 1, O = -1) and the player whose turn it is"
+WINNER = "the winner is the player who made the last move (player * value), 1 for X, -1 for O"
 
-    Cases: scripted games (a row for X, a column for O, the anti-diagonal, a win on the ninth move, the
-    full-board draw) and seeded random agents, on the library's game and, if given, on ``game_class()``.
-    """
+
+def _game_case(call: str, make: Any, agents: Callable[[], tuple[Agent, Agent]], hint: str) -> Case:
+    """``play_game(make(), *agents())`` against the library's loop with the same (fresh) agents."""
+    return Case(call, lambda f: _as_result(f(make(), *agents())), library_play_game(LIBRARY, *agents()), hint)
+
+
+def check_play_game(play_game: Callable[..., Any], game_class: type | None = None) -> Callable[..., Any]:
+    """``play_game(game, agent_x, agent_o) -> (winner, moves)`` on scripted and seeded random games, on the library's
+    game and, if given, on ``game_class()``."""
 
     def cases() -> list[Case]:
         out = []
-        games = [("TicTacToe()", LibraryTicTacToe)] + ([("your TicTacToe()", game_class)] if game_class else [])
-        for label, name in [("X wins on a row", ROW_WIN), ("O wins on a column", COLUMN_WIN),
-                            ("X wins on the anti-diagonal", ANTI_DIAGONAL_WIN), ("a full-board draw", FULL_DRAW),
-                            ("O wins on the anti-diagonal", ANTI_DIAGONAL_O),
-                            ("X wins with the ninth move", LAST_MOVE_WIN)]:  # fmt: skip
-            xs, os = name[0::2], name[1::2]
-            expected = library_play_game(LIBRARY, scripted_agent(xs), scripted_agent(os))
-            hint = {
-                "a full-board draw": "a full board without a line is a draw: winner 0",
-            }.get(label, "the winner is the player who made the last move (player * value), 1 for X, -1 for O")
-            out.append(
-                Case(
-                    f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}",
-                    lambda f, xs=xs, os=os: _as_result(f(LibraryTicTacToe(), scripted_agent(xs), scripted_agent(os))),
-                    expected,
-                    hint,
-                )
-            )
-        for label, make in games:
-            expected = library_play_game(LIBRARY, reading_agent("x"), reading_agent("o"))
-            out.append(
-                Case(
-                    f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece",
-                    lambda f, make=make: _as_result(f(make(), reading_agent("x"), reading_agent("o"))),
-                    expected,
-                    "give each agent the board as it is (X = 1, O = -1) and the player whose turn it is",
-                )
-            )
-            for seed in range(20):
-                expected = library_play_game(LIBRARY, random_agent(2 * seed), random_agent(2 * seed + 1))
-                out.append(
-                    Case(
-                        f"play_game({label}, random_agent({2 * seed}), random_agent({2 * seed + 1}))",
-                        lambda f, s=seed, make=make: _as_result(
-                            f(make(), random_agent(2 * s), random_agent(2 * s + 1))
-                        ),
-                        expected,
-                        "ask agent_x when player is 1 and agent_o when it is -1, switch players after every move, "
-                        "and stop as soon as the game is terminated",
-                    )
-                )
+        for label, moves in SCRIPTED_GAMES.items():
+            xs, os = moves[0::2], moves[1::2]
+            hint = "a full board without a line is a draw: winner 0" if label == "a full-board draw" else WINNER
+            out.append(_game_case(f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}", LibraryTicTacToe,
+                                  lambda xs=xs, os=os: (scripted_agent(xs), scripted_agent(os)), hint))  # fmt: skip
+        for label, make in [("TicTacToe()", LibraryTicTacToe)] + (
+            [("your TicTacToe()", game_class)] * bool(game_class)
+        ):
+            call = f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece"
+            agents = lambda: (reading_agent("x"), reading_agent("o"))  # noqa: E731
+            out.append(_game_case(call, make, agents, READING))
+            out += [
+                _game_case(f"play_game({label}, random_agent({2 * s}), random_agent({2 * s + 1}))", make,
+                           lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)),
+                           "ask agent_x when player is 1 and agent_o when it is -1, switch players after every move, "
+                           "and stop as soon as the game is terminated")
+                for s in range(20)
+            ]  # fmt: skip
         return out
 
     return check("play_game", play_game, library_play_game, cases, PLAY_MISTAKES)
@@ -588,11 +486,7 @@ PLAY_MISTAKES = [
 
 
 def _as_result(result: Any) -> Any:
-    """``(winner, moves)`` with the moves as plain ints (so a list of numpy ints compares equal).
-
-    The cells below unpack the pair, use the winner as a key of ``{1: "X", -1: "O", 0: ...}`` and count it, and
-    replay the moves: any pair of a whole number and a sequence of whole numbers serves.
-    """
+    """``(winner, moves)`` as plain ints: any pair of a whole number and a sequence of whole numbers serves."""
     try:
         winner, moves = result
     except (TypeError, ValueError):
