@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -42,34 +43,9 @@ from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.search_policies import Children, puct_selection
+from alphazero_lib.search_policies.puct import dirichlet_noise
 from alphazero_lib.selection import apply_temperature
 from alphazero_lib.training import game_memory
-
-__all__ = [
-    "SPG",
-    "RowNet",
-    "backup",
-    "check_backup",
-    "check_expand_roots",
-    "check_level_signs",
-    "check_on_path",
-    "check_parallel_self_play",
-    "check_search",
-    "check_select_actions",
-    "check_simulate",
-    "check_spg",
-    "expand_roots",
-    "fake_parallel_search",
-    "level_signs",
-    "on_path",
-    "parallel_self_play",
-    "random_positions",
-    "search",
-    "search_step_by_step",
-    "select_actions",
-    "simulate",
-]
-
 
 HINTS = {
     "spg": "in __init__: self.state = game.get_initial_state(), self.memory = [] (a new list for every game), "
@@ -100,6 +76,8 @@ hint, solution = hints_for(HINTS, "07_parallel_self_play.ipynb")
 
 
 # ---- the reference: the video's design with the library's semantics ---------------------------------------
+# Each reference takes ``kind``, a planted mistake ("" is the reference): the checks' known mistakes (``*_MISTAKES``)
+# are the reference with one thing changed, so a hint names exactly what differs.
 class SPG:
     """One self-play game in flight: its state, its memory of samples, and its search's root and leaf node."""
 
@@ -110,29 +88,37 @@ class SPG:
         self.node: Node | None = None
 
 
-def expand_roots(self, states: np.ndarray, spgs: list) -> None:
-    """Give every game a root: ONE network call for all ``states [B, R, C]``, noise game by game, expand."""
+def _expand_roots(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> None:
     priors, _ = self.evaluate(states)
     eps = self.config.dirichlet_epsilon
+    if eps > 0 and kind == "all actions":  # the video's noise: one draw over every action, masked, renormalised
+        noise = self.rng.dirichlet([self.config.dirichlet_alpha] * self.game.action_size, size=len(states))
+        priors = ((1 - eps) * priors + eps * noise) * np.stack([self.game.get_valid_moves(s) for s in states])
+        priors /= priors.sum(axis=1, keepdims=True)
     for b, spg in enumerate(spgs):
-        if eps > 0:
+        if eps > 0 and kind != "all actions":  # the serial search's noise, drawn game by game
             legal = np.flatnonzero(self.game.get_valid_moves(states[b]))
-            noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(legal))
-            priors[b, legal] = (1 - eps) * priors[b, legal] + eps * noise
+            rng = np.random if kind == "np.random" else self.rng
+            priors[b, legal] = dirichlet_noise(rng, priors[b, legal], self.config)[0]
         spg.root = Node(states[b])
         spg.root.visit_count = 1
         spg.root.expand(self.game, priors[b])
 
 
-def simulate(self, spgs: list) -> None:
-    """One simulation in every game: walk to a leaf, back up finished games, ONE network call for the rest."""
+def expand_roots(self, states: np.ndarray, spgs: list) -> None:
+    """Give every game a root: ONE network call for all ``states [B, R, C]``, noise game by game, expand."""
+    _expand_roots(self, states, spgs)
+
+
+def _simulate(self: Any, spgs: list, kind: str = "") -> None:
     for spg in spgs:
-        spg.node = None
+        if kind != "stale node":
+            spg.node = None
         node = spg.root
         while node.is_expanded():
             node = node.select(self.config)
         value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
-        value = -value
+        value = value if kind == "terminal sign" else -value
         if is_terminal:
             node.backpropagate(value)
         else:
@@ -142,19 +128,30 @@ def simulate(self, spgs: list) -> None:
         priors, values = self.evaluate(np.stack([spg.node.state for spg in expandable]))
         for spg, prior, value in zip(expandable, priors, values, strict=True):
             spg.node.expand(self.game, prior)
-            spg.node.backpropagate(float(value))
+            spg.node.backpropagate(-float(value) if kind == "network sign" else float(value))
+
+
+def simulate(self, spgs: list) -> None:
+    """One simulation in every game: walk to a leaf, back up finished games, ONE network call for the rest."""
+    _simulate(self, spgs)
+
+
+def _search(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> Any:
+    self.expand_roots(states, spgs)
+    for _ in range(self.config.num_searches):
+        self.simulate(spgs)
+    counts = np.stack([_root_table(spg.root, self.game.action_size)[1] for spg in spgs])
+    if kind == "counts":
+        return counts
+    if kind == "one sum":
+        return counts / counts.sum()
+    shares = counts / counts.sum(axis=1, keepdims=True)
+    return list(shares) if kind == "a list" else shares
 
 
 def search(self, states: np.ndarray, spgs: list) -> np.ndarray:
     """Visit-count distributions ``[B, A]`` of canonical ``states [B, R, C]``, one tree per game in ``spgs``."""
-    self.expand_roots(states, spgs)
-    for _ in range(self.config.num_searches):
-        self.simulate(spgs)
-    counts = np.zeros((len(spgs), self.game.action_size))
-    for b, spg in enumerate(spgs):
-        for child in spg.root.children:
-            counts[b, child.action_taken] = child.visit_count
-    return counts / counts.sum(axis=1, keepdims=True)
+    return _search(self, states, spgs)
 
 
 class MCTSParallel:
@@ -193,25 +190,48 @@ def parallel_self_play(
     game, backwards through the list as in the video (``backwards=False``: forwards); a finished game's samples are
     ``game_memory(game, spg.memory, value, player)``, the outcome seen by each position's mover (notebook 5).
     """
-    memory: list = []
-    player = 1
+    return _loop(game, search, num_games, rng, temperature, "" if backwards else "forwards")
+
+
+def _loop(game: Game, search: Callable, num_games: int, rng: np.random.Generator, temperature: float = 1.25,
+          kind: str = "") -> list:  # fmt: skip
+    memory, player, shared = [], 1, []
     spgs = [SPG(game) for _ in range(num_games)]
     while spgs:
         states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
         probs = search(states, spgs)
-        order = range(len(spgs) - 1, -1, -1) if backwards else range(len(spgs))
-        ended = set()
-        for i in order:
-            spg = spgs[i]
-            spg.memory.append((states[i], probs[i], player))
-            action = int(rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)))
+        if kind == "skips":  # the live list: removing a game shifts the next one under the loop
+            games = enumerate(spgs)
+        elif kind in ("forwards", "del forwards"):
+            games = ((i, spgs[i]) for i in range(len(spgs)))
+        elif kind == "wrong row":
+            games = enumerate(reversed(spgs))
+        else:
+            games = ((i, spgs[i]) for i in reversed(range(len(spgs))))
+        ended = []
+        for i, spg in games:
+            history = shared if kind == "shared" else spg.memory
+            history.append((states[i], probs[i], player))
+            weights = probs[i] if kind == "no temperature" else apply_temperature(probs[i], temperature)
+            action = int(rng.choice(game.action_size, p=weights))
             spg.state = game.get_next_state(spg.state, action, player)
             value, is_terminal = game.get_value_and_terminated(spg.state, action)
             if is_terminal:
-                memory += game_memory(game, spg.memory, value, player)
-                ended.add(i)
-        spgs = [spg for i, spg in enumerate(spgs) if i not in ended]
-        player = game.get_opponent(player)
+                if kind == "outcome":
+                    memory += [(game.get_encoded_state(s), q, value) for s, q, _ in history]
+                else:
+                    memory += game_memory(game, history, value, player)
+                if kind == "skips":
+                    spgs.remove(spg)
+                elif kind == "del forwards":
+                    del spgs[i]
+                elif kind != "kept":
+                    ended.append(spg)
+            if kind == "player per game":
+                player = game.get_opponent(player)
+        spgs = [spg for spg in spgs if all(spg is not e for e in ended)]
+        if kind != "player per game":
+            player = game.get_opponent(player)
     return memory
 
 
@@ -229,6 +249,11 @@ def select_actions(
         raw_value=np.zeros(len(prior)),
     )
     return puct_selection(children, SearchConfig(C=C))
+
+
+def _planted(reference: Callable[..., Any], kind: str) -> Callable[..., Any]:
+    """``reference`` with the planted mistake ``kind`` (a function, or a method: ``self`` comes first)."""
+    return lambda *args: reference(*args, kind=kind)
 
 
 # ---- helpers for the notebook -------------------------------------------------------------------------------
@@ -252,6 +277,11 @@ class RowNet:
         return logits.astype(np.float32), values.astype(np.float32)
 
 
+def _miss(got: str, expected: str, hint: str = "") -> Mismatch:
+    """A ``Mismatch`` whose two sides are pictures in words (``Text``)."""
+    return Mismatch(Text(got), Text(expected), hint)
+
+
 class FakeParallelSearch:
     """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``.
 
@@ -269,45 +299,30 @@ class FakeParallelSearch:
         self.boards: dict[int, list[np.ndarray]] = {}  # id(spg) -> its board at each call
 
     def __call__(self, states: Any, spgs: Any) -> np.ndarray:
-        step = len(self.batch_sizes)
-        states = np.asarray(states)
-        spgs = list(spgs)
+        step, states, spgs = len(self.batch_sizes), np.asarray(states), list(spgs)
         shape = (len(spgs), self.game.row_count, self.game.column_count)
         if states.shape != shape:
-            raise Mismatch(
-                Text(f"search(states of shape {states.shape}, {len(spgs)} games)"),
-                Text(f"states of shape {shape}"),
-                "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still playing "
-                "and those B games, in the same order.",
-            )
+            raise _miss(f"search(states of shape {states.shape}, {len(spgs)} games)", f"states of shape {shape}",
+                        "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still "
+                        "playing and those B games, in the same order.")  # fmt: skip
         self.batch_sizes.append(len(spgs))
         if step == 0:
             if self.num_games is not None and len(spgs) != self.num_games:
-                raise Mismatch(
-                    Text(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}"),
-                    Text(f"all {self.num_games}"),
-                    "search every game in ONE call per step: make all num_games SPGs first, then search them "
-                    "together (search(states, spgs)).",
-                )
-            self.games = spgs
-            self.boards = {id(spg): [] for spg in spgs}
-        player = 1 if step % 2 == 0 else -1
+                raise _miss(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}",
+                            f"all {self.num_games}", "search every game in ONE call per step: make all num_games "
+                            "SPGs first, then search them together (search(states, spgs)).")  # fmt: skip
+            self.games, self.boards = spgs, {id(spg): [] for spg in spgs}
         for i, spg in enumerate(spgs):
             if id(spg) not in self.boards:
-                raise Mismatch(
-                    Text(f"step {step + 1}: a game that was not in the first call"),
-                    Text("the same SPGs at every step"),
-                    "make the SPGs once, before the loop; each keeps its board in spg.state.",
-                )
-            self._watch(step, player, i, spg, states[i])
+                raise _miss(f"step {step + 1}: a game that was not in the first call", "the same SPGs at every step",
+                            "make the SPGs once, before the loop; each keeps its board in spg.state.")  # fmt: skip
+            self._watch(step, 1 if step % 2 == 0 else -1, i, spg, states[i])
         searched = {id(spg) for spg in spgs}
         for k, spg in enumerate(self.games):
             if id(spg) not in searched and not _over(self.game, spg.state):
-                raise Mismatch(
-                    Text(f"step {step + 1}: game {k} is still playing but was not searched"),
-                    Text("every game still playing searched"),
-                    "take a game out of the list only when it has ended; search all the others in one call per step.",
-                )
+                raise _miss(f"step {step + 1}: game {k} is still playing but was not searched",
+                            "every game still playing searched", "take a game out of the list only when it has "
+                            "ended; search all the others in one call per step.")  # fmt: skip
         probs = np.zeros((len(spgs), self.game.action_size))
         for i, spg in enumerate(spgs):
             counts = fake_counts(self.game, states[i], self.seed)
@@ -324,53 +339,40 @@ class FakeParallelSearch:
         k = next(k for k, game in enumerate(self.games) if game is spg)
         board = np.asarray(getattr(spg, "state", None))
         if board.shape != state.shape:
-            raise Mismatch(Text(f"game {k}'s spg.state of shape {board.shape}"), Text(f"shape {state.shape}"),
-                           "keep each game's board in its spg.state.")  # fmt: skip
+            raise _miss(f"game {k}'s spg.state of shape {board.shape}", f"shape {state.shape}",
+                        "keep each game's board in its spg.state.")  # fmt: skip
         if _over(self.game, board):
-            raise Mismatch(
-                Text(f"step {step + 1}: game {k} was searched after it ended"),
-                Text("a finished game leaves the list"),
-                "take a game out of the list as soon as it ends (the loop runs while any game is still playing).",
-            )
+            raise _miss(f"step {step + 1}: game {k} was searched after it ended", "a finished game leaves the list",
+                        "take a game out of the list as soon as it ends (the loop runs while any game is still "
+                        "playing).")  # fmt: skip
         pieces = int(np.count_nonzero(board))
         if pieces != step:
-            raise Mismatch(
-                Text(f"step {step + 1}: game {k} has {pieces} pieces"),
-                Text(f"{step} (one move per game and step)"),
+            skipped = (
                 "every game still in the list moves once per step; removing a game from the list you are looping "
                 "over skips the game after it: loop backwards (for i in reversed(range(len(spgs))): ... del "
                 "spgs[i]) or build a new list of the games still playing."
-                if pieces < step
-                else "one move per game and step.",
             )
+            raise _miss(f"step {step + 1}: game {k} has {pieces} pieces", f"{step} (one move per game and step)",
+                        skipped if pieces < step else "one move per game and step.")  # fmt: skip
         if not np.array_equal(state, board * player):
             if np.array_equal(state, board):
-                raise Mismatch(
-                    Text(f"step {step + 1}: game {k}'s board as it is"),
-                    Text("seen by the player to move"),
-                    "search the canonical boards: game.change_perspective(spg.state, player) for each game.",
-                )
-            raise Mismatch(
-                Text(f"step {step + 1}: states[{i}] is not game {k}'s board"),
-                Text(f"spgs[{i}].state seen by the player to move"),
-                "states[i] is the board of spgs[i] (its spg.state) seen by the player to move: stack them in the "
-                "list's order.",
-            )
+                raise _miss(f"step {step + 1}: game {k}'s board as it is", "seen by the player to move",
+                            "search the canonical boards: game.change_perspective(spg.state, player) for each "
+                            "game.")  # fmt: skip
+            raise _miss(f"step {step + 1}: states[{i}] is not game {k}'s board",
+                        f"spgs[{i}].state seen by the player to move", "states[i] is the board of spgs[i] (its "
+                        "spg.state) seen by the player to move: stack them in the list's order.")  # fmt: skip
         self.boards[id(spg)].append(board.copy())
 
     def moves(self) -> list[list[int]]:
         """Each game's moves, in the order of the first call: from its boards at the calls and its final board."""
         out = []
         for spg in self.games:
-            boards = [*self.boards[id(spg)], np.asarray(spg.state)]
             played = []
-            for before, after in itertools.pairwise(boards):
+            for before, after in itertools.pairwise([*self.boards[id(spg)], np.asarray(spg.state)]):
                 cells = np.flatnonzero(before.reshape(-1) != after.reshape(-1))
-                for cell in cells:
-                    if self.game.action_size == before.size:
-                        played.append(int(cell))
-                    else:  # a column game: the action is the column
-                        played.append(int(cell % self.game.column_count))
+                column = self.game.action_size != before.size  # Connect Four: the action is the column
+                played += [int(c % self.game.column_count) if column else int(c) for c in cells]
             out.append(played)
         return out
 
@@ -385,11 +387,9 @@ def _over(game: Game, state: np.ndarray) -> bool:
     state = np.asarray(state)
     if not game.get_valid_moves(state).any():
         return True
-    for action in range(game.action_size):
-        occupied = state.reshape(-1)[action] != 0 if game.action_size == state.size else state[:, action].any()
-        if occupied and game.check_win(state, action):
-            return True
-    return False
+    cells = game.action_size == state.size  # Tic-Tac-Toe: an action is a cell; Connect Four: a column
+    occupied = state.reshape(-1) != 0 if cells else state.any(axis=0)
+    return any(game.check_win(state, int(action)) for action in np.flatnonzero(occupied))
 
 
 def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
@@ -405,100 +405,75 @@ def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
 
 
 # ---- the checks -----------------------------------------------------------------------------------------------
-def _games() -> list[Game]:
-    return [TicTacToe(), ConnectFour()]
-
-
 def check_spg(learner: Any) -> Any:
     """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node.
 
     Two games never share their memory list or their state array (each gets its own).
     """
 
-    def fields(cls, game):
+    def fields(cls: type, game: Game) -> tuple:
         spg = cls(game)
         return (spg.state, spg.memory, spg.root, spg.node)
 
-    def apart(cls, game):
+    def apart(cls: type) -> str:
+        game = TicTacToe()
         first, second = cls(game), cls(game)
         first.memory.append("sample")
         first.state[0, 0] = 9
         if second.memory:
             raise Mismatch(second.memory, [], "each SPG needs its own list: create it in __init__ (self.memory = []).")
         if second.state[0, 0] == 9:
-            raise Mismatch(
-                board(second.state),
-                board(game.get_initial_state()),
-                "each SPG needs its own state array (game.get_initial_state() makes a new one).",
-            )
+            raise Mismatch(board(second.state), board(game.get_initial_state()),
+                           "each SPG needs its own state array (game.get_initial_state() makes a new "
+                           "one).")  # fmt: skip
         return "apart"
 
-    def cases():
-        out = []
-        for game in [*_games(), Othello(6)]:
-            name = type(game).__name__
-            expected = (game.get_initial_state(), [], None, None)
-            out.append(
-                Case(
-                    f"spg = SPG({name}()); (spg.state, spg.memory, spg.root, spg.node)",
-                    lambda cls, g=game: fields(cls, g),
-                    expected,
-                    hint="state = game.get_initial_state(), memory = [], root = None, node = None.",
-                    same=_same_fields,
-                )
-            )
-        out.append(
-            Case(
-                "two SPG(TicTacToe()): add to one's memory and state, the other is unchanged",
-                lambda cls: apart(cls, TicTacToe()),
-                "apart",
-            )
-        )
+    def cases() -> list[Case]:
+        out = [
+            Case(f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
+                 lambda cls, g=game: fields(cls, g), (game.get_initial_state(), [], None, None),
+                 hint="state = game.get_initial_state(), memory = [], root = None, node = None.", same=_same_fields)
+            for game in (TicTacToe(), ConnectFour(), Othello(6))
+        ]  # fmt: skip
+        out.append(Case("two SPG(TicTacToe()): add to one's memory and state, the other is unchanged", apart, "apart"))
         return out
 
     # a wrong SPG keeps state between cases (a shared list grows): each mistake is a fresh class, tried once
     return check("SPG", learner, SPG, cases, SPG_MISTAKES, own=["__init__"], adapt=lambda make: make(), verify=False)
 
 
-def _shared_memory() -> type:
+def _spg_with(kind: str) -> type:
+    """A fresh wrong ``SPG`` class: ``"shared"``, one memory list in the class body; ``"no node"``, no node."""
+
     class SPG:
-        memory: list = []  # noqa: RUF012  (the mistake: one list for every game)
+        memory: list = []  # noqa: RUF012  (the "shared" mistake: one list for every game)
 
         def __init__(self, game: Game) -> None:
-            self.state, self.root, self.node = game.get_initial_state(), None, None
-
-    return SPG
-
-
-def _no_node() -> type:
-    class SPG:
-        def __init__(self, game: Game) -> None:
-            self.state, self.memory, self.root = game.get_initial_state(), [], None
+            self.state, self.root = game.get_initial_state(), None
+            if kind == "no node":
+                self.memory = []
+            else:
+                self.node = None
 
     return SPG
 
 
 SPG_MISTAKES = [
     Mistake("each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a "
-            "default argument memory=[], is ONE list shared by every game)",
-            _shared_memory),
-    Mistake("set all four attributes in __init__, node = None too (simulate reads it)", _no_node),
+            "default argument memory=[], is ONE list shared by every game)", lambda: _spg_with("shared")),
+    Mistake("set all four attributes in __init__, node = None too (simulate reads it)", lambda: _spg_with("no node")),
 ]  # fmt: skip
 
 
 def _same_fields(got: Any, expected: Any) -> bool:
+    """``(state, memory, root, node)``: the same board as an array, an empty list, ``None`` and ``None``."""
     if not isinstance(got, tuple) or len(got) != 4:
         return False
     state, memory, root, node = got
     return (
-        isinstance(state, np.ndarray)
-        and state.shape == expected[0].shape
-        and np.array_equal(state, expected[0])
-        and isinstance(memory, list)
-        and memory == []
-        and root is None
-        and node is None
-    )
+        isinstance(state, np.ndarray) and state.shape == expected[0].shape and np.array_equal(state, expected[0])
+        and isinstance(memory, list) and memory == [] and root is None and node is None
+    )  # fmt: skip
 
 
 def _settings() -> list[tuple[Game, int, SearchConfig, int]]:
@@ -509,20 +484,16 @@ def _settings() -> list[tuple[Game, int, SearchConfig, int]]:
         (TicTacToe(), 5, SearchConfig(num_searches=30, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=2), 2),
         (ConnectFour(), 3, SearchConfig(num_searches=20, C=1.5, seed=3), 3),
         (ConnectFour(), 4, SearchConfig(num_searches=16, dirichlet_epsilon=0.25, dirichlet_alpha=0.9, seed=4), 4),
-        (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),
+        (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),  # ENDGAMES
     ]
 
 
-def _endgames() -> np.ndarray:
-    """Tic-Tac-Toe positions where the search meets finished games within a few moves."""
-    return np.array(
-        [
-            [[1, 1, 0], [-1, -1, 0], [0, 0, 0]],  # the mover wins at 2 (or must block at 5)
-            [[1, -1, 1], [-1, -1, 1], [0, 1, -1]],  # two empty squares
-            [[-1, 1, 0], [0, 1, 0], [-1, 0, 0]],
-        ],
-        dtype=np.int8,
-    )
+# Tic-Tac-Toe positions where the search meets finished games within a few moves
+ENDGAMES = np.stack([
+    positions.WIN_AT_2,
+    positions.tictactoe([[1, -1, 1], [-1, -1, 1], [0, 1, -1]]),  # two empty squares
+    positions.tictactoe([[-1, 1, 0], [0, 1, 0], [-1, 0, 0]]),
+])  # fmt: skip
 
 
 def _serial(game: Game, config: SearchConfig, states: np.ndarray, net: Any, searches: int | None = None):
@@ -551,25 +522,20 @@ def _search_cases(run: Callable[..., Any], hint: str, searches: int | None = Non
     cases = []
     for game, batch, config, seed in _settings():
         net = RowNet(game, seed)
-        states = _endgames() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
+        states = ENDGAMES.copy() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
         probs, roots = _serial(game, config, states, net, searches)
+        args = (game, net, config, states)
         if not tables:
-            call = (
-                f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
-                f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}"
-            )
-            cases.append(Case(call, lambda cls, a=(game, net, config, states): run(cls, *a), probs, hint))
+            call = (f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
+                    f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}")  # fmt: skip
+            cases.append(Case(call, lambda cls, a=args: run(cls, *a), probs, hint))
             continue
-        expected = np.stack([_root_table(root, game.action_size) for root in roots])
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
-        call = (
-            f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, "
-            f"SearchConfig(num_searches={config.num_searches}, C={config.C}{noise}, seed={config.seed}); "
-            f"first game {board(states[0])}"
-        )
-        cases.append(
-            Case(call, lambda cls, a=(game, net, config, states): run(cls, *a), expected, hint, same=_same_tables)
-        )
+        call = (f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, SearchConfig(num_searches="
+                f"{config.num_searches}, C={config.C}{noise}, seed={config.seed}); first game "
+                f"{board(states[0])}")  # fmt: skip
+        expected = np.stack([_root_table(root, game.action_size) for root in roots])
+        cases.append(Case(call, lambda cls, a=args: run(cls, *a), expected, hint, same=_same_tables))
     return cases
 
 
@@ -591,37 +557,29 @@ def check_expand_roots(cls: type) -> type:
     root after one simulation minus that simulation (so the serial noise draws are used in game order).
     """
 
-    def run(cls, game, net, config, states):
-        mcts = cls(game, net, config)
-        spgs = [SPG(game) for _ in states]
+    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> np.ndarray:
+        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
         calls = mcts.network_calls
         mcts.expand_roots(states, spgs)
         untouched = np.random.default_rng(config.seed).bit_generator.state
         if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
-            raise Mismatch(
-                "no draw from self.rng",
-                "one self.rng.dirichlet per game",
-                "draw the noise from self.rng (seeded once, as the serial search's), not from np.random",
-            )
+            raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
+                           "draw the noise from self.rng (seeded once, as the serial search's), not from "
+                           "np.random")  # fmt: skip
         if mcts.network_calls - calls != 1:
             raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
-        if any(getattr(spg.root, "visit_count", None) != 1 for spg in spgs):
-            raise Mismatch(
-                [getattr(spg.root, "visit_count", None) for spg in spgs],
-                [1] * len(spgs),
-                "a root starts with visit_count = 1 (its own evaluation), as in the serial search.",
-            )
+        visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
+        if any(v != 1 for v in visits):
+            raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in "
+                           "the serial search.")  # fmt: skip
         tables = _tables(spgs, game.action_size)
         tables[:, 1:] = 0  # compare priors here; counts are compared against an unvisited expected table below
         return tables
 
-    def cases(cls):
-        out = _search_cases(
-            run,
-            "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
-            "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors.",
-            searches=1,
-        )
+    def cases(cls: type) -> list[Case]:
+        out = _search_cases(run, "one evaluate() call on all states, then for each game in order: noise over its "
+                            "legal moves from self.rng, spg.root = Node(state), visit_count = 1, expand with its "
+                            "priors.", searches=1)  # fmt: skip
         for case in out:
             case.expected = case.expected.copy()
             case.expected[:, 1:] = 0
@@ -631,32 +589,10 @@ def check_expand_roots(cls: type) -> type:
                         mistakes=ROOT_MISTAKES)  # fmt: skip
 
 
-def _roots_with(kind: str) -> Callable[..., None]:
-    def expand_roots(self: Any, states: np.ndarray, spgs: list) -> None:
-        priors, _ = self.evaluate(states)
-        eps = self.config.dirichlet_epsilon
-        if eps > 0 and kind == "all actions":
-            noise = self.rng.dirichlet([self.config.dirichlet_alpha] * self.game.action_size, size=len(states))
-            valid = np.stack([self.game.get_valid_moves(s) for s in states])
-            priors = ((1 - eps) * priors + eps * noise) * valid
-            priors /= priors.sum(axis=1, keepdims=True)
-        for b, spg in enumerate(spgs):
-            if eps > 0 and kind != "all actions":
-                legal = np.flatnonzero(self.game.get_valid_moves(states[b]))
-                generator = np.random if kind == "np.random" else self.rng
-                noise = generator.dirichlet([self.config.dirichlet_alpha] * len(legal))
-                priors[b, legal] = (1 - eps) * priors[b, legal] + eps * noise
-            spg.root = Node(states[b])
-            spg.root.visit_count = 1
-            spg.root.expand(self.game, priors[b])
-
-    return expand_roots
-
-
 ROOT_MISTAKES = [
     Mistake("draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * len(legal))), "
-            "as the serial search does; not one draw over every action", _roots_with("all actions")),
-    Mistake("draw the noise from self.rng (seeded once), not from np.random", _roots_with("np.random")),
+            "as the serial search does; not one draw over every action", _planted(_expand_roots, "all actions")),
+    Mistake("draw the noise from self.rng (seeded once), not from np.random", _planted(_expand_roots, "np.random")),
 ]  # fmt: skip
 
 
@@ -668,62 +604,32 @@ def check_simulate(cls: type) -> type:
     Positions with finished games inside the tree are included; each simulation makes at most one network call.
     """
 
-    def run(cls, game, net, config, states):
-        mcts = cls(game, net, config)
-        spgs = [SPG(game) for _ in states]
+    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> np.ndarray:
+        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
         expand_roots(mcts, states, spgs)
         for _ in range(config.num_searches):
             calls = mcts.network_calls
             mcts.simulate(spgs)
             if mcts.network_calls - calls > 1:
-                raise Mismatch(
-                    f"{mcts.network_calls - calls} network calls in one simulation",
-                    "at most 1",
-                    "collect every game's leaf first, then evaluate them all in one call.",
-                )
+                raise Mismatch(f"{mcts.network_calls - calls} network calls in one simulation", "at most 1",
+                               "collect every game's leaf first, then evaluate them all in one call.")  # fmt: skip
         return _tables(spgs, game.action_size)
 
-    def cases(cls):
-        return _search_cases(
-            run,
-            "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
-            "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each.",
-        )
+    def cases(cls: type) -> list[Case]:
+        return _search_cases(run, "for each game: walk with node.select(config) while expanded; a finished leaf "
+                             "backs up -value at once, the others wait in spg.node; then one evaluate() for all, "
+                             "expand and backpropagate each.")  # fmt: skip
 
     return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate", mistakes=SIMULATE_MISTAKES)
 
 
-def _simulate_with(kind: str) -> Callable[..., None]:
-    def simulate(self: Any, spgs: list) -> None:
-        for spg in spgs:
-            if kind != "stale node":
-                spg.node = None
-            node = spg.root
-            while node.is_expanded():
-                node = node.select(self.config)
-            value, is_terminal = self.game.get_value_and_terminated(node.state, node.action_taken)
-            value = value if kind == "terminal sign" else -value
-            if is_terminal:
-                node.backpropagate(value)
-            else:
-                spg.node = node
-        expandable = [spg for spg in spgs if spg.node is not None]
-        if expandable:
-            priors, values = self.evaluate(np.stack([spg.node.state for spg in expandable]))
-            for spg, prior, value in zip(expandable, priors, values, strict=True):
-                spg.node.expand(self.game, prior)
-                spg.node.backpropagate(-float(value) if kind == "network sign" else float(value))
-
-    return simulate
-
-
 SIMULATE_MISTAKES = [
     Mistake("a finished leaf's value comes from the rules, which score it for the player who just moved: back up "
-            "-value", _simulate_with("terminal sign")),
+            "-value", _planted(_simulate, "terminal sign")),
     Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
-            _simulate_with("network sign")),
+            _planted(_simulate, "network sign")),
     Mistake("reset spg.node = None at the start of every simulation: a finished game's leaf must not wait from "
-            "the simulation before", _simulate_with("stale node")),
+            "the simulation before", _planted(_simulate, "stale node")),
 ]  # fmt: skip
 
 
@@ -734,57 +640,37 @@ def check_search(cls: type) -> type:
     with noise on it draws the same noise as the parallel search does game by game.
     """
 
-    def run(cls, game, net, config, states):
-        mcts = cls(game, net, config)
-        spgs = [SPG(game) for _ in states]
+    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> Any:
+        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
         return mcts.search(states, spgs)
 
-    def cases(cls):
-        return _search_cases(
-            run,
-            "expand_roots, then num_searches calls of simulate, then each root's children's visit counts normalised "
-            "per game: an array [B, A].",
-            tables=False,
-        )
+    def cases(cls: type) -> list[Case]:
+        return _search_cases(run, "expand_roots, then num_searches calls of simulate, then each root's children's "
+                             "visit counts normalised per game: an array [B, A].", tables=False)  # fmt: skip
 
     return check_method(cls, "search", search, cases, name="MCTSParallel.search", mistakes=SEARCH_MISTAKES)
 
 
-def _search_with(kind: str) -> Callable[..., np.ndarray]:
-    def wrong_search(self: Any, states: np.ndarray, spgs: list) -> Any:
-        search(self, states, spgs)  # the visits are right; what is returned is not
-        counts = np.stack([_root_table(spg.root, self.game.action_size)[1] for spg in spgs])
-        if kind == "counts":
-            return counts
-        if kind == "one sum":
-            return counts / counts.sum()
-        return list(counts / counts.sum(axis=1, keepdims=True))
-
-    return wrong_search
-
-
-SEARCH_MISTAKES = [
-    Mistake("return each game's visit SHARES: its counts divided by its own sum", _search_with("counts")),
+SEARCH_MISTAKES = [  # the visits are right; what is returned is not
+    Mistake("return each game's visit SHARES: its counts divided by its own sum", _planted(_search, "counts")),
     Mistake("normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
-            "games", _search_with("one sum")),
+            "games", _planted(_search, "one sum")),
     Mistake("return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
-            _search_with("a list")),
+            _planted(_search, "a list")),
 ]  # fmt: skip
 
 
 # ---- the self-play loop -----------------------------------------------------------------------------------------
-def _loop_settings() -> list[tuple[Game, int, int, float]]:
-    """(game, number of games, seed, temperature) of the loop's cases."""
-    return [
-        (TicTacToe(), 1, 0, 1.25),
-        (TicTacToe(), 5, 1, 1.25),
-        (TicTacToe(), 8, 2, 1.0),
-        (TicTacToe(), 6, 3, 0.5),
-        (TicTacToe(), 4, 4, 0.0),
-        (TicTacToe(), 12, 5, 2.0),
-        (ConnectFour(), 3, 6, 1.25),
-        (ConnectFour(), 5, 7, 1.0),
-    ]
+LOOP_SETTINGS = [  # (game, number of games, seed, temperature) of the loop's cases
+    (TicTacToe(), 1, 0, 1.25),
+    (TicTacToe(), 5, 1, 1.25),
+    (TicTacToe(), 8, 2, 1.0),
+    (TicTacToe(), 6, 3, 0.5),
+    (TicTacToe(), 4, 4, 0.0),
+    (TicTacToe(), 12, 5, 2.0),
+    (ConnectFour(), 3, 6, 1.25),
+    (ConnectFour(), 5, 7, 1.0),
+]
 
 
 def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float) -> tuple[Any, list]:
@@ -792,24 +678,20 @@ def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperat
     search = FakeParallelSearch(game, seed, num_games)
     memory = f(game, search, num_games, np.random.default_rng(seed), temperature)
     if not search.games:
-        raise Mismatch(Text("search was never called"), Text("one call per step"),
-                       "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
+        raise _miss("search was never called", "one call per step",
+                    "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
     for k, spg in enumerate(search.games):
         if not _over(game, spg.state):
-            raise Mismatch(
-                Text(f"game {k} not finished when the loop returned"),
-                Text("every game played to its end"),
-                "loop while any game is still playing (while spgs:), not until the first one ends.",
-            )
+            raise _miss(f"game {k} not finished when the loop returned", "every game played to its end",
+                        "loop while any game is still playing (while spgs:), not until the first one "
+                        "ends.")  # fmt: skip
     return memory, search.moves()
 
 
 def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float, expected: dict) -> Any:
     memory, moves = _play(f, game, num_games, seed, temperature)
     # the draws may go forwards or backwards through the list: compare with the reference that went the same way
-    scores = {}
-    for way, (_, want) in expected.items():
-        scores[way] = sum(_common_prefix(a, b) for a, b in zip(moves, want, strict=True))
+    scores = {way: sum(map(_common_prefix, moves, want)) for way, (_, want) in expected.items()}
     way = max(expected, key=lambda w: (scores[w], w == "backwards"))
     want_memory, want_moves = expected[way]
     for k, (got, want) in enumerate(zip(moves, want_moves, strict=True)):
@@ -820,12 +702,7 @@ def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temp
 
 
 def _common_prefix(a: list, b: list) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    return next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def _compare_samples(game: Game, got: Any, expected: list) -> None:
@@ -840,56 +717,34 @@ def _compare_samples(game: Game, got: Any, expected: list) -> None:
                            "each sample is (encoded state, probs, outcome), as game_memory makes them.")  # fmt: skip
         state, _, outcome = sample
         if not isinstance(state, np.ndarray) or state.shape != shape:
-            raise Mismatch(Text(f"a sample's state {show(state, 60)}"), Text(f"an encoded state of shape {shape}"),
-                           "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
+            raise _miss(f"a sample's state {show(state, 60)}", f"an encoded state of shape {shape}",
+                        "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
         if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
-            raise Mismatch(Text(f"a sample's outcome {show(outcome, 60)}"), Text("a number (1, 0 or -1)"),
-                           "the outcome is a number, seen by the position's mover.")  # fmt: skip
+            raise _miss(f"a sample's outcome {show(outcome, 60)}", "a number (1, 0 or -1)",
+                        "the outcome is a number, seen by the position's mover.")  # fmt: skip
     if len(got) != len(expected):
-        raise Mismatch(
-            Text(f"{len(got)} samples"),
-            Text(f"{len(expected)} samples"),
-            "one sample per position of every game, added once, when its game ends: game_memory(game, spg.memory, "
-            "value, player), with each game's own spg.memory.",
-        )
+        raise _miss(f"{len(got)} samples", f"{len(expected)} samples", "one sample per position of every game, added "
+                    "once, when its game ends: game_memory(game, spg.memory, value, player), with each game's own "
+                    "spg.memory.")  # fmt: skip
 
     def key(sample: Any) -> tuple[bytes, float]:
         return np.asarray(sample[0], dtype=np.float32).tobytes(), float(np.asarray(sample[2]))
 
     mine, theirs = sorted(got, key=key), sorted(expected, key=key)
-    positions = sorted(key(s)[0] for s in got) != sorted(key(s)[0] for s in expected)
-    if positions:
-        stray = _count_missing([key(s)[0] for s in got], [key(s)[0] for s in expected])
-        raise Mismatch(
-            Text(f"{stray} of {len(got)} samples at positions the games did not search"),
-            Text("each game's positions, seen by their movers"),
-            "store states[i] (the canonical board the search saw) in spg.memory; game_memory encodes it.",
-        )
+    stray = sum((Counter(key(s)[0] for s in got) - Counter(key(s)[0] for s in expected)).values())
+    if stray:
+        raise _miss(f"{stray} of {len(got)} samples at positions the games did not search",
+                    "each game's positions, seen by their movers", "store states[i] (the canonical board the "
+                    "search saw) in spg.memory; game_memory encodes it.")  # fmt: skip
     by_position = {key(s)[0]: s[1] for s in theirs}
-    other = sum(
-        1 for s in mine if not np.allclose(np.asarray(s[1], dtype=np.float64), by_position[key(s)[0]], atol=1e-5)
-    )
+    other = sum(not np.allclose(np.asarray(s[1], dtype=np.float64), by_position[key(s)[0]], atol=1e-5) for s in mine)
     if other:
-        raise Mismatch(
-            Text(f"{other} of {len(got)} samples with other probabilities"),
-            Text("the search's probabilities"),
-            "store probs[i], the search's probabilities of game i's board (before temperature).",
-        )
+        raise _miss(f"{other} of {len(got)} samples with other probabilities", "the search's probabilities",
+                    "store probs[i], the search's probabilities of game i's board (before temperature).")  # fmt: skip
     if [key(s) for s in mine] != [key(s) for s in theirs]:
-        raise Mismatch(Text(_outcome_counts(mine)), Text(_outcome_counts(theirs)),
-                       "each position's outcome is seen by the player who moved there: game_memory(game, spg.memory, "
-                       "value, player) with the player who made the last move.")  # fmt: skip
-
-
-def _count_missing(got: list, expected: list) -> int:
-    left = list(expected)
-    stray = 0
-    for item in got:
-        if item in left:
-            left.remove(item)
-        else:
-            stray += 1
-    return stray
+        raise _miss(_outcome_counts(mine), _outcome_counts(theirs), "each position's outcome is seen by the player "
+                    "who moved there: game_memory(game, spg.memory, value, player) with the player who made the last "
+                    "move.")  # fmt: skip
 
 
 def _outcome_counts(samples: list) -> str:
@@ -909,17 +764,17 @@ def check_parallel_self_play(learner: Any) -> Any:
 
     def cases() -> list[Case]:
         out = []
-        for game, num_games, seed, temperature in _loop_settings():
+        for game, num_games, seed, temperature in LOOP_SETTINGS:
+            args = (game, num_games, seed, temperature)
             expected = {
-                way: _play(lambda *a, w=way: parallel_self_play(*a, backwards=w == "backwards"), game, num_games,
-                           seed, temperature)
+                way: _play(lambda *a, w=way: parallel_self_play(*a, backwards=w == "backwards"), *args)
                 for way in ("backwards", "forwards")
-            }  # fmt: skip
+            }
             out.append(
                 Case(
                     f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
                     f"temperature={temperature})",
-                    lambda f, a=(game, num_games, seed, temperature), e=expected: _run_loop(f, *a, e),
+                    lambda f, a=args, e=expected: _run_loop(f, *a, e),
                     "agrees",
                     "each step: ONE search for all games still playing; then for each game i its move "
                     "rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)), one draw per game "
@@ -936,90 +791,29 @@ def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: n
     return parallel_self_play(game, search, num_games, rng, temperature)
 
 
-def _loop_with(kind: str) -> Callable[..., list]:
-    def loop(game: Any, search: Callable, num_games: int, rng: np.random.Generator, temperature: float = 1.25) -> list:
-        memory, player, shared = [], 1, []
-        spgs = [SPG(game) for _ in range(num_games)]
-        while spgs:
-            states = np.stack([game.change_perspective(spg.state, player) for spg in spgs])
-            probs = search(states, spgs)
-            if kind == "skips":  # the live list: removing a game shifts the next one under the loop
-                games = enumerate(spgs)
-            elif kind == "del forwards":
-                games = ((i, spgs[i]) for i in range(len(spgs)))
-            elif kind == "wrong row":
-                games = enumerate(reversed(spgs))
-            else:
-                games = ((i, spgs[i]) for i in reversed(range(len(spgs))))
-            ended = []
-            for i, spg in list(games) if kind not in ("skips", "del forwards") else games:
-                history = shared if kind == "shared" else spg.memory
-                history.append((states[i], probs[i], player))
-                weights = np.asarray(probs[i], dtype=np.float64)
-                if kind != "no temperature":
-                    weights = apply_temperature(weights, temperature)
-                action = int(rng.choice(game.action_size, p=weights / weights.sum()))
-                spg.state = game.get_next_state(spg.state, action, player)
-                value, done = game.get_value_and_terminated(spg.state, action)
-                if done:
-                    if kind == "outcome":
-                        memory += [(game.get_encoded_state(s), q, value) for s, q, _ in history]
-                    else:
-                        memory += game_memory(game, history, value, player)
-                    if kind == "skips":
-                        spgs.remove(spg)
-                    elif kind == "del forwards":
-                        del spgs[i]
-                    elif kind != "kept":
-                        ended.append(spg)
-                if kind == "player per game":
-                    player = game.get_opponent(player)
-            spgs = [spg for spg in spgs if all(spg is not e for e in ended)]
-            if kind != "player per game":
-                player = game.get_opponent(player)
-        return memory
-
-    return loop
-
-
 LOOP_MISTAKES = [
     Mistake("take a game out of the list when it ends: a finished game left in it is searched again",
-            _loop_with("kept")),
+            _planted(_loop, "kept")),
     Mistake("removing a game from the list you are looping over skips the game after it (and its row of probs "
             "no longer lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the "
-            "video does, or build a new list of the games still playing", _loop_with("skips")),
+            "video does, or build a new list of the games still playing", _planted(_loop, "skips")),
     Mistake("deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
             "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
-            _loop_with("del forwards")),
+            _planted(_loop, "del forwards")),
     Mistake("each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives the "
-            "other player's positions game.get_opponent_value(value)", _loop_with("outcome")),
+            "other player's positions game.get_opponent_value(value)", _planted(_loop, "outcome")),
     Mistake("each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
-            "into every finished game's samples", _loop_with("shared")),
+            "into every finished game's samples", _planted(_loop, "shared")),
     Mistake("game i's move and sample come from row i of probs (and of states), the row of ITS board: "
-            "enumerate(reversed(spgs)) counts from 0 at the last game", _loop_with("wrong row")),
+            "enumerate(reversed(spgs)) counts from 0 at the last game", _planted(_loop, "wrong row")),
     Mistake("all games move together: flip player once per step, after every game has moved",
-            _loop_with("player per game")),
+            _planted(_loop, "player per game")),
     Mistake("draw each move from apply_temperature(probs[i], temperature), not from the search's probabilities as "
-            "they are", _loop_with("no temperature")),
+            "they are", _planted(_loop, "no temperature")),
 ]  # fmt: skip
 
 
 # ---- the array exercises ----------------------------------------------------------------------------------------
-def _serial_choice(value_sum, visit_count, prior, legal, parent_visits, C) -> np.ndarray:
-    """The library's Node.select on object nodes built from each row: the semantics the arrays must follow."""
-    config = SearchConfig(C=C)
-    actions = []
-    for b in range(len(prior)):
-        parent = Node(np.zeros((1, 1)))
-        parent.visit_count = parent_visits[b]
-        for a in np.flatnonzero(legal[b]):
-            child = Node(np.zeros((1, 1)), parent, int(a), prior[b, a])
-            child.visit_count, child.value_sum = visit_count[b, a], value_sum[b, a]
-            parent.children.append(child)
-        actions.append(parent.select(config).action_taken)
-    return np.array(actions)
-
-
 def _select_inputs(rng: np.random.Generator, B: int, A: int) -> tuple[np.ndarray, ...]:
     legal = rng.random((B, A)) < 0.75
     legal[np.arange(B), rng.integers(0, A, B)] = True
@@ -1032,83 +826,66 @@ def _select_inputs(rng: np.random.Generator, B: int, A: int) -> tuple[np.ndarray
 
 
 def _select_cases() -> list[Case]:
-    named = []
-    # ties: every child unvisited with equal priors -> the lowest legal action
+    """Hand-made rows, then seeded batches; expected: the library's ``select_actions`` (``puct_selection``)."""
     legal = np.array([[True] * 4, [False, True, True, True], [False, False, True, True]])
-    prior = legal / legal.sum(axis=1, keepdims=True)
     zeros = np.zeros((3, 4))
-    named.append(("ties go to the lowest legal action", (zeros, zeros, prior, legal, np.ones(3)), 2.0))
     # every legal child looks bad for the parent: an illegal action (score 0 unmasked) must not win
-    legal = np.array([[False, True, True], [True, True, False]])
-    visit_count = np.array([[0, 4, 3], [5, 2, 0]], dtype=np.float64)
-    value_sum = np.array([[0, 3.0, 2.5], [4.0, 1.5, 0]])
-    prior = np.array([[0, 0.5, 0.5], [0.6, 0.4, 0]])
-    named.append(
-        ("every legal child is bad for the parent", (value_sum, visit_count, prior, legal, np.array([8, 8])), 2.0)
-    )
+    bad = (np.array([[0, 3.0, 2.5], [4.0, 1.5, 0]]), np.array([[0, 4, 3], [5, 2, 0]], dtype=np.float64),
+           np.array([[0, 0.5, 0.5], [0.6, 0.4, 0]]), np.array([[False, True, True], [True, True, False]]))  # fmt: skip
     # a visited child against unvisited ones: Q decides against the prior
-    legal = np.ones((2, 3), dtype=bool)
-    visit_count = np.array([[3, 0, 0], [1, 0, 0]], dtype=np.float64)
-    value_sum = np.array([[-3.0, 0, 0], [0.9, 0, 0]])
-    prior = np.array([[0.2, 0.4, 0.4], [0.8, 0.1, 0.1]])
-    named.append(("Q of a visited child vs unvisited", (value_sum, visit_count, prior, legal, np.array([4, 2])), 2.0))
-    # parent never visited: no exploration term at all, Q alone decides
-    named.append(("parent_visits 0: Q alone", (value_sum, visit_count, prior, legal, np.array([0, 0])), 2.0))
-    out = []
-    for label, args, C in named:
-        out.append((f"{label}: select_actions({_arrays_call(args)}, C={C})", args, C))
+    visited = (np.array([[-3.0, 0, 0], [0.9, 0, 0]]), np.array([[3, 0, 0], [1, 0, 0]], dtype=np.float64),
+               np.array([[0.2, 0.4, 0.4], [0.8, 0.1, 0.1]]), np.ones((2, 3), dtype=bool))  # fmt: skip
+    named = [  # (label, (value_sum, visit_count, prior, legal, parent_visits))
+        ("ties go to the lowest legal action", (zeros, zeros, legal / legal.sum(axis=1, keepdims=True), legal,
+                                                np.ones(3))),
+        ("every legal child is bad for the parent", (*bad, np.array([8, 8]))),
+        ("Q of a visited child vs unvisited", (*visited, np.array([4, 2]))),
+        ("parent_visits 0: Q alone", (*visited, np.array([0, 0]))),  # no exploration term at all
+    ]  # fmt: skip
+    out = [(f"{label}: select_actions({_arrays_call(args)}, C=2.0)", args, 2.0) for label, args in named]
     rng = np.random.default_rng(7)
     for k, (B, A, C) in enumerate([(5, 9, 2.0), (8, 7, 1.41), (64, 9, 2.0), (32, 7, 0.5), (16, 65, 3.0)]):
         args = _select_inputs(rng, B, A)
         if k == 2:  # duplicate a column so some rows tie exactly between two legal actions
-            for array in args[:3]:
+            for array in args[:4]:
                 array[:, 5] = array[:, 3]
-            args[3][:, 5] = args[3][:, 3]
         out.append((f"select_actions(<seeded arrays [{B}, {A}]>, C={C})", args, C))
-    cases = []
-    for call, args, C in out:
-        expected = _serial_choice(*args, C)
-        cases.append(
-            Case(
-                call,
-                lambda f, a=args, c=C: _run_select(f, a, c),
-                expected,
-                hint="score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), "
-                "-inf on illegal actions, then argmax over axis 1 (the first maximum).",
-                same=lambda got, exp: (
-                    isinstance(got, np.ndarray)
-                    and got.dtype.kind in "iu"
-                    and got.shape == exp.shape
-                    and np.array_equal(got, exp)
-                ),
-            )
-        )
-    return cases
+    hint = ("score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), -inf on "
+            "illegal actions, then argmax over axis 1 (the first maximum).")  # fmt: skip
+    return [
+        Case(call, lambda f, a=args, c=C: _run_select(f, a, c), select_actions(*args, C=C), hint, same=_same_ints)
+        for call, args, C in out
+    ]
+
+
+def _same_ints(got: Any, expected: np.ndarray) -> bool:
+    return isinstance(got, np.ndarray) and got.dtype.kind in "iu" and _same_array(got, expected)
+
+
+def _same_array(got: Any, expected: np.ndarray) -> bool:
+    return isinstance(got, np.ndarray) and got.shape == expected.shape and np.array_equal(got, expected)
 
 
 def _arrays_call(args: tuple[np.ndarray, ...]) -> str:
     names = ("value_sum", "visit_count", "prior", "legal", "parent_visits")
-    parts = []
-    for name, array in zip(names, args, strict=True):
-        parts.append(f"{name}={show(np.asarray(array).astype(int) if array.dtype == bool else array)}")
-    return ", ".join(parts)
+    shown = [show(a.astype(int) if a.dtype == bool else a) for a in args]
+    return ", ".join(f"{name}={text}" for name, text in zip(names, shown, strict=True))
 
 
 def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -> Any:
     copies = [a.copy() for a in args]
     with np.errstate(all="ignore"):
         got = f(*copies, C=C)
-    for before, after in zip(args, copies, strict=True):
-        if not np.array_equal(before, after):
-            raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
+    if any(not np.array_equal(before, after) for before, after in zip(args, copies, strict=True)):
+        raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
     return got
 
 
 def check_select_actions(learner: Any) -> Any:
     """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low.
 
-    Expected: the library's ``Node.select`` run on object nodes built from each row. Cases: exact ties, a
-    position where every legal child is bad for the parent (an unmasked illegal action would win), Q against
+    Expected: the library's ``puct_selection`` (``Node.select``'s rule, for every row at once). Cases: exact ties,
+    a position where every legal child is bad for the parent (an unmasked illegal action would win), Q against
     unvisited children, a parent with 0 visits, and seeded batches (a duplicated column makes exact ties).
     """
     return check("select_actions", learner, select_actions, _select_cases, SELECT_MISTAKES)
@@ -1160,32 +937,36 @@ def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np
     return visit_count, value_sum, path, depth, leaf_value
 
 
+# hand-made paths [L, B] and depths [B] (a game not searching, a leaf at the root, a path to the last level)
+HAND_PATHS = [
+    (np.array([[1], [3], [2], [4], [0]], dtype=np.intp), np.array([3])),
+    (np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp), np.array([1, 2, -1])),
+    (np.array([[1, 1], [0, 5], [0, 6]], dtype=np.intp), np.array([0, 2])),
+]
+
+
 def _backup_cases() -> list[Case]:
-    out = []
     # one game, path root(1) -> 3 -> 2 -> 4: the leaf gets +v, node 2 -v, node 3 +v, the root -v
-    path = np.array([[1], [3], [2], [4], [0]], dtype=np.intp)
-    args = (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)), path, np.array([3]), np.array([0.5]))
-    out.append(("one game, path [1, 3, 2, 4], leaf_value 0.5", args))
-    path = np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp)
-    args = (np.zeros((3, 4)), np.zeros((3, 4)), path, np.array([1, 2, -1]), np.array([-1.0, 0.25, 0.7]))
-    out.append(("depths 1 and 2 and a game not searching (depth -1)", args))
+    out = [
+        ("one game, path [1, 3, 2, 4], leaf_value 0.5", (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)),
+                                                          *HAND_PATHS[0], np.array([0.5]))),
+        ("depths 1 and 2 and a game not searching (depth -1)", (np.zeros((3, 4)), np.zeros((3, 4)), *HAND_PATHS[1],
+                                                                 np.array([-1.0, 0.25, 0.7]))),
+    ]  # fmt: skip
     rng = np.random.default_rng(3)
     for B, N, L in [(4, 8, 4), (16, 20, 7), (64, 30, 10)]:
         out.append((f"<seeded arrays: {B} games, {N} nodes, paths of up to {L} levels>", _backup_inputs(rng, B, N, L)))
     cases = []
     for label, args in out:
-        expected_visits, expected_values = args[0].copy(), args[1].copy()
-        backup(expected_visits, expected_values, *args[2:])
+        expected = (args[0].copy(), args[1].copy())
+        backup(*expected, *args[2:])
+        path, depth, leaf_value = (show(a) for a in args[2:])
+        shown = "" if "seeded" in label else f": path={path}, depth={depth}, leaf_value={leaf_value}"
         cases.append(
             Case(
-                f"backup(visit_count, value_sum, path, depth, leaf_value), {label}"
-                + (
-                    f": path={show(args[2])}, depth={show(args[3])}, leaf_value={show(args[4])}"
-                    if "seeded" not in label
-                    else ""
-                ),
-                lambda f, a=args, e=(expected_visits, expected_values): _run_backup(f, a, e),
-                (expected_visits, expected_values),
+                f"backup(visit_count, value_sum, path, depth, leaf_value), {label}{shown}",
+                lambda f, a=args, e=expected: _run_backup(f, a, e),
+                expected,
                 hint="for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], "
                 "value = -value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 "
                 "and stay untouched.",
@@ -1194,22 +975,15 @@ def _backup_cases() -> list[Case]:
     return cases
 
 
-def _run_backup(
-    f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
+def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: tuple[np.ndarray, np.ndarray]) -> tuple:
     visit_count, value_sum = args[0].copy(), args[1].copy()
-    path, depth, leaf_value = args[2].copy(), args[3].copy(), args[4].copy()
-    returned = f(visit_count, value_sum, path, depth, leaf_value)
+    returned = f(visit_count, value_sum, *(a.copy() for a in args[2:]))
     untouched = np.array_equal(visit_count, args[0]) and np.array_equal(value_sum, args[1])
     if untouched and not (np.array_equal(expected[0], args[0]) and np.array_equal(expected[1], args[1])):
         made = " (yours returned new arrays instead)" if returned is not None else ""
-        raise Mismatch(
-            (visit_count, value_sum),
-            expected,
-            f"the visit_count and value_sum you were given did not change{made}: backup works in place, on the "
-            f"tree's own arrays, which the search reads afterwards; write into them (visit_count[b, node] += 1), do "
-            f"not copy them",
-        )
+        raise Mismatch((visit_count, value_sum), expected, f"the visit_count and value_sum you were given did not "
+                       f"change{made}: backup works in place, on the tree's own arrays, which the search reads "
+                       f"afterwards; write into them (visit_count[b, node] += 1), do not copy them")  # fmt: skip
     return visit_count, value_sum
 
 
@@ -1222,29 +996,16 @@ STEP_HINTS = {
 
 
 def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
-    """Cases for the backup's two steps: hand-made paths (a game not searching, a leaf at the root, a path to the
-    last level) and seeded batches; ``reference(path, depth)`` gives the expected ``[L, B]`` array."""
-    hand = [
-        (np.array([[1], [3], [2], [4], [0]], dtype=np.intp), np.array([3])),
-        (np.array([[1, 1, 1], [2, 3, 0], [0, 2, 0]], dtype=np.intp), np.array([1, 2, -1])),
-        (np.array([[1, 1], [0, 5], [0, 6]], dtype=np.intp), np.array([0, 2])),
-    ]
+    """Cases for the backup's two steps: ``HAND_PATHS`` and seeded batches; ``reference(path, depth)`` gives the
+    expected ``[L, B]`` array."""
     rng = np.random.default_rng(5)
     seeded = [_backup_inputs(rng, B, N, L)[2:4] for B, N, L in [(4, 8, 4), (16, 20, 7)]]
     cases = []
-    for path, depth in [*hand, *seeded]:
+    for path, depth in [*HAND_PATHS, *seeded]:
         expected = reference(path, depth)
-        cases.append(
-            Case(
-                f"{name}(path, depth) with path={show(path)}, depth={show(depth)}",
-                lambda f, p=path, d=depth, k=expected.dtype.kind: _run_step(f, p, d, k),
-                expected,
-                hint=STEP_HINTS[name],
-                same=lambda got, exp: (
-                    isinstance(got, np.ndarray) and got.shape == exp.shape and np.array_equal(got, exp)
-                ),
-            )
-        )
+        run = lambda f, p=path, d=depth, k=expected.dtype.kind: _run_step(f, p, d, k)  # noqa: E731
+        call = f"{name}(path, depth) with path={show(path)}, depth={show(depth)}"
+        cases.append(Case(call, run, expected, hint=STEP_HINTS[name], same=_same_array))
     return cases
 
 
@@ -1252,19 +1013,17 @@ def _run_step(f: Callable[..., Any], path: np.ndarray, depth: np.ndarray, kind: 
     given_path, given_depth = path.copy(), depth.copy()
     got = f(given_path, given_depth)
     if not (np.array_equal(given_path, path) and np.array_equal(given_depth, depth)):
-        raise Mismatch(
-            "path or depth changed", "both untouched", "compute a new array; do not write into path or depth"
-        )
+        raise Mismatch("path or depth changed", "both untouched",
+                       "compute a new array; do not write into path or depth")  # fmt: skip
     if not isinstance(got, np.ndarray):
-        raise Mismatch(
-            got, Text("a numpy array [L, B]"), "return a numpy array with one row per level, one column per game"
-        )
+        raise Mismatch(got, Text("a numpy array [L, B]"),
+                       "return a numpy array with one row per level, one column per game")  # fmt: skip
     if got.shape != path.shape:
-        raise Mismatch(Text(f"shape {got.shape}"), Text(f"shape {path.shape} (levels, games)"),
-                       "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
-                       "with depth[None, :] (broadcasting)")  # fmt: skip
+        raise _miss(f"shape {got.shape}", f"shape {path.shape} (levels, games)",
+                    "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
+                    "with depth[None, :] (broadcasting)")  # fmt: skip
     if kind == "b" and got.dtype != bool:
-        raise Mismatch(Text(f"dtype {got.dtype}"), Text("dtype bool"), "a comparison gives booleans: levels <= depth")
+        raise _miss(f"dtype {got.dtype}", "dtype bool", "a comparison gives booleans: levels <= depth")
     return got.astype(float) if kind == "f" else got
 
 
@@ -1280,46 +1039,20 @@ def check_level_signs(learner: Any) -> Any:
                  SIGN_MISTAKES)  # fmt: skip
 
 
-def _on_path_with(kind: str) -> Callable[..., np.ndarray]:
-    def wrong(path: Any, depth: Any) -> np.ndarray:
-        levels, depth = np.arange(len(path))[:, None], np.asarray(depth)[None, :]
-        if kind == "strict":
-            return levels < depth
-        if kind == "nodes":
-            return np.asarray(path) > 0
-        return (levels <= depth).T
-
-    return wrong
-
-
 ON_PATH_MISTAKES = [
     Mistake("the leaf's own level is on the path: levels 0..depth[b], so levels <= depth (not <)",
-            _on_path_with("strict")),
-    Mistake(
-        "read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
-        "a level is on the path when level <= depth[b]",
-        _on_path_with("nodes")),
+            lambda path, depth: np.arange(len(path))[:, None] < np.asarray(depth)[None, :]),
+    Mistake("read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
+            "a level is on the path when level <= depth[b]", lambda path, depth: np.asarray(path) > 0),
     Mistake("rows are levels and columns games: np.arange(len(path))[:, None] <= depth[None, :] gives [L, B]",
-            _on_path_with("transposed")),
+            lambda path, depth: on_path(path, depth).T),
 ]  # fmt: skip
-
-
-def _signs_with(kind: str) -> Callable[..., np.ndarray]:
-    def wrong(path: Any, depth: Any) -> np.ndarray:
-        levels, depth = np.arange(len(path))[:, None], np.asarray(depth)[None, :]
-        if kind == "from root":
-            return np.broadcast_to(np.where(levels % 2 == 0, 1.0, -1.0), np.asarray(path).shape).copy()
-        flip = np.where((depth - levels) % 2 == 0, 1.0, -1.0)
-        return -flip
-
-    return wrong
-
-
 SIGN_MISTAKES = [
     Mistake("count from the LEAF, not from the root: the leaf's level depth[b] gets +1, so the sign depends on "
-            "depth[b] - level", _signs_with("from root")),
+            "depth[b] - level",
+            lambda path, depth: np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(np.shape(path))),
     Mistake("the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
-            _signs_with("minus")),
+            lambda path, depth: -level_signs(path, depth)),
 ]  # fmt: skip
 
 
