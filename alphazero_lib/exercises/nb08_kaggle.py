@@ -16,6 +16,7 @@ import copy
 import io
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -76,28 +77,22 @@ def reference_outcome(final: list[dict], index: int) -> str:
     return episode_outcome(final, index)
 
 
-def reference_evaluate_both_seats(
-    agent: Any, opponent: Any, episodes: int, environment: str = "connectx", outcome: Callable = reference_outcome
-) -> dict[str, dict[str, int]]:
-    """``episodes`` kaggle-environments episodes with ``agent`` moving first, then as many moving second."""
+def reference_evaluate_both_seats(agent: Any, opponent: Any, episodes: int, environment: str = "connectx",
+                                  outcome: Callable = reference_outcome, *, planted: str = "") -> dict:  # fmt: skip
+    """``episodes`` kaggle-environments episodes with ``agent`` moving first, then as many moving second
+    (``planted``: one of the check's known mistakes, ``"same seat"`` or ``"index 0"``)."""
     make = import_kaggle_environments().make
     results = {seat: dict.fromkeys(OUTCOMES, 0) for seat in ("first", "second")}
     for index, seat in enumerate(("first", "second")):
         for _ in range(episodes):
-            agents = [agent, opponent] if index == 0 else [opponent, agent]
             env = make(environment, debug=True)
-            env.run(agents)
-            results[seat][outcome(env.steps[-1], index)] += 1
+            env.run([agent, opponent] if index == 0 or planted == "same seat" else [opponent, agent])
+            results[seat][outcome(env.steps[-1], 0 if planted == "index 0" else index)] += 1
     return results
 
 
-def boards(game: Any, count: int, seed: int) -> list[np.ndarray]:
-    """``positions.game_boards`` seeded with ``seed``: random games' boards, the empty and the finished ones too."""
-    return positions.game_boards(game, count, np.random.default_rng(seed))
-
-
 def observation(state: np.ndarray, mark: int, plain: bool = False) -> Any:
-    """A kaggle observation for an absolute state and a mark (1 or 2): a ``Struct`` (keys and attributes), as
+    """A kaggle observation of an absolute state for mark 1 or 2: a ``Struct`` (keys and attributes), as
     kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's own cells pass."""
     flat = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
     fields = {"board": flat, "mark": mark, "step": int(np.count_nonzero(state)), "remainingOverageTime": 60}
@@ -119,6 +114,10 @@ def configuration(game: Any) -> Any:
     return Struct(actTimeout=1)
 
 
+def _boards(game: Any, count: int, seed: int) -> list[np.ndarray]:
+    return positions.game_boards(game, count, np.random.default_rng(seed))
+
+
 def _name(game: Any) -> str:
     return "c4" if isinstance(game, ConnectFour) else "ttt"
 
@@ -127,20 +126,23 @@ def _obs_text(obs: Any) -> str:
     return f"{{'board': {list(obs['board'])}, 'mark': {obs['mark']}}}"
 
 
+def _python_int(got: Any, expected: int) -> Any:
+    """``got``, or a Mismatch when it is a number but not a Python int (kaggle-environments rejects those)."""
+    if isinstance(got, (np.integer, np.floating, bool)) or (isinstance(got, float) and float(got).is_integer()):
+        raise Mismatch(f"{type(got).__name__}({got})", f"int({expected})", "return a Python int (int(...)): "
+                       "kaggle-environments rejects a numpy integer as an invalid action.")  # fmt: skip
+    return got
+
+
 # ---- exercise 1: observation -> canonical state ---------------------------------------------------------------
 def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]:
-    """``observation_to_state(game, observation)``: the flat board reshaped to ``(rows, columns)``, the agent's
-    own mark as 1, the other mark as -1, empty 0; the observation left unchanged.
-
-    Cases: positions of seeded random Connect Four and tic-tac-toe games, each seen with mark 1 and with mark 2
-    (the empty board, full boards and finished games included).
-    """
+    """``observation_to_state(game, observation)``: the boards of seeded random Connect Four and tic-tac-toe games
+    (the empty board, full boards and finished games included), each seen with mark 1 and with mark 2."""
 
     def cases() -> list[Case]:
         out = []
-        for game, states in ((CONNECT_FOUR, boards(CONNECT_FOUR, 60, 80)),
-                                (TICTACTOE, boards(TICTACTOE, 40, 81))):  # fmt: skip
-            for k, state in enumerate(states):
+        for game, count, seed in ((CONNECT_FOUR, 60, 80), (TICTACTOE, 40, 81)):
+            for k, state in enumerate(_boards(game, count, seed)):
                 for mark in (2, 1) if k % 2 else (1, 2):
                     out.append(_state_case(game, observation(state, mark, plain=k % 3 == 0)))
         return out
@@ -148,35 +150,7 @@ def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]
     return check("observation_to_state", learner, reference_observation_to_state, cases, STATE_MISTAKES)
 
 
-def _state_with(kind: str) -> Callable[..., Any]:
-    def observation_to_state(game: Any, observation: Any) -> Any:
-        board_ = np.array(observation["board"])
-        board_ = board_.reshape(game.column_count, game.row_count).T if kind == "columns" else board_.reshape(
-            game.row_count, game.column_count)  # fmt: skip
-        mark = observation["mark"]
-        if kind == "absolute":
-            return np.where(board_ == 2, -1, board_).astype(np.int8)
-        if kind == "empty":
-            return np.where(board_ == mark, 1, -1).astype(np.int8)
-        out = np.where(board_ == 0, 0, np.where(board_ == mark, 1, -1))
-        return out.astype(np.float64) if kind == "floats" else out.astype(np.int8)
-
-    return observation_to_state
-
-
-STATE_MISTAKES = [
-    Mistake("the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
-            _state_with("absolute")),
-    Mistake("empty cells stay 0: only the two marks become 1 and -1", _state_with("empty")),
-    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly",
-            _state_with("columns")),
-    Mistake("a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
-            _state_with("floats")),
-]  # fmt: skip
-
-
 def _state_case(game: Any, obs: Any) -> Case:
-    expected = reference_observation_to_state(game, obs)
     before = copy.deepcopy(obs)
 
     def run(f: Any) -> np.ndarray:
@@ -185,12 +159,9 @@ def _state_case(game: Any, obs: Any) -> Case:
             got = f(game, given)
         except AttributeError as error:
             if isinstance(given, dict) and not hasattr(given, "board"):
-                raise Mismatch(
-                    Text(f"AttributeError: {error}"),
-                    Text("the state"),
-                    "the notebook passes a plain dict: read observation['board'] and observation['mark'] with keys "
-                    "(kaggle's Struct takes keys too)",
-                ) from None
+                raise Mismatch(Text(f"AttributeError: {error}"), Text("the state"), "the notebook passes a plain dict: "
+                               "read observation['board'] and observation['mark'] with keys (kaggle's Struct takes "
+                               "keys too)") from None  # fmt: skip
             raise
         if given != before:
             raise Mismatch(given, before, "the observation was changed: build a new array (np.array(...) copies).")
@@ -201,42 +172,67 @@ def _state_case(game: Any, obs: Any) -> Case:
         if obs["mark"] == 2
         else "reshape the flat board row by row to (game.row_count, game.column_count); mark 1 is the agent's, 2 is -1."
     )
-    kind = "a dict" if type(obs) is dict else "a Struct"
-    return Case(f"observation_to_state({_name(game)}, {_obs_text(obs)})  # {kind}", run, expected, hint)
+    call = f"observation_to_state({_name(game)}, {_obs_text(obs)})  # {'a dict' if type(obs) is dict else 'a Struct'}"
+    return Case(call, run, reference_observation_to_state(game, obs), hint)
+
+
+def _read_by_columns(game: Any, observation: Any) -> np.ndarray:
+    board = np.array(observation["board"]).reshape(game.column_count, game.row_count).T
+    return reference_observation_to_state(game, {"board": board.reshape(-1).tolist(), "mark": observation["mark"]})
+
+
+STATE_MISTAKES = [
+    Mistake("the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
+            lambda game, obs: board_to_state(game, list(obs["board"]))),
+    Mistake("empty cells stay 0: only the two marks become 1 and -1",
+            lambda game, obs: np.where(reference_observation_to_state(game, obs) == 1, 1, -1).astype(np.int8)),
+    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly", _read_by_columns),
+    Mistake("a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
+            lambda game, obs: reference_observation_to_state(game, obs).astype(np.float64)),
+]  # fmt: skip
 
 
 # ---- exercise 2: the best legal action -------------------------------------------------------------------------
 def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
-    """``best_legal_action(probabilities, valid_moves)``: the legal action with the highest probability as a
-    Python ``int`` (lowest index on ties), never an illegal one, even when an illegal action has the highest
-    probability or every legal action has probability 0.
-
-    Cases: seeded random probability vectors over 7 columns and 9 cells with random legal masks (at least one
-    legal), mass on illegal actions, ties, all-zero legal probabilities, a single legal action.
-    """
+    """``best_legal_action(probabilities, valid_moves)``: mass on illegal actions, ties, all-zero legal
+    probabilities, a single legal action, and 150 seeded random vectors over 7 columns and 9 cells."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(82)
-        out = [
-            _action_case([0.1, 0.2, 0.7, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "the best column (2) is full: skip it."),
-            _action_case([0, 0, 0, 1.0, 0, 0, 0], [1, 1, 1, 0, 1, 1, 1],
-                         "every legal column has probability 0: still answer a LEGAL column (the lowest)."),
-            _action_case([0.0] * 7, [0, 0, 1, 1, 0, 0, 0],
-                         "all zeros: an argmax of probabilities * valid_moves can land on an illegal column 0."),
-            _action_case([0.3, 0.3, 0.4, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "ties go to the lowest legal index."),
-            _action_case([0.5] + [0.0] * 8, [0, 0, 0, 0, 1, 0, 0, 0, 0], "one legal cell: play it."),
+        rows = [
+            ([0.1, 0.2, 0.7, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "the best column (2) is full: skip it."),
+            ([0, 0, 0, 1.0, 0, 0, 0], [1, 1, 1, 0, 1, 1, 1],
+             "every legal column has probability 0: still answer a LEGAL column (the lowest)."),
+            ([0.0] * 7, [0, 0, 1, 1, 0, 0, 0],
+             "all zeros: an argmax of probabilities * valid_moves can land on an illegal column 0."),
+            ([0.3, 0.3, 0.4, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "ties go to the lowest legal index."),
+            ([0.5] + [0.0] * 8, [0, 0, 0, 0, 1, 0, 0, 0, 0], "one legal cell: play it."),
         ]  # fmt: skip
         for k in range(150):
             size = 7 if k % 3 else 9
             valid = (rng.random(size) < rng.uniform(0.2, 1.0)).astype(np.uint8)
             valid[rng.integers(size)] = 1
             probs = rng.dirichlet(np.full(size, 0.5))
-            if k % 5 == 0:
-                probs = np.round(probs, 1)  # ties
-            out.append(_action_case(probs, valid, "mask the illegal actions before the argmax."))
-        return out
+            probs = np.round(probs, 1) if k % 5 == 0 else probs  # ties
+            rows.append((probs, valid, "mask the illegal actions before the argmax."))
+        return [_action_case(*row) for row in rows]
 
     return check("best_legal_action", learner, reference_best_legal_action, cases, ACTION_MISTAKES)
+
+
+def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
+    probabilities, valid = np.asarray(probabilities, dtype=np.float64), np.asarray(valid, dtype=np.uint8)
+    expected = reference_best_legal_action(probabilities, valid)
+
+    def run(f: Any) -> int:
+        given_p, given_v = probabilities.copy(), valid.copy()
+        got = f(given_p, given_v)
+        if not (np.array_equal(given_p, probabilities) and np.array_equal(given_v, valid)):
+            raise Mismatch("changed inputs", "inputs unchanged", "do not write into the arrays you are given.")
+        return _python_int(got, expected)
+
+    call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
+    return Case(call, run, expected, hint, same=lambda got, want: type(got) is int and got == want)
 
 
 ACTION_MISTAKES = [
@@ -251,98 +247,46 @@ ACTION_MISTAKES = [
 ]  # fmt: skip
 
 
-def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
-    probabilities = np.asarray(probabilities, dtype=np.float64)
-    valid = np.asarray(valid, dtype=np.uint8)
-    expected = reference_best_legal_action(probabilities, valid)
-
-    def run(f: Any) -> int:
-        given_p, given_v = probabilities.copy(), valid.copy()
-        got = f(given_p, given_v)
-        if not (np.array_equal(given_p, probabilities) and np.array_equal(given_v, valid)):
-            raise Mismatch("changed inputs", "inputs unchanged", "do not write into the arrays you are given.")
-        _python_int(got, expected)
-        return got
-
-    def same_int(got: Any, want: int) -> bool:
-        return type(got) is int and got == want
-
-    call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
-    return Case(call, run, expected, hint, same=same_int)
-
-
-def _python_int(got: Any, expected: int) -> None:
-    if isinstance(got, (np.integer, np.floating, bool)) or (isinstance(got, float) and float(got).is_integer()):
-        raise Mismatch(
-            f"{type(got).__name__}({got})",
-            f"int({expected})",
-            "return a Python int (int(...)): kaggle-environments rejects a numpy integer as an invalid action.",
-        )
-
-
 # ---- exercise 3: the agent function ---------------------------------------------------------------------------
-def _searches() -> list[tuple[str, Callable[[np.ndarray], np.ndarray]]]:
-    """Deterministic stand-in searches whose answer depends on the canonical perspective."""
+def _own_pieces(state: np.ndarray) -> np.ndarray:
+    """A stand-in search that prefers the columns / cells where the mover (1) is strong."""
+    s = np.asarray(state)
+    if s.shape == (3, 3):
+        score = np.array([[np.sum(s[r] == 1) + np.sum(s[:, c] == 1) for c in range(3)] for r in range(3)])
+        score = (score + 0.1 * np.arange(9).reshape(3, 3)) * (s == 0)
+        return score.reshape(-1) / max(score.sum(), 1e-9)
+    score = (s == 1).sum(axis=0) + 0.5 * (s == -1).sum(axis=0) + 0.01 * np.arange(s.shape[1])
+    return score / score.sum()
 
-    def own_pieces(state: np.ndarray) -> np.ndarray:  # prefers the columns / cells where the mover (1) is strong
-        s = np.asarray(state)
-        if s.shape == (3, 3):
-            score = np.array([[np.sum(s[r] == 1) + np.sum(s[:, c] == 1) for c in range(3)] for r in range(3)])
-            score = (score + 0.1 * np.arange(9).reshape(3, 3)) * (s == 0)
-            return score.reshape(-1) / max(score.sum(), 1e-9)
-        score = (s == 1).sum(axis=0) + 0.5 * (s == -1).sum(axis=0) + 0.01 * np.arange(s.shape[1])
-        return score / score.sum()
 
-    def likes_full(state: np.ndarray) -> np.ndarray:  # an untrained search may put weight anywhere
-        s = np.asarray(state)
-        flat = s[0] if s.shape[0] == 6 else s.reshape(-1)
-        score = (flat != 0) * 2.0 + 0.01 * np.arange(flat.size) + (s == -1).sum() % 3
-        return score / score.sum()
-
-    return [("own_pieces", own_pieces), ("likes_full", likes_full)]
+def _likes_full(state: np.ndarray) -> np.ndarray:
+    """A stand-in search that puts weight on full columns and taken cells, as an untrained one may."""
+    s = np.asarray(state)
+    flat = s[0] if s.shape[0] == 6 else s.reshape(-1)
+    score = (flat != 0) * 2.0 + 0.01 * np.arange(flat.size) + (s == -1).sum() % 3
+    return score / score.sum()
 
 
 def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], int]]:
-    """``make_agent(game, search)`` returns ``agent(observation, configuration) -> action`` that converts the
-    observation to the canonical state, asks ``search`` (canonical state -> probabilities) and plays the best
-    legal action as a Python int.
-
-    Cases: two stand-in searches (one prefers the mover's own columns, so a wrong perspective shows; one puts
-    weight on full columns and taken cells), positions of seeded random Connect Four and tic-tac-toe games
-    with both marks.
-    """
+    """``make_agent(game, search)``: two stand-in searches (one prefers the mover's own columns, so a wrong
+    perspective shows) on live positions of seeded random Connect Four and tic-tac-toe games, both marks."""
 
     def cases() -> list[Case]:
         out = []
-        for game, states in ((CONNECT_FOUR, boards(CONNECT_FOUR, 50, 83)),
-                                (TICTACTOE, boards(TICTACTOE, 30, 84))):  # fmt: skip
-            live = [s for s in states if not game.is_over(s)]
+        for game, count, seed in ((CONNECT_FOUR, 50, 83), (TICTACTOE, 30, 84)):
+            live = [s for s in _boards(game, count, seed) if not game.is_over(s)]
             for k, state in enumerate(live):
-                for name, search in _searches():
-                    mark = 1 + (k + len(name)) % 2
-                    out.append(_agent_case(game, name, search, observation(state, mark)))
+                for name, search in (("own_pieces", _own_pieces), ("likes_full", _likes_full)):
+                    out.append(_agent_case(game, name, search, observation(state, 1 + (k + len(name)) % 2)))
         return out
 
     return check("make_agent", learner, reference_make_agent, cases, AGENT_MISTAKES)
 
 
-def _agent_with(kind: str) -> Callable[..., Any]:
-    def make_agent(game: Any, search: Callable) -> Callable[[Any, Any], int]:
-        def agent(observation: Any, configuration: Any) -> Any:
-            state = reference_observation_to_state(game, observation)
-            probabilities = np.asarray(search(state))
-            if kind == "no mask":
-                return int(np.argmax(probabilities))
-            return reference_best_legal_action(probabilities, game.get_valid_moves(state))
-
-        return agent
-
-    return make_agent
-
-
 AGENT_MISTAKES = [
     Mistake("play the best LEGAL action: best_legal_action(probabilities, game.get_valid_moves(state)), not the "
-            "plain argmax (the search may put weight on a full column)", _agent_with("no mask")),
+            "plain argmax (the search may put weight on a full column)",
+            lambda game, search: lambda obs, conf: int(np.argmax(search(reference_observation_to_state(game, obs))))),
 ]  # fmt: skip
 
 
@@ -365,70 +309,32 @@ def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
         if len(seen) != 1:
             raise Mismatch(f"{len(seen)} searches", "1 search", "call the search exactly once per move.")
         if not np.array_equal(np.asarray(seen[0]).reshape(canonical.shape), canonical):
-            raise Mismatch(
-                seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the observation."
-            )
-        _python_int(got, expected)
-        return got
+            raise Mismatch(seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the "
+                           "observation.")  # fmt: skip
+        return _python_int(got, expected)
 
     call = f"make_agent({_name(game)}, {name})({_obs_text(obs)}, configuration)"
     return Case(call, run, expected, "play the best LEGAL action of the search's probabilities.")
 
 
 # ---- exercise 4: one episode's outcome -------------------------------------------------------------------------
-def _final_steps() -> list[list[dict]]:
-    """Last steps as kaggle-environments writes them: wins, losses, draws, and every way an agent can fail."""
-    done = [(1, -1), (-1, 1), (0, 0)]
-    finals = [[{"reward": a, "status": "DONE"}, {"reward": b, "status": "DONE"}] for a, b in done]
-    for status in ("INVALID", "ERROR", "TIMEOUT"):
-        finals.append([{"reward": None, "status": status}, {"reward": 0, "status": "DONE"}])
-        finals.append([{"reward": 0, "status": "DONE"}, {"reward": None, "status": status}])
-    finals.append([{"reward": 0.5, "status": "DONE"}, {"reward": 0.5, "status": "DONE"}])  # another env's draw
-    return finals
-
-
 def check_outcome(learner: Any) -> Callable[[list[dict], int], str]:
-    """``outcome(final, index)``: ``"wins"``, ``"draws"``, ``"losses"`` or ``"errors"`` for the agent at
-    ``index`` (0 moved first) from the episode's last step, a list with one ``{"reward", "status"}`` per agent.
-
-    Cases: every finished step of ``_final_steps`` (wins, losses, draws, the agent's own invalid action,
-    exception or timeout, and the opponent's) seen from both indices.
-    """
+    """``outcome(final, index)``: wins, losses and draws, the agent's own invalid action, exception or timeout,
+    and the opponent's, each seen from both indices."""
 
     def cases() -> list[Case]:
-        out = []
-        for final in _final_steps():
-            for index in (0, 1):
-                out.append(_outcome_case(final, index))
-        return out
+        done = ((1, -1), (-1, 1), (0, 0))
+        finals = [[{"reward": a, "status": "DONE"}, {"reward": b, "status": "DONE"}] for a, b in done]
+        for status in ("INVALID", "ERROR", "TIMEOUT"):
+            finals.append([{"reward": None, "status": status}, {"reward": 0, "status": "DONE"}])
+            finals.append([{"reward": 0, "status": "DONE"}, {"reward": None, "status": status}])
+        finals.append([{"reward": 0.5, "status": "DONE"}, {"reward": 0.5, "status": "DONE"}])  # another env's draw
+        return [_outcome_case(final, index) for final in finals for index in (0, 1)]
 
     return check("outcome", learner, reference_outcome, cases, OUTCOME_MISTAKES)
 
 
-def _outcome_with(kind: str) -> Callable[[list, int], str]:
-    def outcome(final: list, index: int) -> str:
-        ours, theirs = final[0 if kind == "index 0" else index], final[1 if kind == "index 0" else 1 - index]
-        if ours["status"] != "DONE":
-            return "errors"
-        if theirs["status"] != "DONE" or theirs["reward"] is None:
-            return "errors" if kind == "their error" else "wins"
-        if ours["reward"] == theirs["reward"]:
-            return "draws"
-        return "wins" if ours["reward"] > theirs["reward"] else "losses"
-
-    return outcome
-
-
-OUTCOME_MISTAKES = [
-    Mistake("read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
-            _outcome_with("index 0")),
-    Mistake("an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
-            "the agent, not an error of its own", _outcome_with("their error")),
-]  # fmt: skip
-
-
 def _outcome_case(final: list[dict], index: int) -> Case:
-    expected = reference_outcome(final, index)
     ours, theirs = final[index], final[1 - index]
     if ours["status"] != "DONE":
         hint = "the agent's own status is not DONE: an invalid action, an exception or a timeout is an error."
@@ -436,7 +342,6 @@ def _outcome_case(final: list[dict], index: int) -> Case:
         hint = "the OPPONENT failed (its reward is None): kaggle-environments ends the episode, and that is a win."
     else:
         hint = f"read the rewards from the agent's side: index {index} is the agent, {1 - index} the opponent."
-    text = [{k: f[k] for k in ("reward", "status")} for f in final]
 
     def run(f: Any) -> str:
         given = copy.deepcopy(final)
@@ -445,11 +350,27 @@ def _outcome_case(final: list[dict], index: int) -> Case:
             raise Mismatch(given, final, "do not change the episode's steps.")
         return got
 
-    return Case(f"outcome({text}, {index})", run, expected, hint)
+    text = [{k: f[k] for k in ("reward", "status")} for f in final]
+    return Case(f"outcome({text}, {index})", run, reference_outcome(final, index), hint)
+
+
+def _failed(step: dict) -> bool:
+    return step["status"] != "DONE" or step["reward"] is None
+
+
+OUTCOME_MISTAKES = [
+    Mistake("read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
+            lambda final, index: episode_outcome(final, 0)),
+    Mistake("an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
+            "the agent, not an error of its own",
+            lambda final, index: "errors" if _failed(final[1 - index]) else episode_outcome(final, index)),
+]  # fmt: skip
 
 
 # ---- exercise 5: both seats -----------------------------------------------------------------------------------
 def _column_agent(order: list[int]) -> Callable[[Any, Any], int]:
+    """A deterministic agent: the first free column (ConnectX) or cell (tic-tac-toe) in ``order``."""
+
     def agent(observation: Any, configuration: Any) -> int:
         board = observation["board"]
         columns = configuration.get("columns", 3) if "rows" in configuration else None
@@ -464,100 +385,17 @@ def _illegal_agent(observation: Any, configuration: Any) -> int:
     return 99
 
 
-def _games_per_seat(got: Any, episodes: int) -> None:
-    """A Mismatch when a seat's counts do not add up to ``episodes`` games (what the counts show on their own)."""
-    if not isinstance(got, dict) or set(got) != {"first", "second"}:
-        return
-    played = {}
-    for seat, counts in got.items():
-        if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
-            played[seat] = sum(counts.values())
-    wrong = {seat: n for seat, n in played.items() if n != episodes}
-    if wrong:
-        seat, n = next(iter(wrong.items()))
-        games = f"{n} game{'s' if n != 1 else ''}"
-        raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up to {games}, "
-                       f"not episodes = {episodes}: play exactly `episodes` games on each seat, one outcome counted "
-                       f"per game")  # fmt: skip
-
-
-def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
-    """``evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome)``: ``episodes``
-    episodes with the agent moving first (index 0), then as many with it moving second (index 1), each in a fresh
-    ``make(environment, debug=True)``, counted with ``outcome`` into ``{"first": {...}, "second": {...}}``
-    (``wins``, ``draws``, ``losses``, ``errors`` on each seat).
-
-    Cases: deterministic agents (leftmost legal, centre-first, rightmost, one that always plays an illegal
-    column) in ConnectX and tic-tac-toe, 1 or 2 episodes a seat, so both sides of the comparison play the very
-    same games.
-    """
-    left, centre, right = (
-        _column_agent(list(range(9))),
-        _column_agent([3, 2, 4, 1, 5, 0, 6]),
-        _column_agent(list(range(8, -1, -1))),
-    )
-    ttt_centre = _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7])
-    trials = [
-        ("left", left, "centre", centre, 1, "connectx"),
-        ("centre", centre, "left", left, 2, "connectx"),
-        ("right", right, "centre", centre, 1, "connectx"),
-        ("illegal", _illegal_agent, "left", left, 1, "connectx"),
-        ("left", left, "illegal", _illegal_agent, 1, "connectx"),
-        ("ttt_centre", ttt_centre, "left", left, 1, "tictactoe"),
-        ("left", left, "right", right, 2, "tictactoe"),
-    ]
-
-    def cases() -> list[Case]:
-        out = []
-        for a_name, agent, o_name, opponent, episodes, env in trials:
-            with contextlib.redirect_stdout(io.StringIO()):  # kaggle-environments prints invalid actions
-                expected = reference_evaluate_both_seats(agent, opponent, episodes, env)
-
-            def run(f: Any, agent=agent, opponent=opponent, episodes=episodes, env=env) -> Any:
-                state = random.getstate()
-                try:
-                    with contextlib.redirect_stdout(io.StringIO()):
-                        got = _plain(f(agent, opponent, episodes, env, outcome=reference_outcome))
-                finally:
-                    random.setstate(state)
-                _games_per_seat(got, episodes)
-                return got
-
-            call = f"evaluate_both_seats({a_name}, {o_name}, {episodes}, {env!r})"
-            hint = (
-                "the agent is index 0 in the 'first' games and index 1 in the 'second' games: put it on that seat "
-                "in the list of agents and read its outcome with that index."
-            )
-            out.append(Case(call, run, expected, hint))
-        return out
-
-    return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases, SEATS_MISTAKES)
-
-
-def _seats_with(kind: str) -> Callable[..., Any]:
-    def evaluate_both_seats(agent: Any, opponent: Any, episodes: int, environment: str = "connectx",
-                            outcome: Callable = reference_outcome) -> dict:  # fmt: skip
-        make = import_kaggle_environments().make
-        results = {}
-        for index, seat in enumerate(("first", "second")):
-            counts = dict.fromkeys(OUTCOMES, 0)
-            for _ in range(episodes):
-                agents = [agent, opponent] if (index == 0 or kind == "same seat") else [opponent, agent]
-                env = make(environment, debug=True)
-                env.run(agents)
-                counts[outcome(env.steps[-1], 0 if kind == "index 0" else index)] += 1
-            results[seat] = counts
-        return results
-
-    return evaluate_both_seats
-
-
-SEATS_MISTAKES = [
-    Mistake("in the 'second' games the agent moves second: put it at index 1 of the list of agents, "
-            "[opponent, agent]", _seats_with("same seat")),
-    Mistake("read each episode's outcome with the agent's index: 0 in the 'first' games, 1 in the 'second' games",
-            _seats_with("index 0")),
-]  # fmt: skip
+def _games_per_seat(got: Any, episodes: int) -> Any:
+    """``got``, or a Mismatch when a seat's counts do not add up to ``episodes`` games."""
+    if isinstance(got, dict) and set(got) == {"first", "second"}:
+        for seat, counts in got.items():
+            if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
+                n = sum(counts.values())
+                if n != episodes:
+                    raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up "
+                                   f"to {n} game{'s' if n != 1 else ''}, not episodes = {episodes}: play exactly "
+                                   f"`episodes` games on each seat, one outcome counted per game")  # fmt: skip
+    return got
 
 
 def _plain(results: Any) -> Any:
@@ -566,3 +404,47 @@ def _plain(results: Any) -> Any:
         return {seat: {k: int(results[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
     except Exception:
         return results
+
+
+def _both_seats(f: Any, agent: Any, opponent: Any, episodes: int, env: str) -> Any:
+    """The learner's counts with the library's ``outcome``, Python's ``random`` state kept."""
+    state = random.getstate()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return _games_per_seat(_plain(f(agent, opponent, episodes, env, outcome=reference_outcome)), episodes)
+    finally:
+        random.setstate(state)
+
+
+def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
+    """``evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome)``: deterministic
+    agents (leftmost legal, centre-first, rightmost, one that always plays an illegal column) in ConnectX and
+    tic-tac-toe, 1 or 2 episodes a seat, so both sides of the comparison play the very same games."""
+    agents = {"left": _column_agent(list(range(9))), "centre": _column_agent([3, 2, 4, 1, 5, 0, 6]),
+              "right": _column_agent(list(range(8, -1, -1))), "illegal": _illegal_agent,
+              "ttt_centre": _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7])}  # fmt: skip
+    trials = [("left", "centre", 1, "connectx"), ("centre", "left", 2, "connectx"), ("right", "centre", 1, "connectx"),
+              ("illegal", "left", 1, "connectx"), ("left", "illegal", 1, "connectx"),
+              ("ttt_centre", "left", 1, "tictactoe"), ("left", "right", 2, "tictactoe")]  # fmt: skip
+    hint = ("the agent is index 0 in the 'first' games and index 1 in the 'second' games: put it on that seat in the "
+            "list of agents and read its outcome with that index.")  # fmt: skip
+
+    def cases() -> list[Case]:
+        out = []
+        for a_name, o_name, episodes, env in trials:
+            args = (agents[a_name], agents[o_name], episodes, env)
+            with contextlib.redirect_stdout(io.StringIO()):  # kaggle-environments prints invalid actions
+                expected = reference_evaluate_both_seats(*args)
+            call = f"evaluate_both_seats({a_name}, {o_name}, {episodes}, {env!r})"
+            out.append(Case(call, lambda f, args=args: _both_seats(f, *args), expected, hint))
+        return out
+
+    return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases, SEATS_MISTAKES)
+
+
+SEATS_MISTAKES = [
+    Mistake("in the 'second' games the agent moves second: put it at index 1 of the list of agents, "
+            "[opponent, agent]", partial(reference_evaluate_both_seats, planted="same seat")),
+    Mistake("read each episode's outcome with the agent's index: 0 in the 'first' games, 1 in the 'second' games",
+            partial(reference_evaluate_both_seats, planted="index 0")),
+]  # fmt: skip
