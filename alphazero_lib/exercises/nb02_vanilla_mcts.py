@@ -15,10 +15,12 @@ the learner's tree grow exactly like the library's with the same seed; the check
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -36,7 +38,7 @@ from alphazero_lib.exercises.core import (
     missing_method,
     show,
 )
-from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, WIN_AT_2, random_positions
+from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, WIN_AT_2, random_positions, tictactoe
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS as LibraryMCTS
 from alphazero_lib.mcts import Node as LibraryNode
@@ -63,6 +65,11 @@ def library_expand(self: Any, rng: np.random.Generator) -> Any:
     child = LibraryNode.expand(self, rng)
     child = self.children[-1] = type(self)(self.game, child.state, self, child.action_taken)
     return child
+
+
+def _mismatch(got: str, expected: str, hint: str) -> Mismatch:
+    """A case's failure, ``got`` and ``expected`` shown as they are."""
+    return Mismatch(Text(got), Text(expected), hint)
 
 
 def _tree(cls: type, rng: np.random.Generator, state: np.ndarray, children: int) -> Any:
@@ -101,12 +108,11 @@ hint, solution = hints_for(HINTS, "02_vanilla_mcts.ipynb")
 
 
 def check_get_ucb(cls: type) -> type:
-    """``Node.get_ucb(child, C)``: the child's value from this node's view scaled to [0, 1], plus exploration.
-
-    ``1 - (child.value_sum / child.visit_count + 1) / 2 + C * sqrt(ln(self.visit_count) / child.visit_count)``.
-    Cases: a child that always lost (Q = 1 for the parent), always won (Q = 0), a parent with one visit (no
-    bonus), C = 0, and seeded random statistics.
-    """
+    """``Node.get_ucb(child, C)``: the child's value from this node's view scaled to [0, 1], plus exploration."""
+    hint = (
+        "Q = 1 - (child.value_sum / child.visit_count + 1) / 2 (the child's values are its mover's, your "
+        "opponent's), plus C * sqrt(ln(self.visit_count) / child.visit_count)"
+    )
 
     def case(parent_visits: int, visits: int, value_sum: float, C: float) -> Case:
         def setup(c: type) -> tuple[Any, Any]:
@@ -114,97 +120,74 @@ def check_get_ucb(cls: type) -> type:
             parent.visit_count, child.visit_count, child.value_sum = parent_visits, visits, value_sum
             return parent, child
 
-        lib_parent, lib_child = setup(LibraryNode)
-        expected = LibraryNode.get_ucb(lib_parent, lib_child, C)
-        hint = (
-            "Q = 1 - (child.value_sum / child.visit_count + 1) / 2 (the child's values are its mover's, your "
-            "opponent's), plus C * sqrt(ln(self.visit_count) / child.visit_count)"
-        )
-        return Case(
-            f"parent.get_ucb(child, C={C})  # parent visits {parent_visits}, child visits {visits}, "
-            f"child value_sum {value_sum:g}",
-            lambda c: (lambda p, ch: p.get_ucb(ch, C))(*setup(c)),
-            expected,
-            hint,
-        )
+        call = f"parent.get_ucb(child, C={C})  # parent visits {parent_visits}, child visits {visits}, child value_sum "
+        expected = LibraryNode.get_ucb(*setup(LibraryNode), C)
+        return Case(f"{call}{value_sum:g}", lambda c: (lambda p, ch: p.get_ucb(ch, C))(*setup(c)), expected, hint)
 
     def cases(c: type) -> list[Case]:
         out = [case(10, 4, -4.0, 1.41), case(10, 4, 4.0, 1.41), case(1, 1, 0.0, 1.41), case(30, 5, 1.0, 0.0)]
         rng = np.random.default_rng(21)
         for _ in range(60):
             visits = int(rng.integers(1, 60))
-            out.append(
-                case(
-                    visits + int(rng.integers(0, 200)),
-                    visits,
-                    float(rng.integers(-visits, visits + 1)),
-                    float(rng.choice([0.5, 1.0, 1.41, 2.0])),
-                )
-            )
+            parent, value_sum = visits + int(rng.integers(0, 200)), float(rng.integers(-visits, visits + 1))
+            out.append(case(parent, visits, value_sum, float(rng.choice([0.5, 1.0, 1.41, 2.0]))))
         return out
 
     return check_method(cls, "get_ucb", LibraryNode.get_ucb, cases, mistakes=UCB_MISTAKES)
 
 
-def _ucb(q: Callable[[float], float], bonus: Callable[[int, int], float]) -> Callable[..., float]:
+def _ucb(q: Callable[[float], float] | None = None, bonus: Callable[[int, int], float] | None = None) -> Any:
+    """The library's ``get_ucb`` with its Q (of the child's mean) or its exploration term replaced."""
+
     def get_ucb(self: Any, child: Any, C: float) -> float:
-        return q(child.value_sum / child.visit_count) + C * bonus(self.visit_count, child.visit_count)
+        library_q = LibraryNode.get_ucb(self, child, 0.0)  # C = 0: the library's Q alone
+        value = q(child.value_sum / child.visit_count) if q else library_q
+        if bonus:
+            return value + C * bonus(self.visit_count, child.visit_count)
+        return value + LibraryNode.get_ucb(self, child, C) - library_q
 
     return get_ucb
 
 
-def _bonus(parent: int, child: int) -> float:
-    return math.sqrt(math.log(parent) / child)
-
-
 UCB_MISTAKES = [
     Mistake("the child's value_sum is from the view of the player to move at the child, your opponent: the "
-            "parent's Q is 1 - (mean + 1) / 2, not (mean + 1) / 2", _ucb(lambda m: (m + 1) / 2, _bonus)),
-    Mistake("Q is the parent's mean result rescaled to [0, 1]: 1 - (mean + 1) / 2, not -mean",
-            _ucb(lambda m: -m, _bonus)),
+            "parent's Q is 1 - (mean + 1) / 2, not (mean + 1) / 2", _ucb(q=lambda m: (m + 1) / 2)),
+    Mistake("Q is the parent's mean result rescaled to [0, 1]: 1 - (mean + 1) / 2, not -mean", _ucb(q=lambda m: -m)),
     Mistake("the bonus is C * sqrt(ln(parent visits) / child visits): the square root is missing",
-            _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.log(p) / c)),
+            _ucb(bonus=lambda p, c: math.log(p) / c)),
     Mistake("the bonus takes the natural logarithm, math.log (not log10)",
-            _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.sqrt(math.log10(p) / c))),
+            _ucb(bonus=lambda p, c: math.sqrt(math.log10(p) / c))),
     Mistake("the logarithm is of the PARENT's visits, divided by the child's: sqrt(ln(self.visit_count) / "
-            "child.visit_count)", _ucb(lambda m: 1 - (m + 1) / 2, lambda p, c: math.sqrt(math.log(c) / p))),
+            "child.visit_count)", _ucb(bonus=lambda p, c: math.sqrt(math.log(c) / p))),
 ]  # fmt: skip
 
 
 # ---- exercise 2: selection ----------------------------------------------------------------------------------
 def check_select(cls: type) -> type:
-    """``Node.select(C)``: the child with the highest ``get_ucb`` (the first one on ties), as the library picks.
-
-    Cases: seeded nodes with 2 to 9 children and random statistics, C from 0 to 2, and children with equal scores.
-    """
+    """``Node.select(C)``: the child with the highest ``get_ucb`` (the first one on ties), as the library picks."""
 
     def case(seed: int, children: int, C: float, ties: bool = False) -> Case:
         def build(c: type) -> Any:
-            rng = np.random.default_rng(seed)
-            node = _tree(c, rng, GAME.get_initial_state(), children)
-            if ties:
-                for child in node.children:
-                    child.visit_count, child.value_sum = 3, 1.0
+            node = _tree(c, np.random.default_rng(seed), GAME.get_initial_state(), children)
+            for child in node.children if ties else ():
+                child.visit_count, child.value_sum = 3, 1.0
             return node
 
         lib = build(LibraryNode)
-        expected = lib.select(C).action_taken
         ucbs = ", ".join(f"{ch.action_taken}: {lib.get_ucb(ch, C):.3f}" for ch in lib.children)
         return Case(
             f"node.select(C={C})  # children's UCB by action {{{ucbs}}}; returns the child for action",
             lambda c: build(c).select(C).action_taken,
-            expected,
-            "return the child with the highest get_ucb(child, C); on equal scores keep the first one (use >)"
-            if not ties
-            else "all children score the same here: keep the first child (update only on a strictly larger score)",
+            lib.select(C).action_taken,
+            "all children score the same here: keep the first child (update only on a strictly larger score)"
+            if ties
+            else "return the child with the highest get_ucb(child, C); on equal scores keep the first one (use >)",
         )
 
     def cases(c: type) -> list[Case]:
-        out = [case(1, 3, 1.41, ties=True)]
         rng = np.random.default_rng(22)
-        for seed in range(40):
-            out.append(case(seed, int(rng.integers(2, 10)), float(rng.choice([0.0, 0.5, 1.41, 2.0]))))
-        return out
+        seeded = [case(seed, int(rng.integers(2, 10)), float(rng.choice([0.0, 0.5, 1.41, 2.0]))) for seed in range(40)]
+        return [case(1, 3, 1.41, ties=True), *seeded]
 
     return check_method(cls, "select", LibraryNode.select, cases, mistakes=SELECT_MISTAKES)
 
@@ -233,42 +216,35 @@ SELECT_MISTAKES = [
 
 # ---- exercise 3: fully expanded -----------------------------------------------------------------------------
 def check_is_fully_expanded(cls: type) -> type:
-    """``Node.is_fully_expanded()``: True when every legal move has a child; a node without legal moves: False.
+    """``Node.is_fully_expanded()``: True when every legal move has a child; a node without legal moves: False."""
 
-    Cases: a new node, nodes with some children, nodes with all of them, and a full board (no move at all).
-    """
-
-    def case(state: np.ndarray, children: int, note: str) -> Case:
+    def case(state: np.ndarray, children: int, note: str = "") -> Case:
         def build(c: type) -> Any:
-            node = c(GAME, state.copy())
-            rng = np.random.default_rng(children)
+            node, rng = c(GAME, state.copy()), np.random.default_rng(children)
             for _ in range(children):
                 library_expand(node, rng)
             return node
 
-        lib = build(LibraryNode)
-        expected = LibraryNode.is_fully_expanded(lib)
+        legal = GAME.get_valid_moves(state)
         hint = (
-            "a node without legal moves has no children: it is not 'fully expanded' (selection would have no "
+            "fully expanded means no expandable move is left (and at least one child exists)"
+            if legal.any()
+            else "a node without legal moves has no children: it is not 'fully expanded' (selection would have no "
             "child to pick); check that it has children"
-            if not GAME.get_valid_moves(state).any()
-            else "fully expanded means no expandable move is left (and at least one child exists)"
         )
         return Case(
-            f"is_fully_expanded()  # node {board(state)} with {children} of {int(GAME.get_valid_moves(state).sum())}"
-            f" moves expanded{note}",
+            f"is_fully_expanded()  # node {board(state)} with {children} of {int(legal.sum())} moves expanded{note}",
             lambda c: build(c).is_fully_expanded(),
-            expected,
+            LibraryNode.is_fully_expanded(build(LibraryNode)),
             hint,
         )
 
     def cases(c: type) -> list[Case]:
         full = GAME.change_perspective(np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 1]], dtype=np.int8), -1)
-        out = [case(GAME.get_initial_state(), 0, ""), case(full, 0, " (the board is full)")]
+        out = [case(GAME.get_initial_state(), 0), case(full, 0, " (the board is full)")]
         for state in canonical_positions(23, 20):
             legal = int(GAME.get_valid_moves(state).sum())
-            for children in sorted({0, legal - 1, legal}):
-                out.append(case(state, children, ""))
+            out += [case(state, children) for children in sorted({0, legal - 1, legal})]
         return out
 
     return check_method(cls, "is_fully_expanded", library_is_fully_expanded, cases, mistakes=FULL_MISTAKES)
@@ -289,18 +265,14 @@ FULL_MISTAKES = [
 def check_expand(cls: type) -> type:
     """``Node.expand(rng)``: one random unexpanded move gets a child (state from the opponent's view).
 
-    Checks, on seeded positions with some moves already expanded: the move was expandable and is now marked
-    (``expandable_moves[a] == 0``), the child is in ``children`` with ``parent`` and ``action_taken`` set, its
-    state is ``change_perspective(get_next_state(state, a, 1), -1)`` for the move drawn, and the node's own state
-    is unchanged. Which move is drawn is the learner's design: any uniform draw among the expandable moves from
-    the ``rng`` given passes. The last cases judge the draws: the same seed must give the same move (the ``rng``
-    decides, not ``np.random``), and over ``DRAWS`` seeds every expandable move must come up about equally often.
+    Any uniform draw among the expandable moves from the ``rng`` given passes (which move is drawn is the learner's
+    design); the rest must agree with the library. The last two cases judge the draws: the same seed gives the same
+    move, and over ``DRAWS`` seeds every expandable move comes up about equally often.
     """
 
     def case(state: np.ndarray, already: int, seed: int) -> Case:
         def build(c: type) -> Any:
-            node = c(GAME, state.copy())
-            pre = np.random.default_rng(1000 + seed)
+            node, pre = c(GAME, state.copy()), np.random.default_rng(1000 + seed)
             for _ in range(already):
                 library_expand(node, pre)
             return node
@@ -308,28 +280,20 @@ def check_expand(cls: type) -> type:
         lib = build(LibraryNode)
         before = lib.expandable_moves.copy()
         lib_child = library_expand(lib, np.random.default_rng(seed))
-        expected = (lib_child.action_taken, lib_child.state)
-
-        def run(c: type) -> Any:
-            node = build(c)
-            return _expanded(node, state, seed)
 
         def same(got: Any, exp: Any) -> bool:
             want = _child_state(state, got[0])
             if not np.array_equal(got[1], want):
-                raise Mismatch(
-                    Text(f"child state {board(got[1])} for move {got[0]}"),
-                    Text(f"{board(want)}"),
-                    "play the move for player 1 (the node's mover), then change_perspective(..., -1): the "
-                    "child is seen by the opponent, who moves next",
-                )
+                raise _mismatch(f"child state {board(got[1])} for move {got[0]}", f"{board(want)}",
+                                "play the move for player 1 (the node's mover), then change_perspective(..., -1): "
+                                "the child is seen by the opponent, who moves next")  # fmt: skip
             return True
 
         return Case(
             f"node.expand(np.random.default_rng({seed}))  # node {board(state)}, {already} moves expanded before, "
             f"expandable {np.flatnonzero(before).tolist()}",
-            run,
-            expected,
+            lambda c: _expanded(build(c), state, seed),
+            (lib_child.action_taken, lib_child.state),
             "",
             same,
         )
@@ -338,8 +302,7 @@ def check_expand(cls: type) -> type:
         out = [case(GAME.get_initial_state(), 0, 0), case(GAME.get_initial_state(), 8, 1)]
         rng = np.random.default_rng(24)
         for seed, state in enumerate(canonical_positions(24, 30), start=2):
-            legal = int(GAME.get_valid_moves(state).sum())
-            out.append(case(state, int(rng.integers(0, legal)), seed))
+            out.append(case(state, int(rng.integers(0, int(GAME.get_valid_moves(state).sum()))), seed))
         return [*out, _same_seed_case(), _uniform_case()]
 
     return check_method(cls, "expand", library_expand, cases, mistakes=EXPAND_MISTAKES)
@@ -347,6 +310,7 @@ def check_expand(cls: type) -> type:
 
 DRAWS = 1200  # expansions from fresh nodes, one seed each, to judge how the moves are drawn
 UNIFORM_MARGIN = 0.06  # largest accepted gap between a move's share and 1/5: about 5 standard deviations
+DRAW_STATE, DRAW_EXPANDED = tictactoe([[-1, 0, 0], [0, 1, 0], [0, 0, 0]]), [2, 7]  # five moves left to expand
 
 
 def _child_state(state: np.ndarray, action: int) -> np.ndarray:
@@ -359,103 +323,66 @@ def _expanded(node: Any, state: np.ndarray, seed: int) -> tuple[int, np.ndarray]
     mask = node.expandable_moves.copy()
     child = node.expand(np.random.default_rng(seed))
     if not np.array_equal(node.state, state):
-        raise Mismatch(
-            Text(f"the node's state changed to {board(node.state)}"),
-            Text("it unchanged"),
-            "build the child's state from a new array (get_next_state returns one)",
-        )
-    got_action = getattr(child, "action_taken", None)
-    if got_action is None or not (0 <= int(got_action) < 9) or not mask[int(got_action)]:
-        raise Mismatch(
-            Text(f"a child for move {got_action}"),
-            Text(f"a child for one of {np.flatnonzero(mask).tolist()}"),
-            "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
-            "and set the child's action_taken",
-        )
-    got_action = int(got_action)
-    if node.expandable_moves[got_action]:
-        raise Mismatch(
-            Text(f"expandable_moves[{got_action}] still 1"),
-            Text("0"),
-            "mark the move as expanded: self.expandable_moves[action] = 0",
-        )
+        raise _mismatch(f"the node's state changed to {board(node.state)}", "it unchanged",
+                        "build the child's state from a new array (get_next_state returns one)")  # fmt: skip
+    action = getattr(child, "action_taken", None)
+    if action is None or not (0 <= int(action) < 9) or not mask[int(action)]:
+        raise _mismatch(f"a child for move {action}", f"a child for one of {np.flatnonzero(mask).tolist()}",
+                        "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
+                        "and set the child's action_taken")  # fmt: skip
+    action = int(action)
+    if node.expandable_moves[action]:
+        raise _mismatch(f"expandable_moves[{action}] still 1", "0",
+                        "mark the move as expanded: self.expandable_moves[action] = 0")  # fmt: skip
     if not node.children or node.children[-1] is not child:
-        raise Mismatch(
-            Text(f"{len(node.children)} children, the new one not last"),
-            Text("the new child last in self.children"),
-            "append the new child to self.children and return it",
-        )
+        raise _mismatch(f"{len(node.children)} children, the new one not last", "the new child last in self.children",
+                        "append the new child to self.children and return it")  # fmt: skip
     if getattr(child, "parent", None) is not node:
-        raise Mismatch(
-            Text("a child whose parent is not the node"),
-            Text("child.parent is the node"),
-            "pass self as the child's parent",
-        )
-    return got_action, np.asarray(child.state)
+        raise _mismatch("a child whose parent is not the node", "child.parent is the node",
+                        "pass self as the child's parent")  # fmt: skip
+    return action, np.asarray(child.state)
 
 
-def _draw_position() -> tuple[np.ndarray, np.ndarray]:
-    """O in a corner, X in the centre, two more moves already expanded: five expandable moves."""
-    state = np.array([[-1, 0, 0], [0, 1, 0], [0, 0, 0]], dtype=np.int8)
-    expanded = np.array([2, 7])
-    return state, expanded
-
-
-def _fresh(c: type) -> Any:
-    state, expanded = _draw_position()
-    node = c(GAME, state.copy())
-    node.expandable_moves[expanded] = 0
-    return node
+def _fresh_move(c: type, seed: int) -> int:
+    """The move ``expand`` draws with ``seed`` on a fresh node of ``c`` at ``DRAW_STATE`` (``DRAW_EXPANDED`` done)."""
+    node = c(GAME, DRAW_STATE.copy())
+    node.expandable_moves[DRAW_EXPANDED] = 0
+    return _expanded(node, DRAW_STATE, seed)[0]
 
 
 def _same_seed_case() -> Case:
-    state, expanded = _draw_position()
-
     def run(c: type) -> Any:
         for seed in range(7, 13):
-            moves = []
-            for _ in range(2):
-                node = _fresh(c)
-                moves.append(_expanded(node, state, seed)[0])
+            moves = [_fresh_move(c, seed) for _ in range(2)]
             if moves[0] != moves[1]:
-                raise Mismatch(
-                    Text(f"moves {moves[0]} and then {moves[1]} for seed {seed}"),
-                    Text("the same move twice"),
-                    "draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the "
-                    "search's seed must decide every draw",
-                )
+                raise _mismatch(f"moves {moves[0]} and then {moves[1]} for seed {seed}", "the same move twice",
+                                "draw with the rng you are given (rng.choice or rng.integers), not np.random or "
+                                "random: the search's seed must decide every draw")  # fmt: skip
         return "the same move for the same seed"
 
     return Case(
-        f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two fresh nodes {board(state)} "
-        f"(moves {expanded.tolist()} expanded before), seeds 7 to 12",
+        f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two fresh nodes {board(DRAW_STATE)} "
+        f"(moves {DRAW_EXPANDED} expanded before), seeds 7 to 12",
         run,
         "the same move for the same seed",
     )
 
 
 def _uniform_case() -> Case:
-    state, expanded = _draw_position()
-    moves = np.flatnonzero(_fresh(LibraryNode).expandable_moves)
+    moves = np.setdiff1d(np.flatnonzero(GAME.get_valid_moves(DRAW_STATE)), DRAW_EXPANDED)  # the expandable moves
     expected = Text(f"each of {moves.tolist()} about 1/{len(moves)} of the time")
 
     def run(c: type) -> Any:
-        counts = np.zeros(9, dtype=int)
-        for seed in range(DRAWS):
-            node = _fresh(c)
-            counts[_expanded(node, state, seed)[0]] += 1
-        shares = counts[moves] / DRAWS
+        shares = np.bincount([_fresh_move(c, seed) for seed in range(DRAWS)], minlength=9)[moves] / DRAWS
         if np.max(np.abs(shares - 1 / len(moves))) > UNIFORM_MARGIN:
-            raise Mismatch(
-                Text("shares " + ", ".join(f"{m}: {s:.2f}" for m, s in zip(moves, shares, strict=True))),
-                expected,
-                "draw uniformly among the expandable moves with the rng you are given: "
-                "rng.choice(np.flatnonzero(self.expandable_moves)), or an index from rng.integers",
-            )
+            got = "shares " + ", ".join(f"{m}: {s:.2f}" for m, s in zip(moves, shares, strict=True))
+            hint = "draw uniformly among the expandable moves with the rng you are given: "
+            raise _mismatch(got, expected, hint + "rng.choice(np.flatnonzero(self.expandable_moves)), or an index "
+                            "from rng.integers")  # fmt: skip
         return expected
 
     return Case(
-        f"{DRAWS} expansions of fresh nodes {board(state)} (moves {expanded.tolist()} expanded before), seeds 0 to "
+        f"{DRAWS} expansions of fresh nodes {board(DRAW_STATE)} (moves {DRAW_EXPANDED} expanded before), seeds 0 to "
         f"{DRAWS - 1}: how often each move is drawn",
         run,
         expected,
@@ -502,25 +429,22 @@ EXPAND_MISTAKES = [
 def check_simulate(cls: type) -> type:
     """``Node.simulate(rng)``: a random rollout to the end; the result (1, 0, -1) for the player to move here.
 
-    Cases: terminal nodes (the move into them won, or filled the board) return ``terminal_value``; positions
-    with one empty cell (no randomness); seeded positions whose rollouts must agree with the library's for the
-    same ``rng`` (draw as it does: ``rng.choice(np.flatnonzero(valid_moves))``). The node's state must not change.
+    Cases: terminal nodes, positions with one empty cell, and seeded positions whose rollouts must agree with the
+    library's for the same ``rng`` (draw as it does: ``rng.choice(np.flatnonzero(valid_moves))``).
     """
 
     def case(state: np.ndarray, action: int | None, seed: int, note: str = "") -> Case:
         lib = LibraryNode(GAME, state.copy(), action_taken=action)
         expected = float(lib.simulate(np.random.default_rng(seed)))
-        flipped = -expected
 
         def run(c: type) -> Any:
             node = c(GAME, state.copy(), action_taken=action)
             got = node.simulate(np.random.default_rng(seed))
             if not np.array_equal(node.state, state):
-                raise Mismatch(
-                    Text(f"{show(got)} and the node's state became {board(node.state)}"),
-                    Text(f"{show(expected)} with the node's state unchanged"),
-                    "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new arrays)",
-                )
+                raise _mismatch(f"{show(got)} and the node's state became {board(node.state)}",
+                                f"{show(expected)} with the node's state unchanged",
+                                "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new "
+                                "arrays)")  # fmt: skip
             return got
 
         hint = (
@@ -529,80 +453,51 @@ def check_simulate(cls: type) -> type:
             if lib.is_terminal
             else "the result is for the player to move at this node (1 in the canonical state): when the rollout "
             "ended on the opponent's move (rollout_player == -1), negate the value"
-            if flipped != expected
+            if expected
             else "play random legal moves, rollout_player starting at 1 and switching after each move, until the "
             "game is terminated; draw with rng.choice(np.flatnonzero(valid_moves))"
         )
-        return Case(
-            f"Node(game, {board(state)}, action_taken={action}).simulate(np.random.default_rng({seed})){note}",
-            run,
-            expected,
-            hint,
-        )
+        call = f"Node(game, {board(state)}, action_taken={action}).simulate(np.random.default_rng({seed})){note}"
+        return Case(call, run, expected, hint)
 
     def cases(c: type) -> list[Case]:
         # X (now -1 in the canonical state of O, who moves next) just completed the top row with move 2
-        won = np.array([[-1, -1, -1], [1, 1, 0], [0, 0, 0]], dtype=np.int8)
-        drawn = np.array([[-1, 1, -1], [-1, 1, 1], [1, -1, -1]], dtype=np.int8)
+        won, drawn = tictactoe([[-1, -1, -1], [1, 1, 0], [0, 0, 0]]), tictactoe([[-1, 1, -1], [-1, 1, 1], [1, -1, -1]])
         out = [case(won, 2, 0, "  # terminal: lost for the player to move"), case(drawn, 8, 0, "  # a full board")]
         one_left = [
             ONE_MOVE_LEFT,  # cell 8 draws
-            np.array([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]], dtype=np.int8),  # cell 2 wins for the mover
-            np.array([[-1, 1, 1], [1, -1, -1], [1, -1, 0]], dtype=np.int8),  # cell 8 blocks the diagonal: a draw
+            tictactoe([[1, 1, 0], [-1, -1, 1], [-1, 1, -1]]),  # cell 2 wins for the mover
+            tictactoe([[-1, 1, 1], [1, -1, -1], [1, -1, 0]]),  # cell 8 blocks the diagonal: a draw
         ]
         out += [case(s, None, 0, "  # one empty cell") for s in one_left]
-        for seed, state in enumerate(canonical_positions(25, 40)):
-            out.append(case(state, None, seed))
-        return out
+        return out + [case(state, None, seed) for seed, state in enumerate(canonical_positions(25, 40))]
 
     return check_method(cls, "simulate", LibraryNode.simulate, cases, mistakes=SIMULATE_MISTAKES)
 
 
-def _rollout(terminal: bool = True, negate: bool = True) -> Callable[..., float]:
-    def simulate(self: Any, rng: np.random.Generator) -> float:
-        if terminal and self.is_terminal:
-            return self.terminal_value
-        state, player = self.state, 1
-        while True:
-            action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(state))))
-            state = self.game.get_next_state(state, action, player)
-            value, done = self.game.get_value_and_terminated(state, action)
-            if done:
-                return value if (player == 1 or not negate) else -value
-            player = -player
-
-    return simulate
-
-
-SIMULATE_MISTAKES = [
+SIMULATE_MISTAKES = [  # the library's rollout with one change: no negation, or no stop at a terminal node
     Mistake("the result is for the player to move at this node (1 in the canonical state): when the rollout ends "
-            "on the opponent's move (rollout_player == -1), negate the value", _rollout(negate=False)),
+            "on the opponent's move (rollout_player == -1), negate the value",
+            lambda self, rng: self.terminal_value if self.is_terminal else abs(LibraryNode.simulate(self, rng))),
     Mistake("the move into this node ended the game: return self.terminal_value without playing on",
-            _rollout(terminal=False)),
+            lambda self, rng: LibraryNode.simulate(SimpleNamespace(game=self.game, state=self.state,
+                                                                   is_terminal=False), rng)),
 ]  # fmt: skip
 
 
 # ---- exercise 6: backpropagation ----------------------------------------------------------------------------
 def check_backpropagate(cls: type) -> type:
-    """``Node.backpropagate(value)``: add ``value`` here and, with its sign flipped at every step, on each ancestor.
-
-    Cases: paths of 1 to 6 nodes with seeded statistics; values 1, -1, 0; compares every node's
-    ``(visit_count, value_sum)`` on the path, leaf first.
-    """
+    """``Node.backpropagate(value)``: add ``value`` here and, with its sign flipped at every step, on each ancestor;
+    compared as every node's ``(visit_count, value_sum)`` on paths of 1 to 6 nodes, leaf first."""
 
     def case(depth: int, value: float, seed: int) -> Case:
-        def build(c: type) -> list[Any]:
-            rng = np.random.default_rng(seed)
-            path = [c(GAME, GAME.get_initial_state())]
+        def run(c: type) -> list[tuple[int, float]]:
+            rng, path = np.random.default_rng(seed), [c(GAME, GAME.get_initial_state())]
             for _ in range(depth - 1):
                 path.append(c(GAME, GAME.get_initial_state(), path[-1], None))
             for node in path:
                 node.visit_count = int(rng.integers(0, 20))
                 node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
-            return path
-
-        def run(c: type) -> list[tuple[int, float]]:
-            path = build(c)
             path[-1].backpropagate(value)
             return [(int(n.visit_count), float(n.value_sum)) for n in reversed(path)]
 
@@ -668,12 +563,10 @@ SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the 
 def check_search(mcts_class: type, num_searches: int = 600) -> type:
     """``MCTS(game, num_searches, C, seed).search(state)``: the root's visit shares, shape ``(action_size,)``.
 
-    Compared on decisive and open positions with the library's search loop run on nodes of the learner's own
-    ``Node`` class (same settings, same seed), so that an expansion that draws in another order than the
-    library's is followed, not punished: the shares sum to 1, are 0 on illegal moves, pick the library's move where
-    one move is clearly best, and agree within ``SEARCH_TOLERANCE`` (exactly, for the loop as written here).
-    ``search`` must also keep the root in ``self.root`` (the tree picture reads it). Returns the learner's class
-    or ``LibrarySearch``.
+    Compared with the library's search loop run on nodes of the learner's own ``Node`` class (same settings, same
+    seed), so that an expansion that draws in another order than the library's is followed, not punished: the
+    shares sum to 1, are 0 on illegal moves, pick the library's move where one move is clearly best, and agree within
+    ``SEARCH_TOLERANCE``; ``self.root`` must hold the root. Returns the learner's class or ``LibrarySearch``.
     """
 
     def case(name: str, state: np.ndarray, decisive: bool, seed: int) -> Case:
@@ -683,46 +576,28 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             mcts = c(GAME, num_searches=num_searches, C=1.41, seed=seed)
             got = mcts.search(state.copy())
             if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
-                raise Mismatch(
-                    got,
-                    expected,
-                    "return the shares as a numpy array of floats, shape (action_size,): visits / "
-                    "visits.sum() with visits = np.zeros(self.game.action_size)",
-                )
-            got = got.astype(float)
-            root = getattr(mcts, "root", None)
+                raise Mismatch(got, expected, "return the shares as a numpy array of floats, shape (action_size,): "
+                               "visits / visits.sum() with visits = np.zeros(self.game.action_size)")  # fmt: skip
+            got, root = got.astype(float), getattr(mcts, "root", None)
             if root is None or getattr(root, "visit_count", None) != num_searches:
-                raise Mismatch(
-                    Text(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits"),
-                    Text(f"the root node with {num_searches} visits"),
-                    "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
-                )
-            nodes = type(root)
-            reference = expected if nodes is LibraryNode else _search_with_nodes(nodes, state, seed, num_searches)
+                raise _mismatch(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits",
+                                f"the root node with {num_searches} visits", "keep the root node in self.root (the "
+                                "tree picture uses it); it is visited once per simulation")  # fmt: skip
+            search = planted_search(type(root))(GAME, num_searches, 1.41, seed)  # the library's loop on their nodes
+            reference = expected if type(root) is LibraryNode else search.search(state.copy())
             if got.shape != reference.shape:
                 raise Mismatch(got, reference, "one share per action: shape (self.game.action_size,)")
             if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
-                raise Mismatch(
-                    got,
-                    reference,
-                    "return each root child's visit count divided by the total: shares that "
-                    "sum to 1, 0 for moves without a child",
-                )
+                raise Mismatch(got, reference, "return each root child's visit count divided by the total: shares "
+                               "that sum to 1, 0 for moves without a child")  # fmt: skip
             if decisive and int(np.argmax(got)) != int(np.argmax(expected)):
-                raise Mismatch(
-                    got,
-                    reference,
-                    f"{name}: the library's search puts most visits on {int(np.argmax(expected))}; "
-                    "check the sign flips (get_ucb and backpropagate) and the terminal nodes",
-                )
+                raise Mismatch(got, reference, f"{name}: the library's search puts most visits on "
+                               f"{int(np.argmax(expected))}; check the sign flips (get_ucb and backpropagate) and the "
+                               "terminal nodes")  # fmt: skip
             if np.max(np.abs(got - reference)) > SEARCH_TOLERANCE:
-                raise Mismatch(
-                    got,
-                    reference,
-                    "the shares differ more than random draws explain: check the sign flips and the loop: select "
-                    "while fully expanded, then (if the node is not terminal) expand + simulate, else use "
-                    "node.terminal_value; then backpropagate",
-                )
+                raise Mismatch(got, reference, "the shares differ more than random draws explain: check the sign flips "
+                               "and the loop: select while fully expanded, then (if the node is not terminal) expand "
+                               "+ simulate, else use node.terminal_value; then backpropagate")  # fmt: skip
             return got
 
         return Case(
@@ -742,8 +617,7 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             f"{FAILED} MCTS.search: expected a class, got {show(mcts_class)}; run the cell that defines it", flush=True
         )
         return LibrarySearch
-    own = mcts_class.__dict__.get("search")
-    if own is None:
+    if mcts_class.__dict__.get("search") is None:
         how = "write def search(self, state) inside class MCTS and run its cell again"
         print(missing_method(mcts_class, "search", "self, state", how), flush=True)
         return LibrarySearch
@@ -751,49 +625,39 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
     return check("MCTS.search", mcts_class, LibrarySearch, cases, mistakes, own=["search"])
 
 
-def _search_with_nodes(node_class: type, state: np.ndarray, seed: int, num_searches: int) -> np.ndarray:
-    """The library's search loop (``alphazero_lib.mcts.MCTS.search``, C = 1.41) on nodes of ``node_class``: the
-    reference for a learner whose ``Node`` draws its moves in another order than the library's."""
-    return _wrong_search("", node_class)(GAME, num_searches, 1.41, seed).search(state.copy())
+def planted_search(node_class: type = LibraryNode, mistake: str = "") -> type:
+    """``LibrarySearch`` (the loop of ``alphazero_lib.mcts.MCTS.search``) on nodes of ``node_class``, with one known
+    mistake planted in the nodes while it searches: "terminal" (terminal nodes are expanded too), "children" (select
+    while a node has any child), or "counts" (the visit counts are returned, not the shares)."""
+    simulate = node_class.simulate
+    changes = {
+        "children": {"is_fully_expanded": lambda self: bool(self.children)},
+        "terminal": {  # the loop sees no terminal node; a new child's own rollout still stops at once
+            "is_terminal": property(lambda self: False, lambda self, value: setattr(self, "ends_game", value)),
+            "simulate": lambda self, rng: self.terminal_value if self.ends_game else simulate(self, rng),
+        },
+    }.get(mistake, {})
 
+    class MCTS(LibrarySearch):
+        def search(self, state: np.ndarray) -> np.ndarray:
+            with mock.patch("alphazero_lib.mcts.Node", node_class), contextlib.ExitStack() as planted:
+                for name, value in changes.items():
+                    planted.enter_context(mock.patch.object(node_class, name, value, create=True))
+                shares = super().search(state)
+            return shares * self.config.num_searches if mistake == "counts" else shares
 
-class _WrongSearch(LibrarySearch):
-    """The library's search with one known mistake (for the diagnosis)."""
-
-    mistake = ""
-    node_class: type = LibraryNode
-
-    def search(self, state: np.ndarray) -> np.ndarray:
-        root = self.root = self.node_class(self.game, state.copy())
-        rng = self.rng
-        for _ in range(self.config.num_searches):
-            node = root
-            while node.is_fully_expanded() if self.mistake != "children" else node.children:
-                node = node.select(self.config.C)
-            value = node.terminal_value
-            if not node.is_terminal or self.mistake == "terminal":
-                node = node.expand(rng)
-                value = node.simulate(rng)
-            node.backpropagate(value)
-        visits = np.zeros(self.game.action_size)
-        for child in root.children:
-            visits[child.action_taken] = child.visit_count
-        return visits if self.mistake == "counts" else visits / visits.sum()
-
-
-def _wrong_search(mistake: str, node_class: type = LibraryNode) -> type:
-    return type("MCTS", (_WrongSearch,), {"mistake": mistake, "node_class": node_class})
+    return MCTS
 
 
 def search_mistakes(node_class: type = LibraryNode) -> list[Mistake]:
     """The known wrong searches, on nodes of ``node_class`` (the learner's, so that they draw as the learner's)."""
     return [
         Mistake("a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
-                _wrong_search("terminal", node_class)),
+                planted_search(node_class, "terminal")),
         Mistake("walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
-                "unexpanded move gets a new child first", _wrong_search("children", node_class)),
+                "unexpanded move gets a new child first", planted_search(node_class, "children")),
         Mistake("return the visit SHARES: each child's visit count divided by the sum of them",
-                _wrong_search("counts", node_class)),
+                planted_search(node_class, "counts")),
     ]  # fmt: skip
 
 
@@ -804,7 +668,6 @@ def _learners_node(mcts_class: type) -> type:
     return node if isinstance(node, type) and all(hasattr(node, m) for m in ("expand", "simulate")) else LibraryNode
 
 
-# ---- the learner's search as a player -----------------------------------------------------------------------
 # ---- the tree picture ---------------------------------------------------------------------------------------
 def draw_tree(
     root: Any,
