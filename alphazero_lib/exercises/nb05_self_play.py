@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import hashlib
 import io
 import json
@@ -46,6 +47,7 @@ from alphazero_lib.exercises.core import (
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.model import ResNet
 from alphazero_lib.selection import apply_temperature as library_apply_temperature
+from alphazero_lib.selfplay import play_self_play_game
 from alphazero_lib.training import AlphaZero, stack_memory, train_epoch
 from alphazero_lib.training import game_memory as library_game_memory
 from alphazero_lib.training import minibatches as library_minibatches
@@ -139,13 +141,43 @@ def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
     return got
 
 
+def _in_run(got: Any, expected: Any) -> bool:
+    """The ``same`` of a case whose ``run`` compares the answer itself (raising ``Mismatch`` with a hint)."""
+    return True
+
+
+def _case(call: str, play: Callable[[Any], Any], library: Any, compare: Callable[[Any, Any], Any]) -> Case:
+    """A case that runs code in a harness, ``play(code)``: the library's run is expected, and ``compare(got,
+    expected)`` raises ``Mismatch`` with a hint where the learner's run differs."""
+    expected = play(library)
+    return Case(call, lambda f: compare(play(f), expected), expected, same=_in_run)
+
+
+def _random_history(game: Any, rng: np.random.Generator) -> tuple[list, float, int]:
+    """A game of the library's self-play with a fake search (temperature 1): its ``(canonical state, probs, mover)``
+    history as the search saw it, its final value and its last mover."""
+    search, history = fake_search(game, int(rng.integers(256))), []
+
+    def recorded(state: np.ndarray) -> np.ndarray:
+        history.append((state, search(state), 1 if len(history) % 2 == 0 else -1))
+        return history[-1][1]
+
+    _, winner, _ = play_self_play_game(game, recorded, rng, 1.0)
+    return history, float(winner != 0), history[-1][2]
+
+
+def _random_memory(game: Any, count: int, rng: np.random.Generator) -> list:
+    """The first ``count`` samples of the library's self-play games with fake searches (temperature 1)."""
+    memory: list = []
+    while len(memory) < count:
+        memory += library_self_play(game, fake_search(game, int(rng.integers(256))), rng, 1.0)
+    return memory[:count]
+
+
 # ---- exercise 1: temperature --------------------------------------------------------------------------------
 def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.ndarray]) -> Callable:
     """``apply_temperature(probs, temperature)``: ``probs ** (1 / T)`` renormalised, ``[A]``; T = 0: equal mass
-    on the most visited moves.
-
-    Cases: visit distributions with zeros (illegal moves), temperatures 0.1 to 10, temperature 0 with one and with
-    several maxima; the input must not be changed and the result must sum to 1.
+    on the most visited moves. Cases: visit shares with zeros and ties, temperatures 0 to 10; the input unchanged.
     """
 
     def cases() -> list[Case]:
@@ -155,41 +187,22 @@ def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.
             counts = rng.integers(0, 30, size).astype(np.float64)
             counts[rng.integers(size)] += 1
             vectors.append(counts / counts.sum())
-        out = []
-        for probs in vectors:
-            for temperature in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0):
-                out.append(_temperature_case(probs, temperature))
-        return out
+        return [_temperature_case(p, t) for p in vectors for t in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0)]
 
     return check("apply_temperature", apply_temperature, library_apply_temperature, cases, TEMPERATURE_MISTAKES)
 
 
-def _temperature_with(kind: str) -> Callable[..., np.ndarray]:
-    def apply_temperature(probs: Any, temperature: float) -> np.ndarray:
-        probs = np.asarray(probs, dtype=np.float64)
-        if temperature == 0:
-            if kind == "one max":
-                return np.eye(len(probs))[int(np.argmax(probs))]
-            weights = (probs == probs.max()).astype(np.float64)
-        else:
-            weights = probs ** (temperature if kind == "power T" else 1 / temperature)
-        return weights if kind == "no renormalise" else weights / weights.sum()
-
-    return apply_temperature
-
-
 TEMPERATURE_MISTAKES = [
-    Mistake("divide by the sum so the probabilities add up to 1 again", _temperature_with("no renormalise")),
+    Mistake("divide by the sum so the probabilities add up to 1 again",
+            lambda p, t: np.asarray(p, dtype=np.float64) ** (1 / t) if t else (p == np.max(p)).astype(np.float64)),
     Mistake("raise to the power 1 / temperature (a low temperature sharpens), not to the power temperature",
-            _temperature_with("power T")),
+            lambda p, t: library_apply_temperature(p, 1 / t if t else 0)),
     Mistake("at temperature 0 the largest entries SHARE the mass equally when they tie (not only the first)",
-            _temperature_with("one max")),
+            lambda p, t: library_apply_temperature(p, t) if t else np.eye(len(p))[int(np.argmax(p))]),
 ]  # fmt: skip
 
 
 def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
-    expected = library_apply_temperature(probs, temperature)
-
     def run(f: Callable) -> np.ndarray:
         given = probs.copy()
         with np.errstate(all="ignore"):
@@ -198,12 +211,11 @@ def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
             raise Mismatch(given, probs, "the input was changed: compute a new array, leave probs as it is")
         return got
 
-    if temperature == 0:
-        hint = "temperature 0 cannot divide by zero: put equal mass on the largest entries (ties share it)."
-    elif temperature == 1:
-        hint = "temperature 1 leaves the distribution as it is."
-    else:
-        hint = "raise to the power 1 / temperature, then divide by the sum so it adds up to 1 again."
+    hint = {
+        0: "temperature 0 cannot divide by zero: put equal mass on the largest entries (ties share it).",
+        1: "temperature 1 leaves the distribution as it is.",
+    }.get(temperature, "raise to the power 1 / temperature, then divide by the sum so it adds up to 1 again.")
+    expected = library_apply_temperature(probs, temperature)
     return Case(f"apply_temperature({show(probs)}, {temperature})", run, expected, hint)
 
 
@@ -216,51 +228,36 @@ def check_game_memory(game_memory: Callable) -> Callable:
     """
 
     def cases() -> list[Case]:
-        rng = np.random.default_rng(11)
-        out = []
+        rng, out = np.random.default_rng(11), []
         for game in (TicTacToe(), ConnectFour()):
             for number in range(8):
                 history, value, last = _random_history(game, rng)
-                if number == 0:
-                    value = 0.0  # a draw's value, whoever moved last
-                expected = library_game_memory(game, history, value, last)
+                value = 0.0 if number == 0 else value  # a draw's value, whoever moved last
                 call = f"game_memory({game!r}, <{len(history)} positions, movers {_movers(history)}>, {value}, {last})"
-                out.append(
-                    Case(
-                        call,
-                        lambda f, g=game, h=history, v=value, p=last, e=expected: _compare_memory(
-                            f(g, [(s.copy(), pr.copy(), m) for s, pr, m in h], v, p), e
-                        ),
-                        expected,
-                        same=lambda got, exp: True,  # compared inside run, with hints
-                    )
-                )
+                play = _replay(game, history, value, last)
+                out.append(_case(call, play, library_game_memory, _compare_memory))
         return out
 
     return check("game_memory", game_memory, _library_game_memory, cases, MEMORY_MISTAKES)
 
 
-def _memory_with(kind: str) -> Callable[..., list]:
-    def game_memory(game: Any, history: list, value: float, last_player: int) -> list:
-        out = []
-        for state, probs, player in history:
-            outcome = value if (player == last_player or kind == "all last") else game.get_opponent_value(value)
-            if kind == "flipped":
-                outcome = -outcome
-            encoded = game.get_encoded_state(game.change_perspective(state, player) if kind == "again" else state)
-            out.append((encoded, probs, outcome))
-        return out
-
-    return game_memory
+def _replay(game: Any, history: list, value: float, last: int) -> Callable[[Callable], Any]:
+    return lambda f: f(game, [(s.copy(), p.copy(), m) for s, p, m in history], value, last)
 
 
-MEMORY_MISTAKES = [
+MEMORY_MISTAKES = [  # the library's game_memory given a changed input
     Mistake("each position's outcome is seen by ITS mover: value for the last mover's positions, "
-            "game.get_opponent_value(value) for the others", _memory_with("all last")),
+            "game.get_opponent_value(value) for the others",
+            lambda game, history, value, last: library_game_memory(game, [(s, p, last) for s, p, _ in history],
+                                                                   value, last)),
     Mistake("value is the result for last_player (who made the final move): their positions get value as it is, "
-            "the others the opposite", _memory_with("flipped")),
+            "the others the opposite",
+            lambda game, history, value, last: library_game_memory(game, history, game.get_opponent_value(value),
+                                                                   last)),
     Mistake("the history's states are already canonical (seen by their mover): encode them as they are, without "
-            "change_perspective", _memory_with("again")),
+            "change_perspective",
+            lambda game, history, value, last: library_game_memory(
+                game, [(game.change_perspective(s, m), p, m) for s, p, m in history], value, last)),
 ]  # fmt: skip
 
 
@@ -273,88 +270,55 @@ def _movers(history: list) -> str:
     return str(movers) if len(movers) <= 9 else f"[{movers[0]}, {movers[1]}, ..., {movers[-1]}]"
 
 
-def _random_history(game: Any, rng: np.random.Generator) -> tuple[list, float, int]:
-    """A random game's ``(canonical state, probs, mover)`` history, its final value and last mover."""
-    search = fake_search(game, int(rng.integers(256)))
-    state, player, history = game.get_initial_state(), 1, []
-    while True:
-        canonical = game.change_perspective(state, player)
-        probs = search(canonical)
-        history.append((canonical, probs, player))
-        action = int(rng.choice(game.action_size, p=probs.astype(np.float64) / probs.astype(np.float64).sum()))
-        state = game.get_next_state(state, action, player)
-        value, done = game.get_value_and_terminated(state, action)
-        if done:
-            return history, float(value), player
-        player = -player
-
-
+# ---- exercise 3: self-play ----------------------------------------------------------------------------------
 SELF_PLAY_HINT = (
     "the game went another way: search the canonical state, then draw each move with "
     "rng.choice(game.action_size, p=apply_temperature(probs, temperature)), one draw per move."
 )
 
 
-# ---- exercise 3: self-play ----------------------------------------------------------------------------------
 def check_self_play(self_play: Callable) -> Callable:
     """``self_play(game, search, rng, temperature)``: one game, every move drawn from the search's probabilities
     with temperature; returns the game's samples as ``game_memory`` makes them.
 
     Cases: a deterministic fake search (visit counts from a hash of the position) on Tic-Tac-Toe and Connect Four,
-    temperatures 1.25, 1, 0.5 and 0, several seeds; the library's ``AlphaZero.self_play`` with the same rng.
+    temperatures 0 to 2, several seeds; the library's ``self_play`` with the same rng.
     """
 
     def cases() -> list[Case]:
-        out = []
-        for game in (TicTacToe(), ConnectFour()):
-            for seed, temperature in [(0, 1.25), (1, 1.0), (2, 0.5), (3, 0.0), (4, 1.25), (5, 2.0)]:
-                search = fake_search(game, seed)
-                expected = library_self_play(game, search, np.random.default_rng(seed), temperature)
-                out.append(
-                    Case(
-                        f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
-                        lambda f, g=game, s=search, sd=seed, t=temperature, e=expected: _compare_memory(
-                            f(g, s, np.random.default_rng(sd), t), e, SELF_PLAY_HINT
-                        ),
-                        expected,
-                        hint="",
-                        same=lambda got, exp: True,
-                    )
-                )
-        return out
+        return [
+            _case(f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
+                  lambda f, g=game, s=seed, t=temperature: f(g, fake_search(g, s), np.random.default_rng(s), t),
+                  library_self_play, lambda got, expected: _compare_memory(got, expected, SELF_PLAY_HINT))
+            for game in (TicTacToe(), ConnectFour())
+            for seed, temperature in [(0, 1.25), (1, 1.0), (2, 0.5), (3, 0.0), (4, 1.25), (5, 2.0)]
+        ]  # fmt: skip
 
     return check("self_play", self_play, _library_self_play, cases, SELF_PLAY_MISTAKES)
 
 
-def _self_play_with(kind: str) -> Callable[..., list]:
-    def self_play(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
-        history, state, player = [], game.get_initial_state(), 1
-        while True:
-            canonical = game.change_perspective(state, player)
-            probs = search(state if kind == "absolute" else canonical)
-            shaped = library_apply_temperature(probs, temperature)
-            history.append((canonical, shaped if kind == "stores shaped" else probs, player))
-            p = np.asarray(probs, dtype=np.float64) if kind == "no temperature" else shaped
-            action = int(rng.choice(game.action_size, p=p / p.sum()))
-            state = game.get_next_state(state, action, player)
-            value, done = game.get_value_and_terminated(state, action)
-            if done:
-                last = -player if kind == "last player" else player
-                return library_game_memory(game, history, value, last)
-            player = -player
+def _searching_absolute(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
+    """The library's self-play with the search handed the absolute board (player 1's pieces as 1), not the mover's."""
+    searched: list = []
 
-    return self_play
+    def absolute(canonical: np.ndarray) -> np.ndarray:
+        searched.append(canonical)
+        return search(game.change_perspective(canonical, 1 if len(searched) % 2 else -1))
+
+    return library_self_play(game, absolute, rng, temperature)
 
 
-SELF_PLAY_MISTAKES = [
+SELF_PLAY_MISTAKES = [  # the library's self_play with a changed search, temperature or outcome
     Mistake("draw each move from apply_temperature(probs, temperature), not from the search's probabilities as "
-            "they are", _self_play_with("no temperature")),
+            "they are", lambda game, search, rng, t=1.25: library_self_play(game, search, rng, 1.0)),
     Mistake("store the search's probabilities as they are (the training target); temperature only shapes the draw",
-            _self_play_with("stores shaped")),
+            lambda game, search, rng, t=1.25: library_self_play(
+                game, lambda s: library_apply_temperature(search(s), t), rng, 1.0)),
     Mistake("search the CANONICAL state (game.change_perspective(state, player)): the search plays as player 1",
-            _self_play_with("absolute")),
+            _searching_absolute),
     Mistake("the final value is for the player who made the last move: game_memory(game, history, value, player) "
-            "with that player", _self_play_with("last player")),
+            "with that player",
+            lambda game, search, rng, t=1.25: [(s, p, -z) for s, p, z in library_self_play(game, search, rng, t)]),
 ]  # fmt: skip
 
 
@@ -371,66 +335,46 @@ def check_minibatches(minibatches: Callable) -> Callable:
     """
 
     def cases() -> list[Case]:
-        out = []
         sizes = [(8, 4), (10, 4), (9, 4), (2, 2), (3, 2), (5, 8), (64, 64), (65, 64), (66, 64), (129, 64), (200, 64)]
-        for seed, (num, size) in enumerate(sizes):
-            expected = library_minibatches(num, size, np.random.default_rng(seed))
-            out.append(
-                Case(
-                    f"minibatches({num}, {size}, np.random.default_rng({seed}))",
-                    lambda f, n=num, b=size, s=seed, e=expected: _compare_batches(
-                        f(n, b, np.random.default_rng(s)), e, n
-                    ),
-                    expected,
-                    same=lambda got, exp: True,
-                )
-            )
-        return out
+        return [
+            _case(f"minibatches({num}, {size}, np.random.default_rng({seed}))",
+                  lambda f, n=num, b=size, s=seed: f(n, b, np.random.default_rng(s)), library_minibatches,
+                  _compare_batches)
+            for seed, (num, size) in enumerate(sizes)
+        ]  # fmt: skip
 
     return check("minibatches", minibatches, library_minibatches, cases, BATCH_MISTAKES)
 
 
-def _batches_with(kind: str) -> Callable[..., list]:
-    def minibatches(num_samples: int, batch_size: int, rng: np.random.Generator) -> list:
-        order = np.arange(num_samples) if kind == "no shuffle" else rng.permutation(num_samples)
-        batches = [order[i : i + batch_size] for i in range(0, num_samples, batch_size)]
-        if kind != "no merge" and len(batches) > 1 and len(batches[-1]) == 1:
-            batches[-2] = np.concatenate([batches[-2], batches[-1]])
-            batches.pop()
-        return batches
-
-    return minibatches
+def _unshuffled(num_samples: int, batch_size: int, rng: np.random.Generator) -> list:
+    """The library's batch sizes over the samples in their order, not shuffled."""
+    sizes = [len(batch) for batch in library_minibatches(num_samples, batch_size, rng)]
+    return np.split(np.arange(num_samples), np.cumsum(sizes)[:-1])
 
 
 BATCH_MISTAKES = [
-    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices",
-            _batches_with("no shuffle")),
-]  # fmt: skip
+    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices", _unshuffled)
+]
 
 
-def _compare_batches(got: Any, expected: list, num: int) -> Any:
+def _compare_batches(got: Any, expected: list) -> Any:
     try:
         batches = [np.asarray(b).reshape(-1) for b in got]
     except TypeError:
         raise Mismatch(got, expected, "return a list of index arrays.") from None
-    sizes = [len(b) for b in batches]
+    sizes, want = [len(b) for b in batches], [len(b) for b in expected]
     flat = np.concatenate(batches) if batches else np.zeros(0, dtype=int)
-    if sorted(flat.tolist()) != list(range(num)):
+    if sorted(flat.tolist()) != list(range(sum(want))):
         raise Mismatch(
             f"batch sizes {sizes}",
-            f"batch sizes {[len(b) for b in expected]}",
+            f"batch sizes {want}",
             "every sample exactly once: slice order[i : i + batch_size] up to the end (the video's "
             "min(len(memory) - 1, ...) drops the last sample).",
         )
     if 1 in sizes:
-        raise Mismatch(
-            f"batch sizes {sizes}",
-            f"batch sizes {[len(b) for b in expected]}",
-            "a last batch of one must join the batch before it (a one-sample step is a noisy one).",
-        )
-    if not same(sizes, [len(b) for b in expected]) or not all(
-        np.array_equal(a, b) for a, b in zip(batches, expected, strict=True)
-    ):
+        hint = "a last batch of one must join the batch before it (a one-sample step is a noisy one)."
+        raise Mismatch(f"batch sizes {sizes}", f"batch sizes {want}", hint)
+    if sizes != want or not all(np.array_equal(a, b) for a, b in zip(batches, expected, strict=True)):
         raise Mismatch(
             [b.tolist() for b in batches][:2],
             [b.tolist() for b in expected][:2],
@@ -449,15 +393,6 @@ def _sgd(model: torch.nn.Module) -> torch.optim.Optimizer:
     return torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=1e-4)
 
 
-def _random_memory(game: Any, count: int, rng: np.random.Generator) -> list:
-    """``count`` samples from random games (encoded states, fake search policies, outcomes)."""
-    memory: list = []
-    while len(memory) < count:
-        history, value, last = _random_history(game, rng)
-        memory += library_game_memory(game, history, value, last)
-    return memory[:count]
-
-
 def _parameters(model: torch.nn.Module) -> np.ndarray:
     return np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
 
@@ -472,55 +407,41 @@ def check_train_step(train_step: Callable) -> Callable:
     """
 
     def cases() -> list[Case]:
-        out = []
-        rng = np.random.default_rng(21)
+        rng, out = np.random.default_rng(21), []
         for index, (game, size) in enumerate(
             [(TicTacToe(), 2), (TicTacToe(), 8), (TicTacToe(), 24), (ConnectFour(), 6)]
         ):
-            batches = [stack_memory(_random_memory(game, size, rng)) for _ in range(2)]
+            memories = [_random_memory(game, size, rng) for _ in range(2)]
             model = _tiny_model(game, index)
             reference = copy.deepcopy(model)
             optimizer = _sgd(reference)
-            expected_losses = []
-            for states, policies, values in batches:
-                memory = [(states[i], policies[i], values[i]) for i in range(size)]
-                losses = train_epoch(reference, optimizer, memory, size, np.random.default_rng(0))
-                expected_losses.append((losses["policy_loss"], losses["value_loss"]))
-            expected = (expected_losses, _parameters(reference))
+            losses = [train_epoch(reference, optimizer, memory, size, np.random.default_rng(0)) for memory in memories]
+            expected = ([(x["policy_loss"], x["value_loss"]) for x in losses], _parameters(reference))
+            batches = [stack_memory(memory) for memory in memories]
             out.append(
                 Case(
                     f"two train_step calls on batches of {size} {game!r} samples",
                     lambda f, m=model, b=batches, e=expected: _run_steps(f, m, b, e),
                     expected,
-                    same=lambda got, exp: True,
+                    same=_in_run,
                 )
             )
-        return out
+        return out  # fmt: skip
 
     return check("train_step", train_step, library_train_step, cases, STEP_MISTAKES)
 
 
 def _step_with(kind: str) -> Callable[..., tuple]:
+    """``train_step`` with one planted mistake, ``kind``: the losses, their order of steps, or what is returned."""
+    order = {"no zero": "backward step", "step first": "zero step backward", "zero last": "backward zero step"}
+
     def train_step(model: Any, optimizer: Any, states: Any, policy_targets: Any, value_targets: Any) -> tuple:
         logits, value = model(states)
-        if kind == "softmax":
-            logits = torch.softmax(logits, dim=1)
-        policy_loss = F.cross_entropy(logits, policy_targets)
+        policy_loss = F.cross_entropy(torch.softmax(logits, dim=1) if kind == "softmax" else logits, policy_targets)
         value_loss = F.mse_loss(value, value_targets)
         loss = policy_loss if kind == "policy only" else policy_loss + value_loss
-        if kind == "step first":
-            optimizer.zero_grad()
-            optimizer.step()
-            loss.backward()
-        elif kind == "zero last":
-            loss.backward()
-            optimizer.zero_grad()
-            optimizer.step()
-        else:
-            if kind != "no zero":
-                optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+        for step in order.get(kind, "zero backward step").split():
+            {"zero": optimizer.zero_grad, "backward": loss.backward, "step": optimizer.step}[step]()
         if kind == "tensors":
             return policy_loss.detach(), value_loss.detach()
         return policy_loss.item(), value_loss.item()
@@ -554,13 +475,8 @@ def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expe
     model.train()
     expected_losses, expected_parameters = expected
     for step, ((states, policies, values), want) in enumerate(zip(batches, expected_losses, strict=True)):
-        got = train_step(
-            model,
-            optimizer,
-            torch.as_tensor(states),
-            torch.as_tensor(policies),
-            torch.as_tensor(values).unsqueeze(1),
-        )
+        targets = torch.as_tensor(policies), torch.as_tensor(values).unsqueeze(1)
+        got = train_step(model, optimizer, torch.as_tensor(states), *targets)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Mismatch(got, want, "return (policy_loss, value_loss) as two floats (loss.item()).")
         if not all(isinstance(x, (float, int, np.floating)) and not isinstance(x, bool) for x in got):
@@ -597,44 +513,26 @@ def check_train(train: Callable) -> Callable:
     ``train_step``), the model in training mode; returns the mean ``policy_loss`` and ``value_loss`` per sample.
 
     Cases: memories of 10 to 70 samples with batch sizes 4 to 64 (remainders, a last batch of one), the model
-    handed over in eval mode; compared with ``training.train_epoch`` on copies: losses and parameters. Last, the
-    device: a model on PyTorch's ``meta`` device (shapes without numbers, so a CPU can tell where tensors go) must
-    get its batches there, as a model on a GPU must.
+    handed over in eval mode; compared with ``library_train`` on copies: losses and parameters. Last, the device: a
+    model on PyTorch's ``meta`` device (shapes without numbers, so a CPU can tell where tensors go) must get its
+    batches there, as a model on a GPU must.
     """
 
     def cases() -> list[Case]:
-        out = []
-        rng = np.random.default_rng(31)
+        rng, out = np.random.default_rng(31), []
         for index, (game, count, size) in enumerate(
             [(TicTacToe(), 10, 4), (TicTacToe(), 33, 16), (TicTacToe(), 70, 64), (ConnectFour(), 21, 8)]
         ):
-            memory = _random_memory(game, count, rng)
-            model = _tiny_model(game, 10 + index)
-            model.eval()
-            reference = copy.deepcopy(model)
-            losses = train_epoch(reference, _sgd(reference), memory, size, np.random.default_rng(index))
-            expected = (
-                {"policy_loss": losses["policy_loss"], "value_loss": losses["value_loss"]},
-                _parameters(reference),
-            )
-            out.append(
-                Case(
-                    f"train(model, optimizer, <{count} {game!r} samples>, {size}, np.random.default_rng({index}))",
-                    lambda f, m=model, mem=memory, b=size, s=index, e=expected: _run_epoch(f, m, mem, b, s, e),
-                    expected,
-                    same=lambda got, exp: True,
-                )
-            )
+            memory, model = _random_memory(game, count, rng), _tiny_model(game, 10 + index)
+            losses, trained = _epoch(library_train, model, memory, size, index)
+            expected = (losses, _parameters(trained))
+            call = f"train(model, optimizer, <{count} {game!r} samples>, {size}, np.random.default_rng({index}))"
+            run = functools.partial(_run_epoch, model=model, memory=memory, size=size, seed=index, expected=expected)
+            out.append(Case(call, run, expected, same=_in_run))
         meta_memory = _random_memory(ConnectFour(), 21, rng)
-        out.append(
-            Case(
-                "train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, "
-                "np.random.default_rng(0))",
-                lambda f, mem=meta_memory: _run_on_meta(f, mem),
-                ON_THE_MODELS_DEVICE,
-                same=lambda got, exp: got == exp,
-            )
-        )
+        out.append(Case("train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, "
+                        "np.random.default_rng(0))", lambda f: _run_on_meta(f, meta_memory), ON_THE_MODELS_DEVICE,
+                        same=lambda got, exp: got == exp))  # fmt: skip
         return out
 
     return check("train", train, library_train, cases, TRAIN_MISTAKES)
@@ -644,12 +542,9 @@ ON_THE_MODELS_DEVICE = "the batches reached the model on its device"
 
 
 def _run_on_meta(train: Callable, memory: list) -> str:
-    """One epoch of ``train`` on a model whose parameters live on PyTorch's ``meta`` device.
-
-    A meta tensor has a shape and a dtype but no numbers: the forward and backward passes run, and the first
-    ``.item()`` (train_step's losses) raises "cannot be called on meta tensors". That error is the sign that the
-    batches were built where the model is; tensors left on the CPU fail earlier, at the first layer.
-    """
+    """One epoch of ``train`` on a model on PyTorch's ``meta`` device: tensors with shapes and no numbers, so the
+    first ``.item()`` (train_step's losses) raises "cannot be called on meta tensors", the sign that the batches
+    were built where the model is; tensors left on the CPU fail earlier, at the first layer."""
     model = _tiny_model(ConnectFour(), 0).to("meta")
     try:
         train(model, _sgd(model), list(memory), 8, np.random.default_rng(0))
@@ -672,16 +567,16 @@ def _run_on_meta(train: Callable, memory: list) -> str:
 
 
 def _train_with(kind: str) -> Callable[..., dict]:
+    """An epoch with one planted mistake, ``kind``, from the library's ``minibatches`` and ``train_step``."""
+
     def train(model: Any, optimizer: Any, memory: list, batch_size: int, rng: np.random.Generator) -> dict:
         if kind != "no train mode":
             model.train()
         device = torch.device("cpu") if kind == "cpu tensors" else next(model.parameters()).device
-        states = torch.tensor(np.stack([s for s, _, _ in memory]), dtype=torch.float32, device=device)
-        policies = torch.tensor(np.stack([p for _, p, _ in memory]), dtype=torch.float32, device=device)
-        values = torch.tensor(np.array([v for _, _, v in memory]), dtype=torch.float32, device=device).unsqueeze(1)
+        states, policies, values = (torch.tensor(x, device=device) for x in stack_memory(memory))
         totals, batches = [0.0, 0.0], library_minibatches(len(memory), batch_size, rng)
         for batch in batches:
-            losses = library_train_step(model, optimizer, states[batch], policies[batch], values[batch])
+            losses = library_train_step(model, optimizer, states[batch], policies[batch], values[batch].unsqueeze(1))
             weight = 1 if kind == "per batch" else len(batch)
             totals = [t + x * weight for t, x in zip(totals, losses, strict=True)]
         count = len(batches) if kind == "per batch" else len(memory)
@@ -701,29 +596,34 @@ TRAIN_MISTAKES = [
 ]  # fmt: skip
 
 
-def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int, expected: tuple) -> Any:
+def _epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int) -> tuple[Any, Any]:
+    """One epoch of ``train`` on a copy of ``model`` handed over in eval mode: its answer and the trained copy."""
     model = copy.deepcopy(model)
     model.eval()
+    return train(model, _sgd(model), list(memory), size, np.random.default_rng(seed)), model
+
+
+def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int, expected: tuple) -> Any:
     want, expected_parameters = expected
-    got = train(model, _sgd(model), list(memory), size, np.random.default_rng(seed))
-    if not isinstance(got, dict) or not {"policy_loss", "value_loss"} <= set(got):
+    got, trained = _epoch(train, model, memory, size, seed)
+    keys = ("policy_loss", "value_loss")
+    if not isinstance(got, dict) or not set(keys) <= set(got):
         raise Mismatch(got, want, "return a dict with 'policy_loss' and 'value_loss'.")
-    if not all(isinstance(got[k], numbers.Real) for k in ("policy_loss", "value_loss")):
-        raise Mismatch({k: got[k] for k in ("policy_loss", "value_loss")}, want,
+    if not all(isinstance(got[k], numbers.Real) for k in keys):
+        raise Mismatch({k: got[k] for k in keys}, want,
                        "the losses as plain numbers (train_step returns floats; sum them as floats)")  # fmt: skip
-    parameters_agree = same(_parameters(model), expected_parameters, TOL)
-    for key in ("policy_loss", "value_loss"):
-        if not same(float(got[key]), want[key], TOL):
-            raise Mismatch(
-                {k: float(got[k]) for k in ("policy_loss", "value_loss")},
-                dict(want),
-                "the parameters agree, so the training steps are right: average the losses per SAMPLE (sum "
-                "loss * len(batch) over the batches, divide by len(memory))"
-                if parameters_agree
-                else _batch_shapes_hint(train, model, memory, size, seed)
-                or "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
-                "batch_size, rng), one train_step each, in that order.",
-            )
+    parameters_agree = same(_parameters(trained), expected_parameters, TOL)
+    if not all(same(float(got[key]), want[key], TOL) for key in keys):
+        raise Mismatch(
+            {k: float(got[k]) for k in keys},
+            dict(want),
+            "the parameters agree, so the training steps are right: average the losses per SAMPLE (sum "
+            "loss * len(batch) over the batches, divide by len(memory))"
+            if parameters_agree
+            else _batch_shapes_hint(train, model, memory, size, seed)
+            or "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
+            "batch_size, rng), one train_step each, in that order.",
+        )
     if not parameters_agree:
         raise Mismatch(
             "other parameters",
@@ -748,8 +648,7 @@ def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, si
 
     names["train_step"] = spy
     try:
-        copied = copy.deepcopy(model)
-        train(copied, _sgd(copied), list(memory), size, np.random.default_rng(seed))
+        _epoch(train, model, memory, size, seed)
     except Exception:
         pass
     finally:
@@ -757,10 +656,9 @@ def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, si
     for states, policies, values in seen:
         batch = states[0] if states else None
         if len(values) != 2 or values[1] != 1:
-            shape = list(values)
             return (
-                f"your value targets reach train_step with shape {shape}, and the model's value output has shape "
-                f"[{batch}, 1]: F.mse_loss (or value - target) broadcasts the two into [{batch}, {batch}] and "
+                f"your value targets reach train_step with shape {list(values)}, and the model's value output has "
+                f"shape [{batch}, 1]: F.mse_loss (or value - target) broadcasts the two into [{batch}, {batch}] and "
                 f"compares every output with every target. Give the targets shape [B, 1]: .unsqueeze(1) or "
                 f".reshape(-1, 1)"
             )
@@ -783,37 +681,28 @@ def check_learn(learn: Callable) -> Callable:
     """
 
     def cases() -> list[Case]:
-        out = []
-        for iterations, games, epochs in [(1, 1, 1), (2, 3, 1), (3, 2, 2), (2, 4, 3)]:
-            expected = _scripted_run(_library_learn, iterations, games, epochs)
-            out.append(
-                Case(
-                    f"learn(play_game, train_epoch, num_iterations={iterations}, num_games={games}, "
-                    f"num_epochs={epochs})",
-                    lambda f, i=iterations, g=games, e=epochs, x=expected: _compare_learn(_scripted_run(f, i, g, e), x),
-                    expected,
-                    same=lambda got, exp: True,
-                )
-            )
-        return out
+        return [
+            _case(f"learn(play_game, train_epoch, num_iterations={iterations}, num_games={games}, "
+                  f"num_epochs={epochs})", lambda f, i=iterations, g=games, e=epochs: _scripted_run(f, i, g, e),
+                  _library_learn, _compare_learn)
+            for iterations, games, epochs in [(1, 1, 1), (2, 3, 1), (3, 2, 2), (2, 4, 3)]
+        ]  # fmt: skip
 
     return check("learn", learn, _library_learn, cases, LEARN_MISTAKES)
 
 
 def _learn_with(kind: str) -> Callable[..., list]:
+    """The learn loop with one planted mistake, ``kind``."""
+
     def learn(play_game: Callable, train_epoch: Callable, num_iterations: int, num_games: int, num_epochs: int) -> list:
         history, memory = [], []
         for iteration in range(1, num_iterations + 1):
-            if kind != "keeps memory":
-                memory = []
-            first = None
+            memory = memory if kind == "keeps memory" else []
             for _ in range(num_games):
                 memory += play_game()
-            for _ in range(num_epochs):
-                losses = train_epoch(memory)
-                first = first or losses
-            record = losses if kind != "first epoch" else first
+            epochs = [train_epoch(memory) for _ in range(num_epochs)]
             number = iteration - 1 if kind == "from 0" else iteration
+            record = epochs[0] if kind == "first epoch" else epochs[-1]
             history.append({"iteration": number, "games": num_games, "samples": len(memory), **record})
         return history
 
@@ -846,23 +735,23 @@ class _Script:
         return {"policy_loss": 2.0 / epoch, "value_loss": 1.0 / (epoch + 1)}
 
 
+RECORD = ("iteration", "games", "samples", "policy_loss", "value_loss")
+
+
 def _scripted_run(learn: Callable, iterations: int, games: int, epochs: int) -> tuple[list, list]:
     script = _Script()
     history = learn(script.play_game, script.train_epoch, iterations, games, epochs)
-    keys = ("iteration", "games", "samples", "policy_loss", "value_loss")
-    if not isinstance(history, list) or not all(isinstance(r, dict) and set(keys) <= set(r) for r in history):
-        raise Mismatch(history, "a list of dicts", f"return a list with one dict per iteration, keys {list(keys)}.")
-    return [{k: r[k] for k in keys} for r in history], script.log
+    if not isinstance(history, list) or not all(isinstance(r, dict) and set(RECORD) <= set(r) for r in history):
+        raise Mismatch(history, "a list of dicts", f"return a list with one dict per iteration, keys {list(RECORD)}.")
+    return [{k: r[k] for k in RECORD} for r in history], script.log
 
 
 def _compare_learn(got: tuple, expected: tuple) -> tuple:
     (history, log), (want_history, want_log) = got, expected
-    plays, want_plays = [e for e in log if e[0] == "play"], [e for e in want_log if e[0] == "play"]
-    trains, want_trains = [e for e in log if e[0] == "train"], [e for e in want_log if e[0] == "train"]
-    if len(plays) != len(want_plays):
-        raise Mismatch(f"{len(plays)} games", f"{len(want_plays)} games", "num_games games in every iteration.")
-    if len(trains) != len(want_trains):
-        raise Mismatch(f"{len(trains)} epochs", f"{len(want_trains)} epochs", "num_epochs epochs in every iteration.")
+    for kind, name, rule in (("play", "games", "num_games games"), ("train", "epochs", "num_epochs epochs")):
+        count, want = sum(e[0] == kind for e in log), sum(e[0] == kind for e in want_log)
+        if count != want:
+            raise Mismatch(f"{count} {name}", f"{want} {name}", f"{rule} in every iteration.")
     if log != want_log:
         first = next(i for i, (a, b) in enumerate(zip(log, want_log, strict=True)) if a != b)
         raise Mismatch(
@@ -905,9 +794,7 @@ def _library_learn(
     trainer = Scripted(model, torch.optim.SGD(model.parameters(), lr=0.1), TicTacToe(), config, progress=False)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         history = trainer.learn()  # it writes one summary line per iteration
-    return [
-        {k: record[k] for k in ("iteration", "games", "samples", "policy_loss", "value_loss")} for record in history
-    ]
+    return [{k: record[k] for k in RECORD} for record in history]
 
 
 # ---- exercise 8: reading the curves of broken runs -------------------------------------------------------------
@@ -922,14 +809,9 @@ CAUSES: dict[str, tuple[str, ...]] = {
     "no root noise": ("no noise", "no dirichlet noise", "root noise", "no exploration noise"),
     "replay window 1": ("replay window of 1", "window 1", "replay window", "replay window one"),
 }  # fmt: skip
-#: The runs behind the labels of the exercise's plot (the reference, the correct run, is shown as such).
+#: The runs behind the labels of the exercise's plot (the reference, the correct run, is shown as such); each
+#: run's name reads as its cause.
 LABELS = {"A": "replay_window_1", "B": "no_sign_flip", "C": "no_root_noise", "D": "temperature_unused"}
-_CAUSE_OF_RUN = {
-    "no_sign_flip": "no sign flip",
-    "temperature_unused": "temperature unused",
-    "no_root_noise": "no root noise",
-    "replay_window_1": "replay window 1",
-}
 #: Per true cause, the signal to look at in a run whose cause the learner got wrong (never the cause itself).
 SIGNALS: dict[str, str] = {
     "no sign flip": "{label}'s value loss, low and flat from iteration 1, next to its value error, the highest of "
@@ -943,13 +825,6 @@ SIGNALS: dict[str, str] = {
     "its losses at iteration 2, below the reference's, while its perfect moves stay behind (think of which samples "
     "it trains on)",
 }
-
-
-def load_broken_runs() -> dict[str, Any]:
-    """The shipped runs: ``{"metadata": ..., "runs": {name: {"cause", "planted", "config", "series", ...}}}``."""
-    return json.loads(BROKEN_RUNS.read_text(encoding="utf-8"))
-
-
 #: The panels of ``plot_broken_runs``: (series, title, y label).
 PANELS = (
     ("policy_loss", "policy loss", "cross-entropy, last epoch"),
@@ -963,10 +838,9 @@ PANELS = (
 
 def runs_by_label(data: dict[str, Any] | None = None) -> dict[str, dict[str, list]]:
     """``{"reference": series, "A": series, ..., "D": series}``: each run's per-iteration lists (``PANELS``' keys
-    and ``"iteration"``) under the name the exercise gives it."""
-    data = data if data is not None else load_broken_runs()
-    return {"reference": data["runs"]["correct"]["series"],
-            **{label: data["runs"][run]["series"] for label, run in LABELS.items()}}  # fmt: skip
+    and ``"iteration"``) under the name the exercise gives it; ``data``: the shipped runs (``BROKEN_RUNS``)."""
+    runs = (data if data is not None else json.loads(BROKEN_RUNS.read_text(encoding="utf-8")))["runs"]
+    return {"reference": runs["correct"]["series"], **{label: runs[run]["series"] for label, run in LABELS.items()}}
 
 
 def plot_broken_runs(data: dict[str, Any] | None = None) -> Any:
@@ -985,9 +859,7 @@ def plot_broken_runs(data: dict[str, Any] | None = None) -> Any:
             color, style = styles[label]
             name = "reference (correct)" if label == "reference" else f"run {label}"
             ax.plot(series["iteration"], series[key], style, color=color, marker=".", label=name)
-        ax.set_title(title)
-        ax.set_ylabel(unit)
-        ax.set_xlabel("iteration")
+        ax.set(title=title, ylabel=unit, xlabel="iteration")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
@@ -1003,27 +875,13 @@ def _plain(text: str) -> str:
 
 def _cause(text: Any) -> str | None:
     """The cause ``text`` names (a key of ``CAUSES``), or None."""
-    if not isinstance(text, str):
-        return None
-    plain = _plain(text)
-    for cause, others in CAUSES.items():
-        if plain == cause or plain in others:
-            return cause
-    return None
+    plain = _plain(text) if isinstance(text, str) else None
+    return next((cause for cause, others in CAUSES.items() if plain == cause or plain in others), None)
 
 
 def library_diagnosis() -> dict[str, str]:
     """The answer: each label's cause."""
-    return {label: _CAUSE_OF_RUN[run] for label, run in LABELS.items()}
-
-
-def _undecided(value: Any) -> bool:
-    return value is None or value is Ellipsis or (isinstance(value, str) and _plain(value) in ("", "?", "todo"))
-
-
-def _say(line: str, result: Any) -> Any:
-    print(line, flush=True)
-    return result
+    return {label: _plain(run) for label, run in LABELS.items()}
 
 
 def check_diagnosis(diagnosis: Any) -> Any:
@@ -1032,48 +890,54 @@ def check_diagnosis(diagnosis: Any) -> Any:
     One verdict line: every run right; or, for each wrong run, the signal to look at (never the answer); or the
     runs still without a cause. Returns the learner's answer when it is right, ``library_diagnosis`` otherwise.
     """
-    name, later = "diagnosis", "the Solution below explains each run"
+    line = _diagnosis_verdict(diagnosis)
+    print(line, flush=True)
+    return diagnosis if line.startswith(PASSED) else library_diagnosis
+
+
+def _diagnosis_verdict(diagnosis: Any) -> str:
+    name, not_yet = "diagnosis", f"{NOT_WRITTEN} diagnosis: not written yet; the Solution below explains each run"
     if is_stub(diagnosis):
-        return _say(f"{NOT_WRITTEN} {name}: not written yet; {later}", library_diagnosis)
+        return not_yet
     try:
         answer = diagnosis() if callable(diagnosis) else diagnosis
     except NotImplementedError:
-        return _say(f"{NOT_WRITTEN} {name}: not written yet; {later}", library_diagnosis)
+        return not_yet
     except Exception as error:  # a check never stops Run all
         detail = " ".join(str(error).split())[:200]
-        return _say(f"{FAILED} {name}: diagnosis() raised {type(error).__name__}: {detail}", library_diagnosis)
+        return f"{FAILED} {name}: diagnosis() raised {type(error).__name__}: {detail}"
     example = "{'A': 'no root noise', 'B': ..., 'C': ..., 'D': ...}"
     try:
         answer = dict(answer)
     except (TypeError, ValueError):
-        return _say(f"{FAILED} {name}: returned {show(answer)}; return a dict label -> cause, e.g. {example}",
-                        library_diagnosis)  # fmt: skip
+        return f"{FAILED} {name}: returned {show(answer)}; return a dict label -> cause, e.g. {example}"
     labels = {str(k).strip().upper(): v for k, v in answer.items()}
     if any(_cause(k) for k in answer) or any(_plain(str(v)) in ("a", "b", "c", "d") for v in answer.values()):
-        return _say(f"{FAILED} {name}: the keys are the run labels A to D and the values their causes, e.g. "
-                        f"{example}", library_diagnosis)  # fmt: skip
+        return f"{FAILED} {name}: the keys are the run labels A to D and the values their causes, e.g. {example}"
     unknown = sorted(set(labels) - set(LABELS))
     if unknown:
-        return _say(f"{FAILED} {name}: no run is labelled {', '.join(map(repr, unknown))}; the runs are A, B, C "
-                        f"and D (the reference is the correct run)", library_diagnosis)  # fmt: skip
+        return (f"{FAILED} {name}: no run is labelled {', '.join(map(repr, unknown))}; the runs are A, B, C and D "
+                "(the reference is the correct run)")  # fmt: skip
+    causes = ", ".join(map(repr, CAUSES))
     missing = [label for label in LABELS if label not in labels or _undecided(labels[label])]
     if missing:
         runs = ", ".join(missing)
-        return _say(f"{NOT_WRITTEN} {name}: no cause yet for run{'s' if len(missing) > 1 else ''} {runs}; name "
-                        f"one of {', '.join(map(repr, CAUSES))} for each", library_diagnosis)  # fmt: skip
+        plural = "s" if len(missing) > 1 else ""
+        return f"{NOT_WRITTEN} {name}: no cause yet for run{plural} {runs}; name one of {causes} for each"
     for label in LABELS:
         if _cause(labels[label]) is None:
-            return _say(f"{FAILED} {name}: {show(labels[label])} (run {label}) is not one of the causes: "
-                            f"{', '.join(map(repr, CAUSES))}", library_diagnosis)  # fmt: skip
+            return f"{FAILED} {name}: {show(labels[label])} (run {label}) is not one of the causes: {causes}"
     key = library_diagnosis()
     wrong = [label for label in LABELS if _cause(labels[label]) != key[label]]
     if not wrong:
-        return _say(f"{PASSED} {name}: all four runs diagnosed right", diagnosis)
+        return f"{PASSED} {name}: all four runs diagnosed right"
     hints = "; ".join(
         f"{label} is not {show(_cause(labels[label]))}: look at " + SIGNALS[key[label]].format(label=label)
         for label in wrong
     )
-    twice = len({_cause(v) for v in labels.values()}) < len(LABELS)
-    note = " Each cause fits exactly one run." if twice else ""
-    right = len(LABELS) - len(wrong)
-    return _say(f"{FAILED} {name}: {right} of {len(LABELS)} runs right. Hint: {hints}.{note}", library_diagnosis)
+    note = " Each cause fits exactly one run." if len({_cause(v) for v in labels.values()}) < len(LABELS) else ""
+    return f"{FAILED} {name}: {len(LABELS) - len(wrong)} of {len(LABELS)} runs right. Hint: {hints}.{note}"
+
+
+def _undecided(value: Any) -> bool:
+    return value is None or value is Ellipsis or (isinstance(value, str) and _plain(value) in ("", "?", "todo"))
