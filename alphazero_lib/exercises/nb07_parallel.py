@@ -5,8 +5,8 @@ network calls: every simulation walks each game to a leaf, evaluates all the lea
 backs up each. Its reference here (``expand_roots``, ``simulate``, ``search``) is checked against the serial
 ``AlphaMCTS`` run game by game: with the same network, settings and noise draws the visit counts are identical.
 The array exercises (``select_actions``, ``on_path``, ``level_signs``, ``backup``) are checked against the
-library's ``Node.select`` and ``batched_mcts.backup`` on seeded arrays, the rules ``BatchedMCTS`` applies to its
-``[B, N]`` trees; the references are the library's own.
+library's ``search_policies.puct_selection`` (``Node.select``'s rule) and ``batched_mcts``' backup on seeded arrays,
+the rules ``BatchedMCTS`` applies to its ``[B, N]`` trees.
 
 Checks run on a fake network whose answer for a state does not depend on the other states in the batch (each
 row is computed alone), so that "identical" really means identical whatever the CPU.
@@ -19,6 +19,8 @@ import math
 import numbers
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,17 +29,7 @@ from alphazero_lib.alpha_mcts import AlphaMCTS, Node
 from alphazero_lib.batched_mcts import backup, level_signs, on_path
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import (
-    Case,
-    Mismatch,
-    Mistake,
-    Text,
-    board,
-    check,
-    check_method,
-    hints_for,
-    show,
-)
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
 from alphazero_lib.exercises.nb05_self_play import fake_counts
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
@@ -76,8 +68,9 @@ hint, solution = hints_for(HINTS, "07_parallel_self_play.ipynb")
 
 
 # ---- the reference: the video's design with the library's semantics ---------------------------------------
-# Each reference takes ``kind``, a planted mistake ("" is the reference): the checks' known mistakes (``*_MISTAKES``)
-# are the reference with one thing changed, so a hint names exactly what differs.
+# The references' private twins (``_expand_roots``, ``_simulate``, ``_search``, ``_loop``) take ``kind``, a planted
+# mistake (the default is the reference): the checks' known mistakes (``*_MISTAKES``) are the reference with one
+# thing changed, so a hint names exactly what differs.
 class SPG:
     """One self-play game in flight: its state, its memory of samples, and its search's root and leaf node."""
 
@@ -184,17 +177,14 @@ def parallel_self_play(
     backwards: bool = True,
 ) -> list:
     """The video's self-play loop: ``num_games`` games side by side, ONE ``search(states [B, R, C], spgs) -> probs
-    [B, A]`` per step for the games still playing, one move in each, finished games leave the list.
-
-    Every game moves at every step, so one ``player`` serves them all. The moves are drawn with ``rng`` game by
-    game, backwards through the list as in the video (``backwards=False``: forwards); a finished game's samples are
-    ``game_memory(game, spg.memory, value, player)``, the outcome seen by each position's mover (notebook 5).
-    """
-    return _loop(game, search, num_games, rng, temperature, "" if backwards else "forwards")
+    [B, A]`` per step for the games still playing, one move in each (drawn backwards through the list, as the video
+    does, or forwards), one ``player`` for all; a finished game adds ``game_memory(game, spg.memory, value, player)``
+    and leaves the list."""
+    return _loop(game, search, num_games, rng, temperature, "backwards" if backwards else "forwards")
 
 
 def _loop(game: Game, search: Callable, num_games: int, rng: np.random.Generator, temperature: float = 1.25,
-          kind: str = "") -> list:  # fmt: skip
+          kind: str = "backwards") -> list:  # fmt: skip
     memory, player, shared = [], 1, []
     spgs = [SPG(game) for _ in range(num_games)]
     while spgs:
@@ -258,11 +248,8 @@ def _planted(reference: Callable[..., Any], kind: str) -> Callable[..., Any]:
 
 # ---- helpers for the notebook -------------------------------------------------------------------------------
 class RowNet:
-    """A fake policy-value network computed state by state (so batching cannot change a bit of any answer).
-
-    ``logits = x @ W``, ``value = tanh(x @ w)`` with seeded weights, float64 rounded to float32, for encoded
-    states ``[M, 3, R, C]``; ``inference.evaluate`` calls its ``evaluate``.
-    """
+    """A fake policy-value network computed state by state (so batching cannot change a bit of any answer):
+    ``logits = x @ W``, ``value = tanh(x @ w)`` with seeded weights, in float64 rounded to float32."""
 
     def __init__(self, game: Game, seed: int = 0) -> None:
         rng = np.random.default_rng(seed)
@@ -285,11 +272,10 @@ def _miss(got: str, expected: str, hint: str = "") -> Mismatch:
 class FakeParallelSearch:
     """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``.
 
-    Each game's "visit counts" are notebook 5's ``fake_counts`` of its canonical board, so the games are the same
-    on every computer; each ``spg.root`` gets a ``Node`` with those visit counts in its children, as a real search
-    leaves it. ``batch_sizes`` records how many games each call searched. It also watches the loop that calls it
-    and raises ``Mismatch`` (saying what is wrong) when a call is not one step of the video's loop: the canonical
-    boards of every game still playing, each moved once since the call before, none finished.
+    The "visit counts" are notebook 5's ``fake_counts`` of each canonical board, also left in ``spg.root``'s children
+    as a real search leaves them; ``batch_sizes`` records how many games each call searched. It raises ``Mismatch``
+    (saying what is wrong) when a call is not one step of the video's loop: the canonical boards of every game still
+    playing, each moved once since the call before, none finished.
     """
 
     def __init__(self, game: Game, seed: int = 0, num_games: int | None = None) -> None:
@@ -406,10 +392,8 @@ def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
 
 # ---- the checks -----------------------------------------------------------------------------------------------
 def check_spg(learner: Any) -> Any:
-    """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node.
-
-    Two games never share their memory list or their state array (each gets its own).
-    """
+    """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node;
+    two games never share their memory list or their state array."""
 
     def fields(cls: type, game: Game) -> tuple:
         spg = cls(game)
@@ -497,15 +481,11 @@ ENDGAMES = np.stack([
 
 
 def _serial(game: Game, config: SearchConfig, states: np.ndarray, net: Any, searches: int | None = None):
-    """The serial search run game by game with ONE AlphaMCTS (so its noise stream is drawn in game order)."""
-    if searches is not None:
-        config = SearchConfig(**{**config.to_dict(), "num_searches": searches})
-    serial = AlphaMCTS(game, net, config)
-    probs, roots = [], []
-    for state in states:
-        probs.append(serial.search(state))
-        roots.append(serial.root)
-    return np.stack(probs), roots
+    """The serial search's policies ``[B, A]`` and roots, run game by game with ONE ``AlphaMCTS`` (so its noise is
+    drawn in game order), with ``searches`` simulations (default: ``num_searches``)."""
+    serial = AlphaMCTS(game, net, config if searches is None else replace(config, num_searches=searches))
+    probs, roots = zip(*[(serial.search(state), serial.root) for state in states], strict=True)
+    return np.stack(probs), list(roots)
 
 
 def _root_table(root: Any, action_size: int) -> np.ndarray:
@@ -516,26 +496,39 @@ def _root_table(root: Any, action_size: int) -> np.ndarray:
     return table
 
 
-def _search_cases(run: Callable[..., Any], hint: str, searches: int | None = None, tables: bool = True) -> list[Case]:
-    """One case per ``_settings()``: the serial search with ``searches`` simulations (default ``num_searches``)
-    gives the expected root tables ``[B, 3, A]`` (``_root_table``) or, with ``tables=False``, its policies."""
+PARALLEL_HINTS = {  # the rule each method's cases test
+    "expand_roots": "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
+    "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors.",
+    "simulate": "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
+    "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each.",
+    "search": "expand_roots, then num_searches calls of simulate, then each root's children's visit counts normalised "
+    "per game: an array [B, A].",
+}
+
+
+def _search_cases(method: str) -> list[Case]:
+    """One case per ``_settings()`` for ``MCTSParallel.method``, expected from the serial search: its policies
+    (``search``), or its roots' tables ``[B, 3, A]`` (``_root_table``) after ``num_searches`` simulations
+    (``simulate``) or, priors only, after one (``expand_roots``: the noise is drawn the same way)."""
     cases = []
     for game, batch, config, seed in _settings():
         net = RowNet(game, seed)
         states = ENDGAMES.copy() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
-        probs, roots = _serial(game, config, states, net, searches)
-        args = (game, net, config, states)
-        if not tables:
+        probs, roots = _serial(game, config, states, net, 1 if method == "expand_roots" else None)
+        run = partial(_run_parallel, method=method, game=game, net=net, config=config, states=states)
+        if method == "search":
             call = (f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
                     f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}")  # fmt: skip
-            cases.append(Case(call, lambda cls, a=args: run(cls, *a), probs, hint))
+            cases.append(Case(call, run, probs, PARALLEL_HINTS[method]))
             continue
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
         call = (f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, SearchConfig(num_searches="
                 f"{config.num_searches}, C={config.C}{noise}, seed={config.seed}); first game "
                 f"{board(states[0])}")  # fmt: skip
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
-        cases.append(Case(call, lambda cls, a=args: run(cls, *a), expected, hint, same=_same_tables))
+        if method == "expand_roots":
+            expected[:, 1:] = 0  # the visit counts and value sums of children no simulation has reached
+        cases.append(Case(call, run, expected, PARALLEL_HINTS[method], same=_same_tables))
     return cases
 
 
@@ -550,62 +543,12 @@ def _tables(spgs: list, action_size: int) -> np.ndarray:
     return np.stack([_root_table(root, action_size) for root in roots])
 
 
-def check_expand_roots(cls: type) -> type:
-    """Check ``MCTSParallel.expand_roots``: each game's root children (priors with noise, 0 visits) as serial.
-
-    Compared: every root child's prior, visit count and value sum, ``[B, 3, A]``, with the serial search's
-    root after one simulation minus that simulation (so the serial noise draws are used in game order).
-    """
-
-    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> np.ndarray:
-        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
-        calls = mcts.network_calls
-        mcts.expand_roots(states, spgs)
-        untouched = np.random.default_rng(config.seed).bit_generator.state
-        if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
-            raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
-                           "draw the noise from self.rng (seeded once, as the serial search's), not from "
-                           "np.random")  # fmt: skip
-        if mcts.network_calls - calls != 1:
-            raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
-        visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
-        if any(v != 1 for v in visits):
-            raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in "
-                           "the serial search.")  # fmt: skip
-        tables = _tables(spgs, game.action_size)
-        tables[:, 1:] = 0  # compare priors here; counts are compared against an unvisited expected table below
-        return tables
-
-    def cases(cls: type) -> list[Case]:
-        out = _search_cases(run, "one evaluate() call on all states, then for each game in order: noise over its "
-                            "legal moves from self.rng, spg.root = Node(state), visit_count = 1, expand with its "
-                            "priors.", searches=1)  # fmt: skip
-        for case in out:
-            case.expected = case.expected.copy()
-            case.expected[:, 1:] = 0
-        return out
-
-    return check_method(cls, "expand_roots", expand_roots, cases, name="MCTSParallel.expand_roots",
-                        mistakes=ROOT_MISTAKES)  # fmt: skip
-
-
-ROOT_MISTAKES = [
-    Mistake("draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * len(legal))), "
-            "as the serial search does; not one draw over every action", _planted(_expand_roots, "all actions")),
-    Mistake("draw the noise from self.rng (seeded once), not from np.random", _planted(_expand_roots, "np.random")),
-]  # fmt: skip
-
-
-def check_simulate(cls: type) -> type:
-    """Check ``MCTSParallel.simulate``: after k simulations each root's children hold the serial statistics.
-
-    The roots are made by the reference ``expand_roots``; the learner's ``simulate`` runs ``num_searches``
-    times; every root child's prior, visit count and value sum ``[B, 3, A]`` must equal the serial search's.
-    Positions with finished games inside the tree are included; each simulation makes at most one network call.
-    """
-
-    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> np.ndarray:
-        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
+def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> Any:
+    """The learner's ``cls.method`` on fresh games: ``search``'s answer, or the roots' tables it leaves."""
+    mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
+    if method == "search":
+        return mcts.search(states, spgs)
+    if method == "simulate":  # on the reference's roots, at most one network call per simulation
         expand_roots(mcts, states, spgs)
         for _ in range(config.num_searches):
             calls = mcts.network_calls
@@ -614,15 +557,52 @@ def check_simulate(cls: type) -> type:
                 raise Mismatch(f"{mcts.network_calls - calls} network calls in one simulation", "at most 1",
                                "collect every game's leaf first, then evaluate them all in one call.")  # fmt: skip
         return _tables(spgs, game.action_size)
+    calls = mcts.network_calls
+    mcts.expand_roots(states, spgs)
+    untouched = np.random.default_rng(config.seed).bit_generator.state
+    if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
+        raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
+                       "draw the noise from self.rng (seeded once, as the serial search's), not from "
+                       "np.random")  # fmt: skip
+    if mcts.network_calls - calls != 1:
+        raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
+    visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
+    if any(v != 1 for v in visits):
+        raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in the "
+                       "serial search.")  # fmt: skip
+    tables = _tables(spgs, game.action_size)
+    tables[:, 1:] = 0  # the priors are compared; the visits and values must still be the unvisited 0
+    return tables
 
-    def cases(cls: type) -> list[Case]:
-        return _search_cases(run, "for each game: walk with node.select(config) while expanded; a finished leaf "
-                             "backs up -value at once, the others wait in spg.node; then one evaluate() for all, "
-                             "expand and backpropagate each.")  # fmt: skip
 
-    return check_method(cls, "simulate", simulate, cases, name="MCTSParallel.simulate", mistakes=SIMULATE_MISTAKES)
+def _check_parallel(cls: type, method: str, reference: Callable[..., Any], mistakes: list[Mistake]) -> type:
+    return check_method(cls, method, reference, lambda cls: _search_cases(method), name=f"MCTSParallel.{method}",
+                        mistakes=mistakes)  # fmt: skip
 
 
+def check_expand_roots(cls: type) -> type:
+    """Check ``MCTSParallel.expand_roots``: every root child's prior (noise drawn game by game) as the serial
+    search's, one network call for all games, roots visited once, children not yet."""
+    return _check_parallel(cls, "expand_roots", expand_roots, ROOT_MISTAKES)
+
+
+def check_simulate(cls: type) -> type:
+    """Check ``MCTSParallel.simulate``: after ``num_searches`` simulations on the reference's roots every root child's
+    prior, visit count and value sum ``[B, 3, A]`` are the serial search's (finished games inside the trees too)."""
+    return _check_parallel(cls, "simulate", simulate, SIMULATE_MISTAKES)
+
+
+def check_search(cls: type) -> type:
+    """Check ``MCTSParallel.search``: each game's visit-count distribution ``[B, A]`` is the serial search's (one
+    ``AlphaMCTS`` run on the games in order, so with noise on it draws the same noise game by game)."""
+    return _check_parallel(cls, "search", search, SEARCH_MISTAKES)
+
+
+ROOT_MISTAKES = [
+    Mistake("draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * len(legal))), "
+            "as the serial search does; not one draw over every action", _planted(_expand_roots, "all actions")),
+    Mistake("draw the noise from self.rng (seeded once), not from np.random", _planted(_expand_roots, "np.random")),
+]  # fmt: skip
 SIMULATE_MISTAKES = [
     Mistake("a finished leaf's value comes from the rules, which score it for the player who just moved: back up "
             "-value", _planted(_simulate, "terminal sign")),
@@ -631,26 +611,6 @@ SIMULATE_MISTAKES = [
     Mistake("reset spg.node = None at the start of every simulation: a finished game's leaf must not wait from "
             "the simulation before", _planted(_simulate, "stale node")),
 ]  # fmt: skip
-
-
-def check_search(cls: type) -> type:
-    """Check ``MCTSParallel.search``: each game's visit-count distribution ``[B, A]`` equals the serial search's.
-
-    The serial search is one ``AlphaMCTS`` with the same network and settings run on the games in order, so
-    with noise on it draws the same noise as the parallel search does game by game.
-    """
-
-    def run(cls: type, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> Any:
-        mcts, spgs = cls(game, net, config), [SPG(game) for _ in states]
-        return mcts.search(states, spgs)
-
-    def cases(cls: type) -> list[Case]:
-        return _search_cases(run, "expand_roots, then num_searches calls of simulate, then each root's children's "
-                             "visit counts normalised per game: an array [B, A].", tables=False)  # fmt: skip
-
-    return check_method(cls, "search", search, cases, name="MCTSParallel.search", mistakes=SEARCH_MISTAKES)
-
-
 SEARCH_MISTAKES = [  # the visits are right; what is returned is not
     Mistake("return each game's visit SHARES: its counts divided by its own sum", _planted(_search, "counts")),
     Mistake("normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
@@ -691,7 +651,7 @@ def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperat
 def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float, expected: dict) -> Any:
     memory, moves = _play(f, game, num_games, seed, temperature)
     # the draws may go forwards or backwards through the list: compare with the reference that went the same way
-    scores = {way: sum(map(_common_prefix, moves, want)) for way, (_, want) in expected.items()}
+    scores = {way: _moves_in_common(moves, want) for way, (_, want) in expected.items()}
     way = max(expected, key=lambda w: (scores[w], w == "backwards"))
     want_memory, want_moves = expected[way]
     for k, (got, want) in enumerate(zip(moves, want_moves, strict=True)):
@@ -701,8 +661,12 @@ def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temp
     return "agrees"
 
 
-def _common_prefix(a: list, b: list) -> int:
-    return next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+def _moves_in_common(games: list, others: list) -> int:
+    """How many moves each game has in common with the other game of its number, from the first, summed."""
+    common = 0
+    for a, b in zip(games, others, strict=True):
+        common += next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return common
 
 
 def _compare_samples(game: Game, got: Any, expected: list) -> None:
@@ -753,37 +717,25 @@ def _outcome_counts(samples: list) -> str:
 
 
 def check_parallel_self_play(learner: Any) -> Any:
-    """Check ``parallel_self_play(game, search, num_games, rng, temperature)``: the video's loop, game for game.
+    """Check ``parallel_self_play(game, search, num_games, rng, temperature)`` on a fake search that watches every
+    call (``FakeParallelSearch``): each game's moves, and the samples in any order, are the library's with the same
+    seed, its draws going backwards (as the video's) or forwards through the list."""
 
-    The search is a deterministic fake (``FakeParallelSearch``) that also watches each call: one per step, with
-    the canonical boards of every game still playing, each moved once since, none finished. Then each game's
-    moves must be the library's ``parallel_self_play``'s with the same seed (the draws going forwards or
-    backwards through the list, as the video does), and the samples the same (in any order).
-    Cases: Tic-Tac-Toe with 1 to 12 games and Connect Four with 3 and 5, temperatures 0 to 2.
-    """
+    def case(game: Game, num_games: int, seed: int, temperature: float) -> Case:
+        args = (game, num_games, seed, temperature)
+        expected = {way: _play(_planted(_loop, way), *args) for way in ("backwards", "forwards")}
+        call = (f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
+                f"temperature={temperature})")  # fmt: skip
+        return Case(call, lambda f, a=args, e=expected: _run_loop(f, *a, e), "agrees", LOOP_HINT)
 
-    def cases() -> list[Case]:
-        out = []
-        for game, num_games, seed, temperature in LOOP_SETTINGS:
-            args = (game, num_games, seed, temperature)
-            expected = {
-                way: _play(lambda *a, w=way: parallel_self_play(*a, backwards=w == "backwards"), *args)
-                for way in ("backwards", "forwards")
-            }
-            out.append(
-                Case(
-                    f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
-                    f"temperature={temperature})",
-                    lambda f, a=args, e=expected: _run_loop(f, *a, e),
-                    "agrees",
-                    "each step: ONE search for all games still playing; then for each game i its move "
-                    "rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)), one draw per game "
-                    "(through the list forwards or backwards); player flips once per step.",
-                )
-            )
-        return out
+    return check("parallel_self_play", learner, _library_loop, lambda: [case(*r) for r in LOOP_SETTINGS], LOOP_MISTAKES)
 
-    return check("parallel_self_play", learner, _library_loop, cases, LOOP_MISTAKES)
+
+LOOP_HINT = (
+    "each step: ONE search for all games still playing; then for each game i its move rng.choice(game.action_size, "
+    "p=apply_temperature(probs[i], temperature)), one draw per game (through the list forwards or backwards); player "
+    "flips once per step."
+)
 
 
 def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator,
@@ -826,7 +778,8 @@ def _select_inputs(rng: np.random.Generator, B: int, A: int) -> tuple[np.ndarray
 
 
 def _select_cases() -> list[Case]:
-    """Hand-made rows, then seeded batches; expected: the library's ``select_actions`` (``puct_selection``)."""
+    """Exact ties, every legal child bad for the parent (an unmasked illegal action would win), Q against unvisited
+    children, a parent with 0 visits, then seeded batches (a duplicated column makes exact ties)."""
     legal = np.array([[True] * 4, [False, True, True, True], [False, False, True, True]])
     zeros = np.zeros((3, 4))
     # every legal child looks bad for the parent: an illegal action (score 0 unmasked) must not win
@@ -882,12 +835,8 @@ def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -
 
 
 def check_select_actions(learner: Any) -> Any:
-    """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low.
-
-    Expected: the library's ``puct_selection`` (``Node.select``'s rule, for every row at once). Cases: exact ties,
-    a position where every legal child is bad for the parent (an unmasked illegal action would win), Q against
-    unvisited children, a parent with 0 visits, and seeded batches (a duplicated column makes exact ties).
-    """
+    """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low; cases
+    from ``_select_cases``, expected from the library's ``puct_selection`` (``Node.select``'s rule for every row)."""
     return check("select_actions", learner, select_actions, _select_cases, SELECT_MISTAKES)
 
 
@@ -946,6 +895,7 @@ HAND_PATHS = [
 
 
 def _backup_cases() -> list[Case]:
+    """Hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches."""
     # one game, path root(1) -> 3 -> 2 -> 4: the leaf gets +v, node 2 -v, node 3 +v, the root -v
     out = [
         ("one game, path [1, 3, 2, 4], leaf_value 0.5", (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)),
@@ -961,18 +911,16 @@ def _backup_cases() -> list[Case]:
         expected = (args[0].copy(), args[1].copy())
         backup(*expected, *args[2:])
         path, depth, leaf_value = (show(a) for a in args[2:])
-        shown = "" if "seeded" in label else f": path={path}, depth={depth}, leaf_value={leaf_value}"
-        cases.append(
-            Case(
-                f"backup(visit_count, value_sum, path, depth, leaf_value), {label}{shown}",
-                lambda f, a=args, e=expected: _run_backup(f, a, e),
-                expected,
-                hint="for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], "
-                "value = -value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 "
-                "and stay untouched.",
-            )
-        )
+        call = f"backup(visit_count, value_sum, path, depth, leaf_value), {label}"
+        call += "" if "seeded" in label else f": path={path}, depth={depth}, leaf_value={leaf_value}"
+        cases.append(Case(call, partial(_run_backup, args=args, expected=expected), expected, BACKUP_HINT))
     return cases
+
+
+BACKUP_HINT = (
+    "for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], value = -value after "
+    "each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 and stay untouched."
+)
 
 
 def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: tuple[np.ndarray, np.ndarray]) -> tuple:
@@ -1003,7 +951,7 @@ def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
     cases = []
     for path, depth in [*HAND_PATHS, *seeded]:
         expected = reference(path, depth)
-        run = lambda f, p=path, d=depth, k=expected.dtype.kind: _run_step(f, p, d, k)  # noqa: E731
+        run = partial(_run_step, path=path, depth=depth, kind=expected.dtype.kind)
         call = f"{name}(path, depth) with path={show(path)}, depth={show(depth)}"
         cases.append(Case(call, run, expected, hint=STEP_HINTS[name], same=_same_array))
     return cases
@@ -1057,11 +1005,8 @@ SIGN_MISTAKES = [
 
 
 def check_backup(learner: Any) -> Any:
-    """Check ``backup``: in place on ``visit_count, value_sum [B, N]`` along ``path [L, B]`` to ``depth [B]``.
-
-    Expected: the library's ``batched_mcts.backup`` (``Node.backpropagate``'s add, flip the sign, go to the parent).
-    Cases: hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches.
-    """
+    """Check ``backup``: in place on ``visit_count, value_sum [B, N]`` along ``path [L, B]`` to ``depth [B]``, against
+    the library's ``batched_mcts.backup`` (``Node.backpropagate``'s add, flip the sign, go to the parent)."""
     return check("backup", learner, backup, _backup_cases, BACKUP_MISTAKES)
 
 
