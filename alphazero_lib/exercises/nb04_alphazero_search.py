@@ -10,9 +10,12 @@ in the learner's signatures: the stand-ins when a check fails.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,24 +23,16 @@ import numpy as np
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.alpha_mcts import Node as LibraryNode
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises.core import (
-    Case,
-    Mismatch,
-    Mistake,
-    Text,
-    board,
-    check,
-    check_method,
-    hints_for,
-    show,
-)
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
 from alphazero_lib.exercises.nb02_vanilla_mcts import select_last_on_ties
-from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, live_positions
+from alphazero_lib.exercises.nb03_model import randomize
+from alphazero_lib.exercises.positions import ONE_MOVE_LEFT, live_positions, tictactoe
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
+from alphazero_lib.model import ResNet
 from alphazero_lib.players import SearchPlayer  # noqa: F401 (the notebook imports it from here)
 from alphazero_lib.search_policies import Children
-from alphazero_lib.search_policies.puct import dirichlet_noise, puct_scores
+from alphazero_lib.search_policies.puct import dirichlet_noise, puct_scores, puct_selection
 
 HINTS = {
     "get_ucb": "Q = -(child.value_sum / child.visit_count), or 0.0 when child.visit_count == 0 (the child's value is "
@@ -65,8 +60,7 @@ def _config(C: float = 2.0, epsilon: float = 0.0, alpha: float = 0.3) -> SearchC
 
 
 def library_get_ucb(self: Any, child: Any, C: float) -> float:
-    """PUCT score of ``child`` seen from ``self`` (its parent): ``search_policies.puct_scores`` on that one child,
-    ``Q + C * prior * sqrt(N_parent) / (1 + n)`` with ``Q = 0`` for an unvisited child."""
+    """PUCT score of ``child`` seen from ``self`` (its parent): ``search_policies.puct_scores`` on that one child."""
     one = [np.array([[float(x)]]) for x in (child.prior, child.visit_count, child.value_sum, 0.0)]
     alone = Children(*one, np.array([float(self.visit_count)]), np.zeros(1))
     return float(puct_scores(alone, _config(float(C)))[0, 0])
@@ -78,8 +72,7 @@ def library_select(self: Any, C: float) -> Any:
 
 
 def library_expand(self: Any, game: Any, priors: np.ndarray) -> None:
-    """``alpha_mcts.Node.expand``, its children (one per legal move, in increasing action order, with their
-    priors) rebuilt in the node's own class."""
+    """``alpha_mcts.Node.expand``, its children rebuilt in the node's own class."""
     reference = LibraryNode(self.state)
     reference.expand(game, priors)
     for child in reference.children:
@@ -89,8 +82,8 @@ def library_expand(self: Any, game: Any, priors: np.ndarray) -> None:
 def library_dirichlet_noise(
     priors: np.ndarray, valid: np.ndarray, epsilon: float, alpha: float, rng: np.random.Generator
 ) -> np.ndarray:
-    """The library's root noise (``search_policies.puct.dirichlet_noise``, as ``AlphaMCTS.search`` at the root)
-    mixed into the legal moves; a new array, illegal moves keep their 0."""
+    """The library's root noise (``search_policies.puct.dirichlet_noise``) mixed into the legal moves; a new array,
+    illegal moves keep their 0."""
     priors = np.array(priors, dtype=np.float64)
     legal = np.flatnonzero(valid)
     priors[legal] = dirichlet_noise(rng, priors[legal], _config(epsilon=float(epsilon), alpha=float(alpha)))[0]
@@ -106,7 +99,6 @@ def library_search(self: Any, state: np.ndarray) -> np.ndarray:
     return probs
 
 
-# ---- building nodes of the learner's class ---------------------------------------------------------------------
 def _family(cls: type, parent_visits: int, children: list[tuple[int, float, int, float]]) -> Any:
     """A parent of class ``cls`` (on the empty board) with children ``(action, prior, visit_count, value_sum)``."""
     parent = cls(np.zeros((3, 3), dtype=np.int8), parent=None, action_taken=None, prior=0.0)
@@ -129,6 +121,11 @@ UCB_CASES = [  # parent visits, child (prior, visits, value_sum), C
     (100, (0.3, 40, -12.0), 1.41),
     (7, (0.0, 2, 0.5), 2.0),  # prior 0: no exploration bonus
 ]
+UCB_HINTS = [  # an unvisited child, a visited one
+    "an unvisited child has Q = 0 (no division by zero); the bonus is C * prior * sqrt(N_parent) / (1 + n).",
+    "Q is the child's mean value seen by the parent: -(value_sum / visit_count), in [-1, 1] (the child's value_sum "
+    "is from the view of the player to move there, the parent's opponent).",
+]
 
 
 def check_get_ucb(cls: type) -> type:
@@ -138,16 +135,10 @@ def check_get_ucb(cls: type) -> type:
         out = []
         for parent_visits, (prior, visits, value_sum), c in UCB_CASES:
             parent = _family(cls, parent_visits, [(0, prior, visits, value_sum)])
-            expected = library_get_ucb(parent, parent.children[0], c)
-            out.append(
-                Case(
-                    f"parent.get_ucb(child, C={c}) with parent.visit_count={parent_visits}, child: prior={prior}, "
-                    f"visit_count={visits}, value_sum={value_sum}",
-                    lambda k, pv=parent_visits, ch=(prior, visits, value_sum), c=c: _run_ucb(k, pv, ch, c),
-                    expected,
-                    hint=_ucb_hint(visits, value_sum),
-                )
-            )
+            out.append(Case(f"parent.get_ucb(child, C={c}) with parent.visit_count={parent_visits}, child: "
+                            f"prior={prior}, visit_count={visits}, value_sum={value_sum}",
+                            partial(_run_ucb, parent_visits=parent_visits, child=(prior, visits, value_sum), c=c),
+                            library_get_ucb(parent, parent.children[0], c), hint=UCB_HINTS[visits > 0]))  # fmt: skip
         return out
 
     return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb", mistakes=UCB_MISTAKES)
@@ -179,18 +170,8 @@ UCB_MISTAKES = [
 ]  # fmt: skip
 
 
-def _ucb_hint(visits: int, value_sum: float) -> str:
-    if visits == 0:
-        return "an unvisited child has Q = 0 (no division by zero); the bonus is C * prior * sqrt(N_parent) / (1 + n)."
-    return (
-        "Q is the child's mean value seen by the parent: -(value_sum / visit_count), in [-1, 1] (the child's "
-        "value_sum is from the view of the player to move there, the parent's opponent)."
-    )
-
-
 def _run_ucb(cls: type, parent_visits: int, child: tuple[float, int, float], c: float) -> float:
-    prior, visits, value_sum = child
-    parent = _family(cls, parent_visits, [(0, prior, visits, value_sum)])
+    parent = _family(cls, parent_visits, [(0, *child)])
     return float(parent.get_ucb(parent.children[0], c))
 
 
@@ -208,12 +189,10 @@ def select_cases() -> list[tuple[str, int, list[tuple[int, float, int, float]], 
     for number in range(15):
         count = int(rng.integers(2, 8))
         actions = sorted(rng.choice(9, size=count, replace=False).tolist())
-        priors = rng.dirichlet([1.0] * count)
         children = []
-        for action, prior in zip(actions, priors, strict=True):
+        for action, prior in zip(actions, rng.dirichlet([1.0] * count), strict=True):
             visits = int(rng.integers(0, 12))
-            value_sum = float(np.round(rng.uniform(-1, 1) * visits, 3))
-            children.append((int(action), float(prior), visits, value_sum))
+            children.append((int(action), float(prior), visits, float(np.round(rng.uniform(-1, 1) * visits, 3))))
         parent_visits = 1 + sum(c[2] for c in children)
         made.append((f"random node {number + 1}", parent_visits, children, float(rng.choice([0.5, 1.41, 2.0, 4.0]))))
     return made
@@ -225,17 +204,12 @@ def check_select(cls: type) -> type:
     def cases(cls: type) -> list[Case]:
         out = []
         for what, parent_visits, children, c in select_cases():
-            expected = library_select(_family(LibraryNode, parent_visits, children), c).action_taken
             shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
-            out.append(
-                Case(
-                    f"node.select(C={c}).action_taken, {what}: N={parent_visits}, children {shown}",
-                    lambda k, pv=parent_visits, ch=children, c=c: _family(k, pv, ch).select(c).action_taken,
-                    expected,
-                    hint="score every child with self.get_ucb(child, C) and keep the first maximum (a later child "
-                    "must be strictly better to win: ties go to the lowest action).",
-                )
-            )
+            out.append(Case(f"node.select(C={c}).action_taken, {what}: N={parent_visits}, children {shown}",
+                            lambda k, pv=parent_visits, ch=children, c=c: _family(k, pv, ch).select(c).action_taken,
+                            library_select(_family(LibraryNode, parent_visits, children), c).action_taken,
+                            hint="score every child with self.get_ucb(child, C) and keep the first maximum (a later "
+                            "child must be strictly better to win: ties go to the lowest action)."))  # fmt: skip
         return out
 
     return check_method(cls, "select", library_select, cases, name="Node.select", mistakes=SELECT_MISTAKES)
@@ -254,19 +228,6 @@ SELECT_MISTAKES = [
 
 
 # ---- exercise 3: expansion ---------------------------------------------------------------------------------------
-def _children_summary(node: Any, cls: type) -> list[tuple[int, float, str]]:
-    out = []
-    for child in node.children:
-        if not isinstance(child, cls):
-            raise Mismatch(type(child).__name__, cls.__name__, "make each child with Node(...) (your own class).")
-        if child.parent is not node:
-            raise Mismatch("child.parent is not the node", "child.parent is node", "pass parent=self to the child.")
-        if child.visit_count != 0 or child.value_sum != 0:
-            raise Mismatch("a visited child", "new children with 0 visits", "new children start unvisited.")
-        out.append((int(child.action_taken), float(child.prior), board(child.state)))
-    return out
-
-
 def check_expand(cls: type) -> type:
     """``Node.expand(self, game, priors)``: one child per legal move (increasing action), with its prior and the
     state after the move, seen from the opponent."""
@@ -277,20 +238,13 @@ def check_expand(cls: type) -> type:
         for game in (TicTacToe(), ConnectFour()):
             for state in live_positions(game, 5, seed=12):
                 priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
-                reference = LibraryNode(state)
-                reference.expand(game, priors)
-                expected = [(c.action_taken, c.prior, board(c.state)) for c in reference.children]
-                out.append(
-                    Case(
-                        f"Node(np.array({board(state)})).expand({type(game).__name__}(), priors={show(priors)})",
-                        lambda k, g=game, s=state, p=priors: _run_expand(k, g, s, p),
-                        expected,
-                        hint="for every legal action (increasing): child state = change_perspective("
-                        "get_next_state(state, action, 1), -1), Node(child_state, parent=self, action_taken=action, "
-                        "prior=priors[action]).",
-                        same=_same_children,
-                    )
-                )
+                call = f"Node(np.array({board(state)})).expand({type(game).__name__}(), priors={show(priors)})"
+                out.append(Case(call,
+                                partial(_run_expand, game=game, state=state, priors=priors),
+                                _run_expand(LibraryNode, game, state, priors), same=_same_children,
+                                hint="for every legal action (increasing): child state = change_perspective("
+                                "get_next_state(state, action, 1), -1), Node(child_state, parent=self, "
+                                "action_taken=action, prior=priors[action])."))  # fmt: skip
         return out
 
     return check_method(cls, "expand", library_expand, cases, name="Node.expand", mistakes=EXPAND_MISTAKES)
@@ -298,11 +252,9 @@ def check_expand(cls: type) -> type:
 
 def _expand_with(kind: str) -> Callable[..., None]:
     def expand(self: Any, game: Any, priors: np.ndarray) -> None:
-        legal = np.flatnonzero(game.get_valid_moves(self.state))
-        for index, action in enumerate(legal):
+        for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state))):
             child_state = game.get_next_state(self.state, int(action), -1 if kind == "played by -1" else 1)
-            if kind != "no flip":
-                child_state = game.change_perspective(child_state, -1)
+            child_state = child_state if kind == "no flip" else game.change_perspective(child_state, -1)
             prior = priors[index] if kind == "index prior" else priors[action]
             self.children.append(type(self)(child_state, parent=self, action_taken=int(action), prior=prior))
 
@@ -321,12 +273,21 @@ EXPAND_MISTAKES = [
 
 
 def _run_expand(cls: type, game: Any, state: np.ndarray, priors: np.ndarray) -> Any:
+    """Expand a node of class ``cls``: its children as ``(action, prior, board)``, checked as a search needs them."""
     node = cls(state.copy())
-    given = priors.copy()
-    node.expand(game, given)
+    node.expand(game, priors.copy())
     if not np.array_equal(node.state, state):
         raise Mismatch("the node's state changed", "the state untouched", "get_next_state returns a new state.")
-    return _children_summary(node, cls)
+    out = []
+    for child in node.children:
+        if not isinstance(child, cls):
+            raise Mismatch(type(child).__name__, cls.__name__, "make each child with Node(...) (your own class).")
+        if child.parent is not node:
+            raise Mismatch("child.parent is not the node", "child.parent is node", "pass parent=self to the child.")
+        if child.visit_count != 0 or child.value_sum != 0:
+            raise Mismatch("a visited child", "new children with 0 visits", "new children start unvisited.")
+        out.append((int(child.action_taken), float(child.prior), board(child.state)))
+    return out
 
 
 def _same_children(got: Any, expected: Any) -> bool:
@@ -337,45 +298,36 @@ def _same_children(got: Any, expected: Any) -> bool:
 
 
 # ---- exercise 4: the masked policy -------------------------------------------------------------------------------
-def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """``masked_policy(logits [A], valid [A]) -> probabilities [A]``: softmax over the legal moves, 0 elsewhere.
+MASKED_HINTS = {
+    "large logits": "subtract the largest legal logit before exp (exp(800) overflows), or softmax then mask and "
+    "renormalise.",
+    "": "softmax over the legal moves only: exp of the logits, illegal moves set to 0, divide by the sum so the legal "
+    "moves sum to 1.",
+}
 
-    Cases: all moves legal, one legal move, large logits (a plain ``exp`` overflows), the largest logit on an
-    illegal move.
-    """
+
+def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """``masked_policy(logits [A], valid [A]) -> probabilities [A]``: softmax over the legal moves, 0 elsewhere;
+    cases with one legal move, large logits (a plain ``exp`` overflows), the largest logit on an illegal move."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(13)
+        everything = np.ones(9, dtype=np.uint8)
         made = [
-            (np.zeros(9), np.ones(9, dtype=np.uint8), "all legal, equal logits: uniform"),
-            (np.arange(9.0), np.ones(9, dtype=np.uint8), "all legal"),
+            (np.zeros(9), everything, "all legal, equal logits: uniform"),
+            (np.arange(9.0), everything, "all legal"),
             (np.arange(9.0), np.eye(9, dtype=np.uint8)[4], "one legal move: probability 1"),
             (np.array([9.0, 0, 0, 1, 2, 0, 0, 0, 3]), np.array([0, 1, 1, 1, 1, 1, 1, 1, 1], dtype=np.uint8), ""),
-            (np.array([800.0, 790, 10, 0, 5, 1, 2, 3, 4]), np.ones(9, dtype=np.uint8), "large logits"),
+            (np.array([800.0, 790, 10, 0, 5, 1, 2, 3, 4]), everything, "large logits"),
         ]
         for _ in range(10):
             size = int(rng.choice([7, 9]))
             valid = (rng.random(size) < 0.6).astype(np.uint8)
             valid[rng.integers(size)] = 1
             made.append((rng.normal(scale=3, size=size), valid, ""))
-        out = []
-        for logits, valid, what in made:
-            hint = (
-                "subtract the largest legal logit before exp (exp(800) overflows), or softmax then mask and "
-                "renormalise."
-                if what == "large logits"
-                else "softmax over the legal moves only: exp of the logits, illegal moves set to 0, divide by the "
-                "sum so the legal moves sum to 1."
-            )
-            out.append(
-                Case(
-                    f"masked_policy(logits={show(logits)}, valid={show(valid)})",
-                    lambda f, lo=logits, v=valid: _run_masked(f, lo, v),
-                    masked_softmax(logits, valid),
-                    hint=hint,
-                )
-            )
-        return out
+        return [Case(f"masked_policy(logits={show(logits)}, valid={show(valid)})",
+                     partial(_run_masked, logits=logits, valid=valid), masked_softmax(logits, valid),
+                     hint=MASKED_HINTS.get(what, MASKED_HINTS[""])) for logits, valid, what in made]  # fmt: skip
 
     return check("masked_policy", masked_policy, masked_softmax, cases, MASKED_MISTAKES)
 
@@ -385,14 +337,11 @@ def _masked_with(kind: str) -> Callable[..., np.ndarray]:
         logits = np.asarray(logits, dtype=np.float64)
         legal = np.asarray(valid) == 1
         if kind == "no shift":
-            weights = np.exp(logits) * legal
-            return weights / weights.sum()
-        weights = np.exp(logits - logits[legal].max()) * legal
-        if kind == "all sum":
-            return weights / np.exp(logits - logits[legal].max()).sum()
+            return np.exp(logits) * legal / (np.exp(logits) * legal).sum()
+        weights = np.exp(logits - logits[legal].max())
         if kind == "no mask":
             return np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
-        return weights / weights.sum()
+        return weights * legal / (weights.sum() if kind == "all sum" else (weights * legal).sum())
 
     return masked_policy
 
@@ -415,16 +364,22 @@ def _run_masked(masked_policy: Callable[..., Any], logits: np.ndarray, valid: np
 
 
 # ---- exercise 5: Dirichlet noise at the root -----------------------------------------------------------------------
+NOISE_FORM = "a new array: the priors mixed with a noise vector over the legal moves"
+NOISE_DRAWS = 2000  # calls, one seed each, to judge the noise's distribution
+NOISE_SIGMAS = 5.0  # accepted distance of a statistic from its exact value, in standard errors of the mean
+GIVEN_RNG = (
+    "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed must decide it."
+)
+
+
 def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """``add_dirichlet_noise(priors, valid, epsilon, alpha, rng)``: ``(1 - epsilon) * prior + epsilon * noise`` on
-    the legal moves, ``noise`` one Dirichlet(alpha) sample over the legal moves only, drawn from ``rng``; a new
-    array (the input is not changed), illegal moves unchanged.
+    the legal moves, ``noise`` one Dirichlet(alpha) sample over them drawn from ``rng``; a new array.
 
-    How the sample is drawn is the learner's design (``rng.dirichlet``, normalised ``rng.gamma`` draws, ...): the
-    first cases check each answer's form (the noise read back from the mix is a probability vector over the legal
-    moves; the same seed gives the same answer), the last ones the distribution of the noise over ``NOISE_DRAWS``
-    seeds: its mean share (1 / legal moves) and its mean sum of squares ((alpha + 1) / (legal moves * alpha + 1),
-    which tells the concentration alpha).
+    How the sample is drawn is the learner's design: the first cases check each answer's form (the noise read back
+    from the mix sums to 1 over the legal moves; a seed repeats its answer), the last ones the noise's distribution
+    over ``NOISE_DRAWS`` seeds: its mean share (1 / legal moves) and its mean sum of squares ((alpha + 1) / (legal
+    moves * alpha + 1), which tells the concentration alpha).
     """
 
     def cases() -> list[Case]:
@@ -439,20 +394,15 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
             priors = masked_softmax(rng.normal(size=size), valid)
             epsilon, alpha = float(rng.choice([0.25, 0.5, 1.0])), float(rng.choice([0.03, 0.3, 1.0]))
             seed = 100 + number
-            out.append(
-                Case(
-                    f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
-                    f"alpha={alpha}, rng=np.random.default_rng({seed}))",
-                    lambda f, p=priors, v=valid, e=epsilon, a=alpha, s=seed: _run_noise(f, p, v, e, a, s),
-                    NOISE_FORM,
-                    hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it into the legal "
-                    "moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay 0.",
-                )
-            )
+            out.append(Case(f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
+                            f"alpha={alpha}, rng=np.random.default_rng({seed}))",
+                            partial(_run_noise, priors=priors, valid=valid, eps=epsilon, alpha=alpha, seed=seed),
+                            NOISE_FORM, hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it "
+                            "into the legal moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay "
+                            "0."))  # fmt: skip
         for size, legal, epsilon, alpha in [(9, [0, 2, 3, 5, 8], 0.25, 0.3), (7, [1, 4, 6], 0.5, 1.0),
                                             (9, list(range(9)), 0.25, 0.03)]:  # fmt: skip
-            valid = np.zeros(size, dtype=np.uint8)
-            valid[legal] = 1
+            valid = np.isin(np.arange(size), legal).astype(np.uint8)
             priors = masked_softmax(np.linspace(-1.0, 1.5, size), valid)  # unequal priors
             out.append(_noise_statistics_case(priors, valid, epsilon, alpha))
         return out
@@ -460,31 +410,18 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
     return check("add_dirichlet_noise", add_dirichlet_noise, library_dirichlet_noise, cases, NOISE_MISTAKES)
 
 
-NOISE_FORM = "a new array: the priors mixed with a noise vector over the legal moves"
-NOISE_DRAWS = 2000  # calls, one seed each, to judge the noise's distribution
-NOISE_SIGMAS = 5.0  # accepted distance of a statistic from its exact value, in standard errors of the mean
-
-
 def _noise_with(kind: str) -> Callable[..., np.ndarray]:
     def add_dirichlet_noise(priors: Any, valid: Any, epsilon: float, alpha: float, rng: Any) -> np.ndarray:
         priors = np.array(priors, dtype=np.float64)
         legal = np.flatnonzero(valid)
-        if kind == "every action":
-            noise = rng.dirichlet([alpha] * len(priors))[legal]
-        elif kind == "video":  # noise over every action, mixed, masked, renormalised
-            noise = rng.dirichlet([alpha] * len(priors))
+        if kind == "added":  # the prior not scaled down
+            priors[legal] = priors[legal] + epsilon * rng.dirichlet([alpha] * len(legal))
+            return priors
+        noise = rng.dirichlet([alpha] * len(priors))  # over every action
+        if kind == "video":  # mixed, masked, renormalised
             mixed = ((1 - epsilon) * priors + epsilon * noise) * (np.asarray(valid) > 0)
             return mixed / mixed.sum()
-        elif kind == "inverse alpha":
-            noise = rng.dirichlet([1 / alpha] * len(legal))
-        else:
-            noise = rng.dirichlet([alpha] * len(legal))
-        if kind == "swapped":
-            priors[legal] = epsilon * priors[legal] + (1 - epsilon) * noise
-        elif kind == "added":
-            priors[legal] = priors[legal] + epsilon * noise
-        else:
-            priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise
+        priors[legal] = (1 - epsilon) * priors[legal] + epsilon * noise[legal]
         return priors
 
     return add_dirichlet_noise
@@ -492,14 +429,14 @@ def _noise_with(kind: str) -> Callable[..., np.ndarray]:
 
 NOISE_MISTAKES = [
     Mistake("the weights: (1 - epsilon) * prior + epsilon * noise (epsilon is the noise's share)",
-            _noise_with("swapped")),
+            lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, 1 - epsilon, alpha, rng)),
     Mistake("scale the prior by (1 - epsilon) too, so the mix still sums to 1", _noise_with("added")),
     Mistake("one Dirichlet draw over the legal moves only (not over every action): its numbers must sum to 1 on "
             "the legal moves", _noise_with("every action")),
     Mistake("draw the noise over the legal moves only, not over every action followed by a mask and a "
             "renormalisation: that shrinks the noise's share as the board fills up", _noise_with("video")),
     Mistake("alpha is each legal move's concentration: rng.dirichlet([alpha] * number_of_legal_moves)",
-            _noise_with("inverse alpha")),
+            lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, epsilon, 1 / alpha, rng)),
 ]  # fmt: skip
 
 
@@ -507,11 +444,6 @@ def _noise_read_back(got: Any, priors: np.ndarray, valid: np.ndarray, eps: float
     """The noise in ``got = (1 - eps) * priors + eps * noise`` on the legal moves."""
     legal = np.flatnonzero(valid)
     return (np.asarray(got, dtype=np.float64)[legal] - (1 - eps) * priors[legal]) / eps
-
-
-GIVEN_RNG = (
-    "draw the noise from the rng you are given (rng.dirichlet), not from np.random: the search's seed must decide it."
-)
 
 
 def _run_noise(
@@ -526,16 +458,12 @@ def _run_noise(
         raise Mismatch("no draw from rng", "a draw from rng", GIVEN_RNG)
     if not isinstance(got, np.ndarray) or got.shape != priors.shape:
         raise Mismatch(got, Text(f"a numpy array of shape {priors.shape}"), "return the mixed priors as a new array")
-    again = f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(seed))
-    if not np.array_equal(np.asarray(again), got):
+    if not np.array_equal(np.asarray(f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(seed))), got):
         raise Mismatch("another answer for the same seed", "the same answer for the same seed", GIVEN_RNG)
     illegal = np.asarray(valid) == 0
     if not np.array_equal(got[illegal], priors[illegal]):
-        raise Mismatch(
-            Text(f"illegal moves changed to {show(got[illegal])}"),
-            Text("illegal moves unchanged (0)"),
-            "mix the noise into the legal moves only; the illegal ones keep their prior of 0.",
-        )
+        raise Mismatch(Text(f"illegal moves changed to {show(got[illegal])}"), Text("illegal moves unchanged (0)"),
+                       "mix the noise into the legal moves only; the illegal ones keep their prior of 0.")  # fmt: skip
     noise = _noise_read_back(got, priors, valid, eps)
     if not np.isclose(noise.sum(), 1.0, atol=1e-6) or noise.min() < -1e-9:
         raise Mismatch(
@@ -568,12 +496,9 @@ def _noise_statistics_case(priors: np.ndarray, valid: np.ndarray, eps: float, al
                            "rng.dirichlet([alpha] * number_of_legal_moves)")  # fmt: skip
         return expected
 
-    return Case(
-        f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={eps}, alpha={alpha}, "
-        f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
-        run,
-        expected,
-    )
+    return Case(f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={eps}, alpha={alpha}, "
+                f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
+                run, expected)  # fmt: skip
 
 
 # ---- exercise 6: the search ------------------------------------------------------------------------------------
@@ -582,135 +507,120 @@ def search_positions(game: Any) -> list[tuple[str, np.ndarray]]:
     out = [("the empty board", game.get_initial_state())]
     if isinstance(game, TicTacToe):
         out += [
-            ("X must block at 3", np.array([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]], dtype=np.int8)),
-            ("X wins at 8", np.array([[1, -1, 0], [0, 1, -1], [0, 0, 0]], dtype=np.int8)),
+            ("X must block at 3", tictactoe([[-1, 0, 1], [0, 1, 0], [-1, 0, 0]])),
+            ("X wins at 8", tictactoe([[1, -1, 0], [0, 1, -1], [0, 0, 0]])),
             ("one move left", ONE_MOVE_LEFT),
         ]
-    for number, state in enumerate(live_positions(game, 4, seed=19)[1:3]):
-        out.append((f"random position {number + 1}", state))
-    return out
+    return out + [(f"random position {n + 1}", s) for n, s in enumerate(live_positions(game, 4, seed=19)[1:3])]
+
+
+SEARCH_SETTINGS = {  # the network -> the searches run with it
+    "model": [
+        SearchConfig(num_searches=1, C=2.0, seed=0),
+        SearchConfig(num_searches=10, C=2.0, seed=0),
+        SearchConfig(num_searches=50, C=1.0, seed=0),
+        SearchConfig(num_searches=50, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=1),
+        SearchConfig(num_searches=30, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
+    ],
+    "an untrained network": [SearchConfig(num_searches=n, C=c, seed=0) for n, c in ((10, 2.0), (40, 1.0))],
+}
 
 
 def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., np.ndarray] | None = None) -> type:
     """``AlphaMCTS.search(self, state)``: the visit counts of the library's ``AlphaMCTS`` with the same network,
     config and seed, exactly (with and without root noise; two searches in a row share the generator).
 
-    ``noise``: the learner's ``add_dirichlet_noise`` (what their search calls). Where it draws in another order
-    than the library's, the searches with root noise are compared with the library's search loop using it, so a
-    correct noise of the learner's own design is followed, not punished."""
+    ``noise``: the learner's ``add_dirichlet_noise`` (what their search calls); the library's search runs with it, so
+    a correct noise of the learner's own design (drawing in another order) is followed, not punished."""
     game = TicTacToe() if game is None else game
     noise = library_dirichlet_noise if noise is None else noise
-
-    def reference(network: Any, config: SearchConfig, state: np.ndarray) -> Any:
-        """The search to compare with: the library's, or its loop with the learner's noise."""
-        if noise is library_dirichlet_noise or not config.dirichlet_epsilon:
-            return LibraryAlphaMCTS(game, network, config)
-        return _Plumbing(game, network, config, _search_with("", noise))
-
-    settings = [
-        SearchConfig(num_searches=1, C=2.0, seed=0),
-        SearchConfig(num_searches=10, C=2.0, seed=0),
-        SearchConfig(num_searches=50, C=1.0, seed=0),
-        SearchConfig(num_searches=50, C=2.0, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=1),
-        SearchConfig(num_searches=30, C=4.0, dirichlet_epsilon=0.5, dirichlet_alpha=1.0, seed=2),
-    ]
-
-    weak = _weak_network(game)
-    weak_settings = [SearchConfig(num_searches=10, C=2.0, seed=0), SearchConfig(num_searches=40, C=1.0, seed=0)]
+    networks = {"model": model, "an untrained network": randomize(ResNet(game, 1, 8), seed=61).eval()}
 
     def cases(cls: type) -> list[Case]:
         out = []
-        for network, name, configs in ((model, "model", settings), (weak, "an untrained network", weak_settings)):
-            for config in configs:
-                for what, state in search_positions(game):
-                    expected = _counts(reference(network, config, state).search(state), config)
-                    extra = (
-                        f", dirichlet_epsilon={config.dirichlet_epsilon}, dirichlet_alpha={config.dirichlet_alpha}"
-                        if config.dirichlet_epsilon
-                        else ""
-                    )
-                    out.append(
-                        Case(
-                            f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches={config.num_searches}, "
-                            f"C={config.C}{extra}, seed={config.seed})).search({what}: np.array({board(state)}))",
-                            lambda k, c=config, s=state, n=network: _counts(k(game, n, c).search(s.copy()), c),
-                            expected,
-                            hint=_search_hint(config),
-                        )
-                    )
+        for name, configs in SEARCH_SETTINGS.items():
+            for config, (what, state) in ((c, p) for c in configs for p in search_positions(game)):
+                noisy = config.dirichlet_epsilon
+                extra = f", dirichlet_epsilon={noisy}, dirichlet_alpha={config.dirichlet_alpha}" if noisy else ""
+                out.append(Case(f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches="
+                                f"{config.num_searches}, C={config.C}{extra}, seed={config.seed})).search({what}: "
+                                f"np.array({board(state)}))",
+                                partial(_run_search, game=game, network=networks[name], config=config, state=state),
+                                _run_search(partial(_Search, noise=noise), game, networks[name], config, state),
+                                hint=_search_hint(config)))  # fmt: skip
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
-        state = game.get_initial_state()
-        library = reference(model, twice, state)
-        expected = (_counts(library.search(state), twice), _counts(library.search(state), twice))
-        out.append(
-            Case(
-                "two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts",
-                lambda k: _twice(k(game, model, twice), state, twice),
-                expected,
-                hint="create the generator once, in __init__ (self.rng), and draw the noise from it in every search.",
-            )
-        )
+        out.append(Case("two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts",
+                        partial(_run_search, game=game, network=model, config=twice, state=game.get_initial_state(),
+                                times=2),
+                        _run_search(partial(_Search, noise=noise), game, model, twice, game.get_initial_state(), 2),
+                        hint="create the generator once, in __init__ (self.rng), and draw the noise from it in every "
+                        "search."))  # fmt: skip
         return out
 
     return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=search_mistakes(noise))
 
 
-def _weak_network(game: Any) -> Any:
-    """A small network with seeded random weights: its policy puts real weight on occupied cells."""
-    from alphazero_lib.exercises.nb03_model import randomize
-    from alphazero_lib.model import ResNet
+def _run_search(cls: Callable[..., Any], game: Any, network: Any, config: SearchConfig, state: np.ndarray,
+                times: int = 1) -> Any:  # fmt: skip
+    """The visit counts of ``times`` searches in a row on one ``cls(game, network, config)``."""
+    search = cls(game, network, config)
+    counts = []
+    for _ in range(times):
+        probs = np.asarray(search.search(state.copy()), dtype=np.float64)
+        if probs.ndim != 1:
+            raise Mismatch(probs, "visit shares [action_size]", "return counts / counts.sum() over the actions.")
+        counts.append(np.round(probs * config.num_searches, 6))
+    return counts[0] if times == 1 else tuple(counts)
 
-    return randomize(ResNet(game, 1, 8), seed=61).eval()
 
+class _Search(LibraryAlphaMCTS):
+    """The library's search with the root noise ``noise`` (in the learner's signature) and, for the diagnosis, one
+    planted mistake ``kind``; ``rng``: the learner's generator."""
 
-class _Plumbing:
-    """The notebook's ``AlphaMCTS`` plumbing (game, model, config, one generator, ``evaluate``) around ``search``."""
-
-    def __init__(self, game: Any, model: Any, config: SearchConfig, search: Callable[..., np.ndarray]) -> None:
-        self.game, self.model, self.config, self.root = game, model, config, None
-        self.rng = np.random.default_rng(config.seed)
-        self._search = search
-
-    def evaluate(self, state: np.ndarray) -> tuple[np.ndarray, float]:
-        logits, values = evaluate(self.model, self.game.get_encoded_state(state)[None])
-        return logits[0], float(values[0])
+    def __init__(self, game: Any, model: Any, config: SearchConfig, noise: Callable[..., np.ndarray] | None = None,
+                 kind: str = "", rng: np.random.Generator | None = None) -> None:  # fmt: skip
+        if kind == "terminal sign":  # a finished game's value left as the rules give it (for the parent's mover)
+            rules, game = game.get_value_and_terminated, copy.copy(game)
+            game.get_value_and_terminated = lambda state, action: (-rules(state, action)[0], rules(state, action)[1])
+        super().__init__(game, model, config, root_selection=_unvisited_root if kind == "root zero" else None)
+        self.noise, self.kind = noise or library_dirichlet_noise, kind
+        self.rng = np.random.default_rng(config.seed) if rng is None or kind == "new rng" else rng
+        self.policy = dataclasses.replace(self.policy, root_noise=self._root_noise)
 
     def search(self, state: np.ndarray) -> np.ndarray:
-        return self._search(self, state)
+        self.valid = self.game.get_valid_moves(np.asarray(state))
+        return super().search(state)
+
+    def _root_noise(self, rng: np.random.Generator, priors: np.ndarray, config: SearchConfig) -> tuple:
+        """``noise`` in the search policy's signature: the legal moves' priors ``[L]`` in, mixed ones out."""
+        legal = np.flatnonzero(self.valid)
+        full = np.zeros(self.game.action_size)
+        full[legal] = priors
+        mixed = self.noise(full, self.valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
+        return np.asarray(mixed, dtype=np.float64)[legal], np.zeros(len(legal))
+
+    def _evaluate(self, state: np.ndarray) -> tuple[np.ndarray, float]:
+        leaf = self.last_search_stats.network_evaluations > 0  # the root is evaluated first
+        priors, value = super()._evaluate(state)
+        if leaf and self.kind == "leaf mask":  # the network's policy over every action, occupied cells too
+            logits, _ = evaluate(self.model, self.game.get_encoded_state(state)[None])
+            priors = masked_softmax(logits[0], np.ones(self.game.action_size))
+        return priors, -value if leaf and self.kind == "network sign" else value
+
+
+def _unvisited_root(children: Children, config: SearchConfig, root: Any = None) -> np.ndarray:
+    """PUCT at a root that started with 0 visits instead of 1."""
+    return puct_selection(dataclasses.replace(children, parent_visits=children.parent_visits - 1), config)
 
 
 def _search_with(kind: str, noise: Callable[..., np.ndarray] | None = None) -> Callable[..., np.ndarray]:
-    """The library's search with one known mistake (for the diagnosis), in the learner's ``AlphaMCTS``; root noise
-    from ``noise`` (the library's by default)."""
-    noise = library_dirichlet_noise if noise is None else noise
+    """The learner's ``AlphaMCTS.search`` as ``_Search`` with one known mistake, on the learner's generator."""
 
     def search(self: Any, state: np.ndarray) -> np.ndarray:
-        game, config = self.game, self.config
-        rng = np.random.default_rng(config.seed) if kind == "new rng" else self.rng
-        valid = game.get_valid_moves(state)
-        logits, _ = self.evaluate(state)
-        priors = masked_softmax(logits, valid)
-        if config.dirichlet_epsilon > 0:
-            priors = noise(priors, valid, config.dirichlet_epsilon, config.dirichlet_alpha, rng)
-        root = self.root = LibraryNode(state)
-        root.visit_count = 0 if kind == "root zero" else 1
-        root.expand(game, priors)
-        for _ in range(config.num_searches):
-            node = root
-            while node.children:
-                node = node.select(config)
-            value, terminal = game.get_value_and_terminated(node.state, node.action_taken)
-            value = value if kind == "terminal sign" else -value
-            if not terminal:
-                logits, value = self.evaluate(node.state)
-                value = -value if kind == "network sign" else value
-                mask = np.ones(game.action_size) if kind == "leaf mask" else game.get_valid_moves(node.state)
-                node.expand(game, masked_softmax(logits, mask))
-            node.backpropagate(value)
-        counts = np.zeros(game.action_size)
-        for child in root.children:
-            counts[child.action_taken] = child.visit_count
-        return counts / counts.sum()
+        wrong = _Search(self.game, self.model, self.config, noise, kind, self.rng)
+        probs = wrong.search(state)
+        self.root = wrong.root
+        return probs
 
     return search
 
@@ -747,14 +657,3 @@ def _search_hint(config: SearchConfig) -> str:
         "at a leaf: value, done = get_value_and_terminated(node.state, node.action_taken); value = -value; if not "
         "done, the network's value and node.expand(game, masked_policy(logits, valid)); then node.backpropagate(value)."
     )
-
-
-def _counts(probs: Any, config: SearchConfig) -> np.ndarray:
-    probs = np.asarray(probs, dtype=np.float64)
-    if probs.ndim != 1:
-        raise Mismatch(probs, "visit shares [action_size]", "return counts / counts.sum() over the actions.")
-    return np.round(probs * config.num_searches, 6)
-
-
-def _twice(search: Any, state: np.ndarray, config: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
-    return _counts(search.search(state.copy()), config), _counts(search.search(state.copy()), config)
