@@ -72,18 +72,6 @@ def _mismatch(got: str, expected: str, hint: str) -> Mismatch:
     return Mismatch(Text(got), Text(expected), hint)
 
 
-def _tree(cls: type, rng: np.random.Generator, state: np.ndarray, children: int) -> Any:
-    """A node of ``cls`` with ``children`` expanded children carrying random statistics."""
-    node = cls(GAME, state.copy())
-    for _ in range(children):
-        child = library_expand(node, rng)
-        child.visit_count = int(rng.integers(1, 40))
-        child.value_sum = float(rng.integers(-child.visit_count, child.visit_count + 1))
-    node.visit_count = sum(c.visit_count for c in node.children) + int(rng.integers(1, 5))
-    node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
-    return node
-
-
 # ---- exercise 1: the UCB score ------------------------------------------------------------------------------
 HINTS = {
     "get_ucb": "the child's mean value, child.value_sum / child.visit_count, is from its mover's view (your "
@@ -167,8 +155,14 @@ def check_select(cls: type) -> type:
     """``Node.select(C)``: the child with the highest ``get_ucb`` (the first one on ties), as the library picks."""
 
     def case(seed: int, children: int, C: float, ties: bool = False) -> Case:
-        def build(c: type) -> Any:
-            node = _tree(c, np.random.default_rng(seed), GAME.get_initial_state(), children)
+        def build(c: type) -> Any:  # a node with ``children`` children carrying seeded statistics
+            node, rng = c(GAME, GAME.get_initial_state()), np.random.default_rng(seed)
+            for _ in range(children):
+                child = library_expand(node, rng)
+                child.visit_count = int(rng.integers(1, 40))
+                child.value_sum = float(rng.integers(-child.visit_count, child.visit_count + 1))
+            node.visit_count = sum(ch.visit_count for ch in node.children) + int(rng.integers(1, 5))
+            node.value_sum = float(rng.integers(-node.visit_count, node.visit_count + 1))
             for child in node.children if ties else ():
                 child.visit_count, child.value_sum = 3, 1.0
             return node
@@ -263,12 +257,9 @@ FULL_MISTAKES = [
 
 # ---- exercise 4: expansion ----------------------------------------------------------------------------------
 def check_expand(cls: type) -> type:
-    """``Node.expand(rng)``: one random unexpanded move gets a child (state from the opponent's view).
-
-    Any uniform draw among the expandable moves from the ``rng`` given passes (which move is drawn is the learner's
-    design); the rest must agree with the library. The last two cases judge the draws: the same seed gives the same
-    move, and over ``DRAWS`` seeds every expandable move comes up about equally often.
-    """
+    """``Node.expand(rng)``: one random unexpanded move gets a child (state from the opponent's view). Any uniform
+    draw from the ``rng`` given passes; the last two cases judge the draws (the same seed, the same move; every
+    expandable move about equally often over ``DRAWS`` seeds)."""
 
     def case(state: np.ndarray, already: int, seed: int) -> Case:
         def build(c: type) -> Any:
@@ -389,22 +380,17 @@ def _uniform_case() -> Case:
     )
 
 
-def _expand_with(pick: str = "rng", player: int = 1, flip: bool = True) -> Callable[..., Any]:
+def _expand_with(
+    pick: Callable[..., int] = lambda self, rng, moves: int(rng.choice(moves)), player: int | None = None
+) -> Callable[..., Any]:
+    """``expand`` with one known mistake: another draw (``pick``), or the child's state not flipped, played for
+    ``player``."""
+
     def expand(self: Any, rng: np.random.Generator) -> Any:
-        moves = np.flatnonzero(self.expandable_moves)
-        if pick == "legal":
-            action = int(rng.choice(np.flatnonzero(self.game.get_valid_moves(self.state))))
-        elif pick == "first":
-            action = int(moves[0])
-        elif pick == "global":
-            action = int(np.random.choice(moves))
-        else:
-            action = int(rng.choice(moves))
+        action = pick(self, rng, np.flatnonzero(self.expandable_moves))
         self.expandable_moves[action] = 0
-        child_state = self.game.get_next_state(self.state, action, player)
-        if flip:
-            child_state = self.game.change_perspective(child_state, -1)
-        child = type(self)(self.game, child_state, self, action)
+        state = _child_state(self.state, action) if player is None else GAME.get_next_state(self.state, action, player)
+        child = type(self)(self.game, state, self, action)
         self.children.append(child)
         return child
 
@@ -413,15 +399,15 @@ def _expand_with(pick: str = "rng", player: int = 1, flip: bool = True) -> Calla
 
 EXPAND_MISTAKES = [
     Mistake("the child is seen by the opponent, who moves next: play the move for player 1 (the node's mover), "
-            "then change_perspective(child_state, -1)", _expand_with(flip=False)),
+            "then change_perspective(child_state, -1)", _expand_with(player=1)),
     Mistake("the node's mover is 1 in its canonical state: get_next_state(self.state, action, 1), then flip the "
-            "child's state with change_perspective(..., -1)", _expand_with(player=-1, flip=False)),
+            "child's state with change_perspective(..., -1)", _expand_with(player=-1)),
     Mistake("draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
-            "not the first one", _expand_with(pick="first")),
+            "not the first one", _expand_with(lambda self, rng, moves: int(moves[0]))),
     Mistake("draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the search's "
-            "seed must decide every draw", _expand_with(pick="global")),
+            "seed must decide every draw", _expand_with(lambda self, rng, moves: int(np.random.choice(moves)))),
     Mistake("draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
-            _expand_with(pick="legal")),
+            _expand_with(lambda self, rng, moves: int(rng.choice(np.flatnonzero(GAME.get_valid_moves(self.state)))))),
 ]  # fmt: skip
 
 
@@ -677,12 +663,9 @@ def draw_tree(
     ax: Any = None,
     title: str | None = None,
 ) -> Any:
-    """Draw the top of a search tree: one box per node with its move, visits N, value Q and UCB score.
-
-    Q is the node's mean value from its **parent's** view (what the parent's selection compares), UCB the
-    parent's score for it with constant ``C``. Shows the ``max_children`` most visited children per node, down
-    to ``max_depth`` levels below the root; works with the library's ``Node`` and the notebook's. Returns the axes.
-    """
+    """Draw the top of a search tree (the ``max_children`` most visited children per node, ``max_depth`` levels):
+    one box per node with its move, visits N, value Q from the **parent's** view and the parent's UCB score for it
+    with constant ``C``. Works with the library's ``Node`` and the notebook's; returns the axes."""
     import matplotlib.pyplot as plt
 
     from alphazero_lib.plotting import draw_search_tree
