@@ -527,7 +527,7 @@ def _search_cases(method: str) -> list[Case]:
                 f"{board(states[0])}")  # fmt: skip
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
         if method == "expand_roots":
-            expected[:, 1:] = 0  # the visit counts and value sums of children no simulation has reached
+            expected[:, 1:] = 0  # priors only: the serial roots ran one simulation, the parallel ones none
         cases.append(Case(call, run, expected, PARALLEL_HINTS[method], same=_same_tables))
     return cases
 
@@ -571,7 +571,7 @@ def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchCo
         raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in the "
                        "serial search.")  # fmt: skip
     tables = _tables(spgs, game.action_size)
-    tables[:, 1:] = 0  # the priors are compared; the visits and values must still be the unvisited 0
+    tables[:, 1:] = 0  # only the priors are compared (the root's own visit is checked above)
     return tables
 
 
