@@ -177,8 +177,7 @@ def _random_memory(game: Any, count: int, rng: np.random.Generator) -> list:
 # ---- exercise 1: temperature --------------------------------------------------------------------------------
 def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.ndarray]) -> Callable:
     """``apply_temperature(probs, temperature)``: ``probs ** (1 / T)`` renormalised, ``[A]``; T = 0: equal mass
-    on the most visited moves. Cases: visit shares with zeros and ties, temperatures 0 to 10; the input unchanged.
-    """
+    on the most visited moves. Cases: visit shares with zeros and ties, temperatures 0 to 10; the input unchanged."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(5)
@@ -222,10 +221,8 @@ def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
 # ---- exercise 2: one game's memory --------------------------------------------------------------------------
 def check_game_memory(game_memory: Callable) -> Callable:
     """``game_memory(game, history, value, last_player)``: a finished game's ``(canonical state, probs, mover)``
-    history -> samples ``(encoded state [3, R, C], probs [A], outcome)``, the outcome seen by each mover.
-
-    Cases: Tic-Tac-Toe and Connect Four games won by the first or the second player, and draws.
-    """
+    history -> samples ``(encoded state [3, R, C], probs [A], outcome)``, the outcome seen by each mover. Cases:
+    Tic-Tac-Toe and Connect Four games won by the first or the second player, and draws."""
 
     def cases() -> list[Case]:
         rng, out = np.random.default_rng(11), []
@@ -279,11 +276,8 @@ SELF_PLAY_HINT = (
 
 def check_self_play(self_play: Callable) -> Callable:
     """``self_play(game, search, rng, temperature)``: one game, every move drawn from the search's probabilities
-    with temperature; returns the game's samples as ``game_memory`` makes them.
-
-    Cases: a deterministic fake search (visit counts from a hash of the position) on Tic-Tac-Toe and Connect Four,
-    temperatures 0 to 2, several seeds; the library's ``self_play`` with the same rng.
-    """
+    with temperature; returns the game's samples as ``game_memory`` makes them. Cases: ``fake_search`` on
+    Tic-Tac-Toe and Connect Four, temperatures 0 to 2, several seeds; the library's ``self_play`` with the same rng."""
 
     def cases() -> list[Case]:
         return [
@@ -329,10 +323,8 @@ def _library_self_play(game: Any, search: Callable, rng: np.random.Generator, te
 # ---- exercise 4: minibatches --------------------------------------------------------------------------------
 def check_minibatches(minibatches: Callable) -> Callable:
     """``minibatches(num_samples, batch_size, rng)``: shuffled index batches covering every sample once; a last
-    batch of one joins the batch before it.
-
-    Cases: sizes that divide evenly, leave a remainder, leave exactly one (the video's crash), fit in one batch.
-    """
+    batch of one joins the batch before it. Cases: sizes that divide evenly, leave a remainder, leave exactly one
+    (the video's crash), fit in one batch."""
 
     def cases() -> list[Case]:
         sizes = [(8, 4), (10, 4), (9, 4), (2, 2), (3, 2), (5, 8), (64, 64), (65, 64), (66, 64), (129, 64), (200, 64)]
@@ -399,34 +391,23 @@ def _parameters(model: torch.nn.Module) -> np.ndarray:
 
 def check_train_step(train_step: Callable) -> Callable:
     """``train_step(model, optimizer, states [B, 3, R, C], policy_targets [B, A], value_targets [B, 1])``: one
-    gradient step; returns ``(policy_loss, value_loss)`` as floats.
-
-    Cases: two steps in a row (so a missing ``zero_grad`` shows) on copies of one small ResNet with plain SGD,
-    batches of 2 to 24 Tic-Tac-Toe and Connect Four samples; compared with the library's ``training.train_epoch`` on
-    the same batch: both losses and every parameter afterwards.
-    """
+    gradient step; returns ``(policy_loss, value_loss)`` as floats. Cases: two steps in a row (a missing
+    ``zero_grad`` shows) on copies of a small ResNet with plain SGD, against ``training.train_epoch`` on each batch."""
 
     def cases() -> list[Case]:
         rng, out = np.random.default_rng(21), []
         for index, (game, size) in enumerate(
             [(TicTacToe(), 2), (TicTacToe(), 8), (TicTacToe(), 24), (ConnectFour(), 6)]
         ):
-            memories = [_random_memory(game, size, rng) for _ in range(2)]
-            model = _tiny_model(game, index)
+            memories, model = [_random_memory(game, size, rng) for _ in range(2)], _tiny_model(game, index)
             reference = copy.deepcopy(model)
             optimizer = _sgd(reference)
             losses = [train_epoch(reference, optimizer, memory, size, np.random.default_rng(0)) for memory in memories]
             expected = ([(x["policy_loss"], x["value_loss"]) for x in losses], _parameters(reference))
             batches = [stack_memory(memory) for memory in memories]
-            out.append(
-                Case(
-                    f"two train_step calls on batches of {size} {game!r} samples",
-                    lambda f, m=model, b=batches, e=expected: _run_steps(f, m, b, e),
-                    expected,
-                    same=_in_run,
-                )
-            )
-        return out  # fmt: skip
+            run = functools.partial(_run_steps, model=model, batches=batches, expected=expected)
+            out.append(Case(f"two train_step calls on batches of {size} {game!r} samples", run, expected, same=_in_run))
+        return out
 
     return check("train_step", train_step, library_train_step, cases, STEP_MISTAKES)
 
@@ -512,10 +493,9 @@ def check_train(train: Callable) -> Callable:
     """``train(model, optimizer, memory, batch_size, rng)``: one epoch in shuffled minibatches (``minibatches``,
     ``train_step``), the model in training mode; returns the mean ``policy_loss`` and ``value_loss`` per sample.
 
-    Cases: memories of 10 to 70 samples with batch sizes 4 to 64 (remainders, a last batch of one), the model
-    handed over in eval mode; compared with ``library_train`` on copies: losses and parameters. Last, the device: a
-    model on PyTorch's ``meta`` device (shapes without numbers, so a CPU can tell where tensors go) must get its
-    batches there, as a model on a GPU must.
+    Cases: memories of 10 to 70 samples, batch sizes 4 to 64, the model handed over in eval mode, against
+    ``library_train`` on copies (losses and parameters); last, a model on PyTorch's ``meta`` device (shapes without
+    numbers, so a CPU can tell where tensors go) must get its batches there, as a model on a GPU must.
     """
 
     def cases() -> list[Case]:
@@ -674,11 +654,8 @@ def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, si
 def check_learn(learn: Callable) -> Callable:
     """``learn(play_game, train_epoch, num_iterations, num_games, num_epochs)``: iterations of self-play (a fresh
     memory, ``num_games`` games) then ``num_epochs`` epochs on that memory; returns one record per iteration:
-    ``{"iteration", "games", "samples", "policy_loss", "value_loss"}`` (the last epoch's losses).
-
-    Cases: scripted games and epochs that log what they were given, compared with the library's
-    ``AlphaZero.learn`` driving the same fakes (replay window 1: each iteration trains on its own games).
-    """
+    ``RECORD`` (the last epoch's losses). Cases: scripted games and epochs that log what they were given, against
+    the library's ``AlphaZero.learn`` driving the same fakes (replay window 1: each iteration trains on its games)."""
 
     def cases() -> list[Case]:
         return [
