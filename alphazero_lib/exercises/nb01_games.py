@@ -436,12 +436,10 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
             hint = "a full board without a line is a draw: winner 0" if label == "a full-board draw" else WINNER
             out.append(_game_case(f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}", LibraryTicTacToe,
                                   lambda xs=xs, os=os: (scripted_agent(xs), scripted_agent(os)), hint))  # fmt: skip
-        for label, make in [("TicTacToe()", LibraryTicTacToe)] + (
-            [("your TicTacToe()", game_class)] * bool(game_class)
-        ):
-            call = f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece"
-            agents = lambda: (reading_agent("x"), reading_agent("o"))  # noqa: E731
-            out.append(_game_case(call, make, agents, READING))
+        games = [("TicTacToe()", LibraryTicTacToe)] + ([("your TicTacToe()", game_class)] if game_class else [])
+        for label, make in games:
+            reading = f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece"
+            out.append(_game_case(reading, make, lambda: (reading_agent("x"), reading_agent("o")), READING))
             out += [
                 _game_case(f"play_game({label}, random_agent({2 * s}), random_agent({2 * s + 1}))", make,
                            lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)),
