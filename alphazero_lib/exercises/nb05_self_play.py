@@ -19,6 +19,7 @@ import copy
 import functools
 import hashlib
 import io
+import itertools
 import json
 import numbers
 from collections.abc import Callable
@@ -107,11 +108,8 @@ def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
     if not isinstance(got, (list, tuple)):
         raise Mismatch(got, expected, "return a list of (encoded state, policy, outcome) tuples, one per position.")
     if len(got) != len(expected):
-        raise Mismatch(
-            f"{len(got)} samples",
-            f"{len(expected)} samples",
-            length_hint or "one sample per position of the history, in order (no symmetries here).",
-        )
+        hint = length_hint or "one sample per position of the history, in order (no symmetries here)."
+        raise Mismatch(f"{len(got)} samples", f"{len(expected)} samples", hint)
     for k, (sample, want) in enumerate(zip(got, expected, strict=True)):
         if not isinstance(sample, (tuple, list)) or len(sample) != 3:
             raise Mismatch(sample, want, f"sample {k}: a tuple (encoded state, policy, outcome)")
@@ -156,10 +154,10 @@ def _case(call: str, play: Callable[[Any], Any], library: Any, compare: Callable
 def _random_history(game: Any, rng: np.random.Generator) -> tuple[list, float, int]:
     """A game of the library's self-play with a fake search (temperature 1): its ``(canonical state, probs, mover)``
     history as the search saw it, its final value and its last mover."""
-    search, history = fake_search(game, int(rng.integers(256))), []
+    search, history, movers = fake_search(game, int(rng.integers(256))), [], itertools.cycle((1, -1))
 
     def recorded(state: np.ndarray) -> np.ndarray:
-        history.append((state, search(state), 1 if len(history) % 2 == 0 else -1))
+        history.append((state, search(state), next(movers)))  # one search per move, player 1's first
         return history[-1][1]
 
     _, winner, _ = play_self_play_game(game, recorded, rng, 1.0)
@@ -293,13 +291,8 @@ def check_self_play(self_play: Callable) -> Callable:
 
 def _searching_absolute(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
     """The library's self-play with the search handed the absolute board (player 1's pieces as 1), not the mover's."""
-    searched: list = []
-
-    def absolute(canonical: np.ndarray) -> np.ndarray:
-        searched.append(canonical)
-        return search(game.change_perspective(canonical, 1 if len(searched) % 2 else -1))
-
-    return library_self_play(game, absolute, rng, temperature)
+    movers = itertools.cycle((1, -1))  # one search per move, player 1's first
+    return library_self_play(game, lambda state: search(game.change_perspective(state, next(movers))), rng, temperature)
 
 
 SELF_PLAY_MISTAKES = [  # the library's self_play with a changed search, temperature or outcome
@@ -367,11 +360,8 @@ def _compare_batches(got: Any, expected: list) -> Any:
         hint = "a last batch of one must join the batch before it (a one-sample step is a noisy one)."
         raise Mismatch(f"batch sizes {sizes}", f"batch sizes {want}", hint)
     if sizes != want or not all(np.array_equal(a, b) for a, b in zip(batches, expected, strict=True)):
-        raise Mismatch(
-            [b.tolist() for b in batches][:2],
-            [b.tolist() for b in expected][:2],
-            "shuffle once with order = rng.permutation(num_samples), then cut order into slices of batch_size.",
-        )
+        hint = "shuffle once with order = rng.permutation(num_samples), then cut order into slices of batch_size."
+        raise Mismatch([b.tolist() for b in batches][:2], [b.tolist() for b in expected][:2], hint)
     return got
 
 
@@ -605,12 +595,9 @@ def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int,
             "batch_size, rng), one train_step each, in that order.",
         )
     if not parameters_agree:
-        raise Mismatch(
-            "other parameters",
-            "the library's parameters",
-            _batch_shapes_hint(train, model, memory, size, seed)
-            or "one train_step per minibatch, in the order minibatches gives them.",
-        )
+        hint = _batch_shapes_hint(train, model, memory, size, seed)
+        hint = hint or "one train_step per minibatch, in the order minibatches gives them."
+        raise Mismatch("other parameters", "the library's parameters", hint)
     return expected
 
 
