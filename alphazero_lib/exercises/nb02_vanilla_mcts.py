@@ -413,11 +413,8 @@ EXPAND_MISTAKES = [
 
 # ---- exercise 5: simulation ---------------------------------------------------------------------------------
 def check_simulate(cls: type) -> type:
-    """``Node.simulate(rng)``: a random rollout to the end; the result (1, 0, -1) for the player to move here.
-
-    Cases: terminal nodes, positions with one empty cell, and seeded positions whose rollouts must agree with the
-    library's for the same ``rng`` (draw as it does: ``rng.choice(np.flatnonzero(valid_moves))``).
-    """
+    """``Node.simulate(rng)``: a random rollout to the end; the result (1, 0, -1) for the player to move here, the
+    same as the library's for the same ``rng`` (drawn as it does: ``rng.choice(np.flatnonzero(valid_moves))``)."""
 
     def case(state: np.ndarray, action: int | None, seed: int, note: str = "") -> Case:
         lib = LibraryNode(GAME, state.copy(), action_taken=action)
@@ -547,13 +544,9 @@ SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the 
 
 
 def check_search(mcts_class: type, num_searches: int = 600) -> type:
-    """``MCTS(game, num_searches, C, seed).search(state)``: the root's visit shares, shape ``(action_size,)``.
-
-    Compared with the library's search loop run on nodes of the learner's own ``Node`` class (same settings, same
-    seed), so that an expansion that draws in another order than the library's is followed, not punished: the
-    shares sum to 1, are 0 on illegal moves, pick the library's move where one move is clearly best, and agree within
-    ``SEARCH_TOLERANCE``; ``self.root`` must hold the root. Returns the learner's class or ``LibrarySearch``.
-    """
+    """``MCTS(game, num_searches, C, seed).search(state)``: the root's visit shares, shape ``(action_size,)``, compared
+    with the library's search on the learner's own nodes (an expansion that draws in another order is followed, not
+    punished). Returns the learner's class or ``LibrarySearch``."""
 
     def case(name: str, state: np.ndarray, decisive: bool, seed: int) -> Case:
         expected = LibrarySearch(GAME, num_searches, 1.41, seed).search(state.copy())
