@@ -439,8 +439,7 @@ def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state
         raise Mismatch("the state changed", "the state untouched", "encode a copy; do not write into the state.")
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy, value)", "return the pair (policy as a numpy array [A], value as a float).")
-    policy, value = got
-    return policy, value
+    return tuple(got)
 
 
 # ---- the network diagram --------------------------------------------------------------------------------------

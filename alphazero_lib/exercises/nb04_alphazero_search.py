@@ -618,42 +618,38 @@ def _search_with(kind: str, noise: Callable[..., np.ndarray] | None = None) -> C
 
     def search(self: Any, state: np.ndarray) -> np.ndarray:
         wrong = _Search(self.game, self.model, self.config, noise, kind, self.rng)
-        probs = wrong.search(state)
-        self.root = wrong.root
+        probs, self.root = wrong.search(state), wrong.root
         return probs
 
     return search
 
 
+SEARCH_MISTAKES = {  # the mistake planted in _Search -> its hint
+    "leaf mask": "mask the network's policy at EVERY node you expand (masked_policy(logits, valid) with that node's "
+    "legal moves), not only at the root: an untrained network puts weight on occupied cells",
+    "terminal sign": "the rules score a finished game for the player who just moved (the parent's mover): the leaf's "
+    "value is -value",
+    "network sign": "the network's value is already for the player to move at the leaf: back it up as it is",
+    "root zero": "root.visit_count = 1 before the simulations (the root's own evaluation); with 0 the first "
+    "selection has sqrt(0) = 0 and ignores the priors",
+    "new rng": "create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
+}
+
+
 def search_mistakes(noise: Callable[..., np.ndarray] | None = None) -> list[Mistake]:
     """The known wrong searches, with the learner's root noise (``noise``; the library's by default)."""
-    return [
-        Mistake("mask the network's policy at EVERY node you expand (masked_policy(logits, valid) with that node's "
-                "legal moves), not only at the root: an untrained network puts weight on occupied cells",
-                _search_with("leaf mask", noise)),
-        Mistake("the rules score a finished game for the player who just moved (the parent's mover): the leaf's "
-                "value is -value", _search_with("terminal sign", noise)),
-        Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
-                _search_with("network sign", noise)),
-        Mistake("root.visit_count = 1 before the simulations (the root's own evaluation); with 0 the first "
-                "selection has sqrt(0) = 0 and ignores the priors", _search_with("root zero", noise)),
-        Mistake("create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
-                _search_with("new rng", noise)),
-    ]  # fmt: skip
+    return [Mistake(hint, _search_with(kind, noise)) for kind, hint in SEARCH_MISTAKES.items()]
+
+
+SEARCH_HINTS = {  # the rule a failing search case tests: one simulation, root noise, the leaves
+    "one": "root: masked_policy of the network's logits, noise only when dirichlet_epsilon > 0, root.visit_count = 1, "
+    "expand; each simulation walks down with select(C) while the node is expanded.",
+    "noise": "noise at the root only, after masking: add_dirichlet_noise(priors, valid, epsilon, alpha, self.rng) "
+    "before root.expand.",
+    "leaf": "at a leaf: value, done = get_value_and_terminated(node.state, node.action_taken); value = -value; if not "
+    "done, the network's value and node.expand(game, masked_policy(logits, valid)); then node.backpropagate(value).",
+}
 
 
 def _search_hint(config: SearchConfig) -> str:
-    if config.num_searches == 1:
-        return (
-            "root: masked_policy of the network's logits, noise only when dirichlet_epsilon > 0, root.visit_count = 1, "
-            "expand; each simulation walks down with select(C) while the node is expanded."
-        )
-    if config.dirichlet_epsilon:
-        return (
-            "noise at the root only, after masking: add_dirichlet_noise(priors, valid, epsilon, alpha, self.rng) "
-            "before root.expand."
-        )
-    return (
-        "at a leaf: value, done = get_value_and_terminated(node.state, node.action_taken); value = -value; if not "
-        "done, the network's value and node.expand(game, masked_policy(logits, valid)); then node.backpropagate(value)."
-    )
+    return SEARCH_HINTS["one" if config.num_searches == 1 else "noise" if config.dirichlet_epsilon else "leaf"]
