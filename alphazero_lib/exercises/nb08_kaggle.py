@@ -25,7 +25,7 @@ from alphazero_lib.exercises import positions
 from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, hints_for
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
-from alphazero_lib.kaggle.environment import episode_outcome
+from alphazero_lib.kaggle.environment import episode_outcome, to_observation
 
 CONNECT_FOUR, TICTACTOE = ConnectFour(), TicTacToe()
 OUTCOMES = ("wins", "draws", "losses", "errors")
@@ -91,17 +91,13 @@ def reference_evaluate_both_seats(agent: Any, opponent: Any, episodes: int, envi
     return results
 
 
-def observation(state: np.ndarray, mark: int, plain: bool = False) -> Any:
-    """A kaggle observation of an absolute state for mark 1 or 2: a ``Struct`` (keys and attributes), as
-    kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's own cells pass."""
-    flat = [0 if v == 0 else (1 if v == 1 else 2) for v in np.asarray(state).reshape(-1).tolist()]
-    fields = {"board": flat, "mark": mark, "step": int(np.count_nonzero(state)), "remainingOverageTime": 60}
-    if plain:
-        return fields
-    import_kaggle_environments()
-    from kaggle_environments.utils import Struct
-
-    return Struct(**fields)
+def observation(game: Any, state: np.ndarray, mark: int, plain: bool = False) -> Any:
+    """The library's kaggle observation (``to_observation``) of an absolute state for mark 1 or 2: a ``Struct``
+    (keys and attributes), as kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's
+    own cells pass."""
+    obs = to_observation(game, state, 1 if mark == 1 else -1)[0]
+    obs.update(step=int(np.count_nonzero(state)), remainingOverageTime=60)
+    return dict(obs) if plain else obs
 
 
 def configuration(game: Any) -> Any:
@@ -112,10 +108,6 @@ def configuration(game: Any) -> Any:
     if isinstance(game, ConnectFour):
         return Struct(rows=game.row_count, columns=game.column_count, inarow=game.in_a_row, actTimeout=2)
     return Struct(actTimeout=1)
-
-
-def _boards(game: Any, count: int, seed: int) -> list[np.ndarray]:
-    return positions.game_boards(game, count, np.random.default_rng(seed))
 
 
 def _name(game: Any) -> str:
@@ -142,9 +134,9 @@ def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]
     def cases() -> list[Case]:
         out = []
         for game, count, seed in ((CONNECT_FOUR, 60, 80), (TICTACTOE, 40, 81)):
-            for k, state in enumerate(_boards(game, count, seed)):
+            for k, state in enumerate(positions.game_boards(game, count, np.random.default_rng(seed))):
                 for mark in (2, 1) if k % 2 else (1, 2):
-                    out.append(_state_case(game, observation(state, mark, plain=k % 3 == 0)))
+                    out.append(_state_case(game, observation(game, state, mark, plain=k % 3 == 0)))
         return out
 
     return check("observation_to_state", learner, reference_observation_to_state, cases, STATE_MISTAKES)
@@ -274,10 +266,11 @@ def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], 
     def cases() -> list[Case]:
         out = []
         for game, count, seed in ((CONNECT_FOUR, 50, 83), (TICTACTOE, 30, 84)):
-            live = [s for s in _boards(game, count, seed) if not game.is_over(s)]
+            boards = positions.game_boards(game, count, np.random.default_rng(seed))
+            live = [s for s in boards if not game.is_over(s)]
             for k, state in enumerate(live):
                 for name, search in (("own_pieces", _own_pieces), ("likes_full", _likes_full)):
-                    out.append(_agent_case(game, name, search, observation(state, 1 + (k + len(name)) % 2)))
+                    out.append(_agent_case(game, name, search, observation(game, state, 1 + (k + len(name)) % 2)))
         return out
 
     return check("make_agent", learner, reference_make_agent, cases, AGENT_MISTAKES)
@@ -381,10 +374,6 @@ def _column_agent(order: list[int]) -> Callable[[Any, Any], int]:
     return agent
 
 
-def _illegal_agent(observation: Any, configuration: Any) -> int:
-    return 99
-
-
 def _games_per_seat(got: Any, episodes: int) -> Any:
     """``got``, or a Mismatch when a seat's counts do not add up to ``episodes`` games."""
     if isinstance(got, dict) and set(got) == {"first", "second"}:
@@ -398,22 +387,18 @@ def _games_per_seat(got: Any, episodes: int) -> Any:
     return got
 
 
-def _plain(results: Any) -> Any:
-    """The results as plain dicts of ints (a defaultdict or Counter compares the same)."""
-    try:
-        return {seat: {k: int(results[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
-    except Exception:
-        return results
-
-
 def _both_seats(f: Any, agent: Any, opponent: Any, episodes: int, env: str) -> Any:
-    """The learner's counts with the library's ``outcome``, Python's ``random`` state kept."""
+    """The learner's counts with the library's ``outcome`` (Python's ``random`` state kept), as plain dicts of ints
+    where they can be (a defaultdict or Counter compares the same)."""
     state = random.getstate()
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            return _games_per_seat(_plain(f(agent, opponent, episodes, env, outcome=reference_outcome)), episodes)
+            got = f(agent, opponent, episodes, env, outcome=reference_outcome)
     finally:
         random.setstate(state)
+    with contextlib.suppress(Exception):
+        got = {seat: {k: int(got[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
+    return _games_per_seat(got, episodes)
 
 
 def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
@@ -421,7 +406,7 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
     agents (leftmost legal, centre-first, rightmost, one that always plays an illegal column) in ConnectX and
     tic-tac-toe, 1 or 2 episodes a seat, so both sides of the comparison play the very same games."""
     agents = {"left": _column_agent(list(range(9))), "centre": _column_agent([3, 2, 4, 1, 5, 0, 6]),
-              "right": _column_agent(list(range(8, -1, -1))), "illegal": _illegal_agent,
+              "right": _column_agent(list(range(8, -1, -1))), "illegal": lambda obs, conf: 99,
               "ttt_centre": _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7])}  # fmt: skip
     trials = [("left", "centre", 1, "connectx"), ("centre", "left", 2, "connectx"), ("right", "centre", 1, "connectx"),
               ("illegal", "left", 1, "connectx"), ("left", "illegal", 1, "connectx"),

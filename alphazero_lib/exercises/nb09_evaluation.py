@@ -352,28 +352,25 @@ def _raises(f: Any, w: int, d: int, lo: int, threshold: float) -> str:
     return f"no error (returned {show(got)})"
 
 
-def _gate_with(kind: str) -> Callable[..., tuple[bool, float]]:
-    def gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
-        if kind != "no check" and not 0.0 <= threshold <= 1.0:
-            raise ValueError("threshold")
-        if kind == "open interval" and not 0.0 < threshold < 1.0:
-            raise ValueError("threshold")
-        games = wins + draws + losses
-        points = {"no draws": wins, "floor": wins + draws // 2}.get(kind, wins + 0.5 * draws)
-        score = points / games if games else 0.5
-        return (score > threshold if kind == "strict" else score >= threshold), score
-
-    return gate
+def _strict_gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
+    score = reference_gate(wins, draws, losses, threshold)[1]
+    return score > threshold, score
 
 
-GATE_MISTAKES = [
-    Mistake("exactly at the threshold is accepted: score >= threshold, not >", _gate_with("strict")),
-    Mistake("a draw counts half a point: score = (wins + draws / 2) / games", _gate_with("no draws")),
+def _unchecked_gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
+    score = reference_gate(wins, draws, losses)[1]
+    return score >= threshold, score
+
+
+GATE_MISTAKES = [  # reference_gate with one change each
+    Mistake("exactly at the threshold is accepted: score >= threshold, not >", _strict_gate),
+    Mistake("a draw counts half a point: score = (wins + draws / 2) / games",
+            lambda w, d, lo, threshold=0.55: reference_gate(w, 0, d + lo, threshold)),
     Mistake("draws // 2 is floor division: an odd number of draws loses its last half point; draws / 2 keeps it",
-            _gate_with("floor")),
-    Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _gate_with("no check")),
+            lambda w, d, lo, threshold=0.55: reference_gate(w + d // 2, 0, lo + d - d // 2, threshold)),
+    Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _unchecked_gate),
     Mistake("0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
-            _gate_with("open interval")),
+            lambda w, d, lo, threshold=0.55: reference_gate(w, d, lo, threshold if 0 < threshold < 1 else math.nan)),
 ]  # fmt: skip
 
 
