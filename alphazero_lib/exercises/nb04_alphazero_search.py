@@ -374,13 +374,9 @@ GIVEN_RNG = (
 
 def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """``add_dirichlet_noise(priors, valid, epsilon, alpha, rng)``: ``(1 - epsilon) * prior + epsilon * noise`` on
-    the legal moves, ``noise`` one Dirichlet(alpha) sample over them drawn from ``rng``; a new array.
-
-    How the sample is drawn is the learner's design: the first cases check each answer's form (the noise read back
-    from the mix sums to 1 over the legal moves; a seed repeats its answer), the last ones the noise's distribution
-    over ``NOISE_DRAWS`` seeds: its mean share (1 / legal moves) and its mean sum of squares ((alpha + 1) / (legal
-    moves * alpha + 1), which tells the concentration alpha).
-    """
+    the legal moves, ``noise`` one Dirichlet(alpha) sample over them drawn from ``rng``; a new array. How it is drawn
+    is the learner's design: the cases check each answer's form (the noise read back from the mix), then the noise's
+    mean share and mean sum of squares over ``NOISE_DRAWS`` seeds (which tell the legal moves and alpha)."""
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(17)
