@@ -157,3 +157,22 @@ def get_next_state(self, state, action, player):
     nb06.check_get_next_state(cls)
     line = verdict(capsys)
     assert line.startswith("❌ ConnectFour.get_next_state: case 4 of") and "ValueError" in line, line
+
+
+@pytest.mark.parametrize("error", ["ValueError", "IndexError"])
+def test_an_error_on_a_legal_move_is_reported_as_the_learners_own(error, capsys):
+    """A learner's method that raises ValueError or IndexError where the library does not: the line names their
+    error and message (the case maker must not compare the expected array with a word to tell the two apart)."""
+    cls = learner_class(
+        **solutions(
+            get_next_state=f"""
+@add_to_class(ConnectFour)
+def get_next_state(self, state, action, player):
+    raise {error}("my own message")
+"""
+        )
+    )
+    nb06.check_get_next_state(cls)
+    line = verdict(capsys)
+    assert line.startswith("❌ ConnectFour.get_next_state: case 1 of"), line
+    assert f"raised {error}: my own message" in line and "ambiguous" not in line, line
