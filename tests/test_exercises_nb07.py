@@ -483,3 +483,19 @@ def test_parallel_self_play_orders_differ_and_games_leave_the_batch():
         assert fake.batch_sizes[0] == 8 and fake.batch_sizes == sorted(fake.batch_sizes, reverse=True)
         assert fake.batch_sizes[-1] < 8
     assert runs[True][0] != runs[False][0]
+
+
+def test_a_backup_into_a_game_that_is_not_searching_gets_its_hint(capsys):
+    """A game with depth -1 did not search this simulation: a backup that still visits its root is named (the
+    planted mistake backs up as if depth -1 were 0, as np.maximum(depth, 0) does)."""
+
+    def every_game(visit_count, value_sum, path, depth, leaf_value):
+        for b, d in enumerate(np.maximum(depth, 0)):
+            for level in range(d + 1):
+                visit_count[b, path[level, b]] += 1
+                value_sum[b, path[level, b]] += leaf_value[b] * (1 if (d - level) % 2 == 0 else -1)
+
+    assert nb07.check_backup(every_game) is nb07.backup
+    line = verdict(capsys)
+    failed(line, "backup")
+    assert "case 2 of" in line and "a game with depth -1 is not searching" in line, line

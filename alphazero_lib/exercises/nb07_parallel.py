@@ -1016,7 +1016,7 @@ def _backup_with(kind: str) -> Callable[..., None]:
             if leaf_depth < 0 and kind != "all games":
                 continue
             value = -float(leaf_value[b]) if kind == "first sign" else float(leaf_value[b])
-            top = len(path) - 1 if kind == "all levels" else int(leaf_depth)
+            top = len(path) - 1 if kind == "all levels" else max(int(leaf_depth), 0)  # "all games": -1 reads as 0
             for level in range(top, -1, -1):
                 visit_count[b, path[level, b]] += 1
                 value_sum[b, path[level, b]] += value
