@@ -104,7 +104,7 @@ def _is_tensor(value: Any) -> bool:
     return type(value).__module__.startswith("torch") and hasattr(value, "detach")
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     """A plain real number (Python or numpy scalar), not a bool, an array or a tensor."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
@@ -135,10 +135,10 @@ def same(got: Any, expected: Any, tol: float = 1e-6) -> bool:
         return False
     if isinstance(expected, (bool, np.bool_)):
         return _is_boolish(got) and bool(got) == bool(expected)
-    if isinstance(got, (bool, np.bool_)) and _is_number(expected):
+    if isinstance(got, (bool, np.bool_)) and is_number(expected):
         return False
-    if _is_number(expected):
-        if not _is_number(got):
+    if is_number(expected):
+        if not is_number(got):
             return False
         if math.isnan(float(expected)) or math.isnan(float(got)):
             return math.isnan(float(expected)) and math.isnan(float(got))
@@ -187,8 +187,8 @@ def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
         if _is_boolish(got):
             return f"{bool(got)} where {bool(expected)} is expected"
         return f"yours is {_kind(got)}, not True or False"
-    if _is_number(expected):
-        if not _is_number(got):
+    if is_number(expected):
+        if not is_number(got):
             return f"yours is {_kind(got)}, not a number" + (
                 " (float(...) or .item() makes one)" if isinstance(got, np.ndarray) or _is_tensor(got) else ""
             )
@@ -498,7 +498,7 @@ def _type_hint(got: Any, expected: Any) -> str:
         if not _is_boolish(got):
             return f"return True or False (a comparison gives one), not {_kind(got)}"
         return ""
-    if _is_number(expected) and not _is_number(got):
+    if is_number(expected) and not is_number(got):
         if isinstance(got, np.ndarray) or _is_tensor(got):
             return f"return a plain number, not {_kind(got)}: float(x) or x.item() makes one"
         return f"return a number, not {_kind(got)}"
@@ -516,7 +516,7 @@ def _type_hint(got: Any, expected: Any) -> str:
 
 def _numbers(value: Any) -> np.ndarray | None:
     """The numbers in an answer (a number, an array, a tuple of them) as one float vector, or None."""
-    if _is_number(value) or (isinstance(value, (bool, np.bool_))):
+    if is_number(value) or (isinstance(value, (bool, np.bool_))):
         return np.array([float(value)])
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return value.astype(np.float64).reshape(-1)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, _is_number, check, hints_for, same, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, is_number, same, show
 
 HINTS = {
     "expected_score": "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): 1/2 for equal ratings, 10/11 for 400 "
@@ -65,7 +65,7 @@ def _cases(call: Any, rows: list, reference: Callable, run: Callable = lambda f,
 
 def _pair(got: Any, what: str = "(new_rating, new_opponent_rating)") -> Any:
     """Two numbers as the cells below use them (they only unpack the pair): a tuple, a list or a numpy array."""
-    if isinstance(got, (tuple, list, np.ndarray)) and len(got) == 2 and all(_is_number(x) for x in got):
+    if isinstance(got, (tuple, list, np.ndarray)) and len(got) == 2 and all(is_number(x) for x in got):
         return tuple(float(x) for x in got)
     raise Mismatch(got, what, f"return the pair {what} (a tuple of two numbers).")
 
