@@ -103,6 +103,15 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "cpu"
 
 
+def device_name(device: Any) -> str:
+    """``"cpu"``, or the GPU's type and name (``"cuda: NVIDIA H200"``): for a benchmark's record."""
+    import torch
+
+    if device.type == "cuda":
+        return f"cuda: {torch.cuda.get_device_name(device)}"
+    return device.type
+
+
 def machine_load() -> list[float] | None:
     """The 1, 5 and 15 minute load averages (runnable processes), or None where the OS has none (Windows)."""
     try:
@@ -124,6 +133,7 @@ def selfplay_benchmark(
     threads: int | None = 1,
     progress: bool = True,
     spent_before: float = 0.0,
+    device: str = "cpu",
 ) -> dict[str, Any]:
     """Serial vs batched self-play on one (untrained, seeded) ``ResNet``; a dict of the figures.
 
@@ -136,25 +146,28 @@ def selfplay_benchmark(
     warm-up move each (fewer rounds where a move of each does not fit; none, and the warm-up moves timed, where not
     one does). The searches per move are cut where two moves of each side would not fit. A call under way always
     finishes, so the run ends within ``seconds`` plus one network call of each kind timed and one move of each
-    side. ``threads``: torch threads for all of it (None: torch's setting).
+    side. ``threads``: torch threads for all of it (None: torch's setting). ``device``: where the network runs
+    (``"auto"``: a CUDA GPU when there is one); the search trees stay in numpy on the CPU either way, so on a GPU
+    the share of the time spent outside the network says how much the tree holds self-play back.
     """
     import torch
 
     from alphazero_lib.inference import MODES, FastEvaluator, auto_modes, evaluate, has_fast_bf16
     from alphazero_lib.model import ResNet
-    from alphazero_lib.utils import cpu_threads, seed_everything
+    from alphazero_lib.utils import cpu_threads, resolve_device, seed_everything
 
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown inference mode {mode!r}; modes: {['auto', *MODES]}")
+    device = resolve_device(device)
     budget = Budget(seconds, progress, spent_before)  # building the network counts too
     try:
         budget.phase("building the network")
         game = make_game(game_name)
         preset = preset or (game_name if game_name in PRESETS else "connect_four_small")
         overrides = {"num_searches": num_searches} if num_searches else {}  # a search field, given flat
-        config = TrainConfig.from_preset(preset, device="cpu", **overrides)
+        config = TrainConfig.from_preset(preset, device=str(device), **overrides)
         seed_everything(seed)
-        model = ResNet(game, config.num_res_blocks, config.num_hidden).eval()
+        model = ResNet(game, config.num_res_blocks, config.num_hidden).to(device).eval()
         load_before = machine_load()
         with cpu_threads(model, threads):
             used_threads = torch.get_num_threads()
@@ -164,9 +177,9 @@ def selfplay_benchmark(
             # units (emulated, one call can take seconds), as FastEvaluator does; compile and onnx only when asked
             # for (their refresh compiles or exports again: seconds, and the budget may be under a second).
             budget.phase("network alone")
-            fast_bf16 = has_fast_bf16("cpu")
+            fast_bf16 = has_fast_bf16(device)
             if mode == "auto":
-                modes = auto_modes("cpu")
+                modes = auto_modes(device)
                 skipped = [m for m in MODES if m.startswith("bf16") and m not in modes]
             else:
                 modes, skipped = [mode], []
@@ -175,6 +188,9 @@ def selfplay_benchmark(
             calls: dict[str, Callable[[], Any]] = {m: (lambda e=e: e.evaluate(batch)) for m, e in evaluators.items()}
             single = "fp32 batch 1 (serial path)"
             calls[single] = lambda: evaluate(model, batch[:1])
+            for call in calls.values():  # one untimed call each: a GPU's first call of a kind starts CUDA and picks
+                call()  # its kernels (seconds), which the first mode's figure took in before (82 evaluations/s)
+            budget.tick()
             best, spent = dict.fromkeys(calls, 0.0), dict.fromkeys(calls, 0.0)
             turn = NETWORK_SHARE * max(0.0, budget.left()) / (3 * len(calls))
             for i in range(3):
@@ -199,7 +215,8 @@ def selfplay_benchmark(
             pair = SEARCH_OVERHEAD * searches_asked * (num_games / batched_rate + 1 / best[single])  # seconds
             fit = int(searches_asked * budget.left() / (2 * pair))
             if fit < searches_asked:
-                config = TrainConfig.from_preset(preset, device="cpu", **{**overrides, "num_searches": max(1, fit)})
+                cut = {**overrides, "num_searches": max(1, fit)}
+                config = TrainConfig.from_preset(preset, device=str(device), **cut)
 
             # the trainers' own self-play (alphazero_lib.selfplay), every finished game replaced at once; warm both
             # paths up with one move, then time them in alternating rounds within what is left of the budget
@@ -242,6 +259,7 @@ def selfplay_benchmark(
         "searches_asked": searches_asked,
         "seconds_for_searches_asked": round(2 * pair / (1 - NETWORK_SHARE), 1),
         "num_games": num_games,
+        "device": device_name(device),
         "torch_threads": used_threads,
         "cpu_count": os.cpu_count(),
         "load_average_before": load_before,
@@ -283,11 +301,16 @@ def format_load(result: dict[str, Any]) -> str:
     return text
 
 
+def _processor(result: dict[str, Any]) -> str:
+    return "GPU" if result.get("device", "cpu").startswith("cuda") else "CPU"
+
+
 def format_selfplay(result: dict[str, Any]) -> str:
     """The benchmark's figures as a few readable lines."""
+    on = "" if result.get("device", "cpu") == "cpu" else f", network on {result['device']}"
     lines = [
         f"{result['game']}, {result['network']} (preset {result['preset']}), {result['num_searches']} searches, "
-        f"{result['num_games']} games in flight",
+        f"{result['num_games']} games in flight{on}",
         format_load(result),
     ]
     if result["num_searches"] < result["searches_asked"]:
@@ -304,8 +327,8 @@ def format_selfplay(result: dict[str, Any]) -> str:
         lines.append(f"  {mode:<28} {rate:>10,.0f}{chosen}")
     if result["modes_not_measured"]:
         lines.append(
-            f"  not measured: {', '.join(result['modes_not_measured'])} (this CPU has no bfloat16 units; "
-            "emulated bfloat16 is slower than float32: --mode bf16_fused measures it)"
+            f"  not measured: {', '.join(result['modes_not_measured'])} (this {_processor(result)} has no bfloat16 "
+            "units; emulated bfloat16 is slower than float32: --mode bf16_fused measures it)"
         )
     elif len(result["network_evals_per_second"]) == 2:
         lines.append(f"  only --mode {result['inference_mode']} timed (--mode auto times every mode)")
@@ -315,7 +338,7 @@ def format_selfplay(result: dict[str, Any]) -> str:
             "exports or compiles again, seconds an iteration, so auto leaves them out"
         )
     if result["inference_mode"].startswith("bf16") and not result["bf16_units"]:
-        lines.append("  this CPU has no bfloat16 units: bf16 is emulated here, slower than fp32")
+        lines.append(f"  this {_processor(result)} has no bfloat16 units: bf16 is emulated here, slower than fp32")
     speedup = "n/a" if result["speedup"] is None else f"{result['speedup']:.1f}x"
     rounds = result["seconds"]["rounds"]
     lines += [

@@ -47,11 +47,25 @@ def make_checkpoint(model: torch.nn.Module, game: Game, **extra: Any) -> dict[st
 
 
 def save_checkpoint(path: str | os.PathLike[str], checkpoint: dict[str, Any]) -> Path:
-    """Write ``checkpoint`` atomically (temporary file, then ``os.replace``); returns the path."""
+    """Write ``checkpoint`` atomically (temporary file, then ``os.replace``); returns the path.
+
+    Every tensor is written as a CPU tensor (a GPU run's weights and Adam moments too), so that any machine opens the
+    file, also with a plain ``torch.load`` and no ``map_location``; a resume moves them back where the network is."""
     buffer = io.BytesIO()
-    torch.save(checkpoint, buffer)
+    torch.save(_on_cpu(checkpoint), buffer)
     atomic_write_bytes(path, buffer.getvalue())
     return Path(path)
+
+
+def _on_cpu(value: Any) -> Any:
+    """``value`` with every tensor in its dicts, lists and tuples moved to the CPU (CPU tensors are kept as is)."""
+    if isinstance(value, torch.Tensor):
+        return value.cpu()
+    if isinstance(value, dict):
+        return {key: _on_cpu(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_on_cpu(item) for item in value)
+    return value
 
 
 def load_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> dict[str, Any]:

@@ -512,7 +512,8 @@ def _bench(args: argparse.Namespace) -> int:
         reuse_tree=args.reuse_tree,
         threads=args.threads,
         progress=not args.no_progress,
-        spent_before=time.perf_counter() - args.started,  # --seconds counts from the command's start (torch's import)
+        spent_before=time.perf_counter() - args.started,
+        device=args.device,  # --seconds counts from the command's start (torch's import)
     )
     print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
     return 0
@@ -551,6 +552,13 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
         type=_threads,
         default=1,
         help="torch threads (default 1, as the players: a second thread spin-waits when the machine is busy)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=CHOICES["device"],
+        default="cpu",
+        help="where the network runs (default cpu; auto: a CUDA GPU when there is one); the search trees stay on "
+        "the CPU",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--reuse-tree", action="store_true", help="keep the played move's subtree between moves")

@@ -51,6 +51,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--random-games", type=int, default=10, help="episodes against random on each seat")
     parser.add_argument("--searches", type=int, default=100, help="the agent's searches a move")
     parser.add_argument("--puct", action="store_true", help="train with PUCT (notebook 5's AlphaZero), not Gumbel")
+    parser.add_argument(
+        "--games-per-iteration",
+        type=int,
+        default=None,
+        help="self-play games an iteration (default: notebook 10's, 256 with a CUDA GPU, else 128)",
+    )
+    parser.add_argument("--device", default="auto", help="where the network trains: auto (default), cpu or cuda")
+    parser.add_argument(
+        "--network",
+        type=Path,
+        default=None,
+        help="play with this network.pt (an earlier run's, e.g. trained on a GPU) instead of training",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help="folder for capstone.json and submission.py")
     args = parser.parse_args(argv)
@@ -65,12 +78,26 @@ def main(argv: list[str]) -> int:
     yours = load_pieces()
     serial = serial_game_seconds(yours, searches=32, seed=args.seed)
     print(f"your serial self_play: {serial:.2f} s for one game of 32 searches a move (fresh network)")
-    settings = CapstoneSettings(minutes=args.minutes, fast=not args.puct, seed=args.seed)
+    from alphazero_lib.bench import device_name
+    from alphazero_lib.utils import resolve_device
+
+    device = resolve_device(args.device)
+    games = args.games_per_iteration or (256 if device.type == "cuda" else 128)  # notebook 10's settings cell
+    settings = CapstoneSettings(
+        minutes=args.minutes, fast=not args.puct, games_per_iteration=games, seed=args.seed, device=args.device
+    )
     capstone = Capstone(yours, settings)
+    print(f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {games} games an iteration, "
+          f"{args.minutes:g} min, network on {device_name(capstone.device)}", flush=True)  # fmt: skip
     start = time.perf_counter()
-    capstone.run(on_iteration=lambda r: print(
-        f"iteration {r['iteration']}: {r['games']} games, {r['samples']} samples, policy loss {r['policy_loss']:.3f}, "
-        f"value loss {r['value_loss']:.3f}, {r['minutes']:.1f} min", flush=True))  # fmt: skip
+    if args.network is not None:  # an earlier run's network: play it, train nothing
+        capstone.model.load_state_dict(torch.load(args.network, map_location=capstone.device, weights_only=True))
+        print(f"playing {args.network} (no training)", flush=True)
+    else:
+        capstone.run(on_iteration=lambda r: print(
+            f"iteration {r['iteration']}: {r['games']} games, {r['samples']} samples, policy loss "
+            f"{r['policy_loss']:.3f}, value loss {r['value_loss']:.3f}, {r['minutes']:.1f} min",
+            flush=True))  # fmt: skip
     train_seconds = time.perf_counter() - start
     print(yours.counter.report())
     training_calls = dict(yours.counter.per_piece)
@@ -109,6 +136,7 @@ def main(argv: list[str]) -> int:
         "submission_against_negamax": sub_negamax,
         "submission_against_random": sub_random,
         "cpu": os.cpu_count(),
+        "device": device_name(capstone.device),
     }
     (args.out / "capstone.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
     print(f"wrote {args.out / 'capstone.json'}")

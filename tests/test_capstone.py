@@ -155,6 +155,16 @@ def test_the_network_and_its_batches_go_to_the_device_asked_for(home):
     cpu_run.yours = {"train": ns["train"]}
     with pytest.raises(RuntimeError, match=r"your train \(notebook 5\) gave the network on meta its batches on"):
         cpu_run.train_epoch(memory)
+    # a real GPU words it otherwise (seen on an H200 with torch 2.11: a convolution's message has no "device")
+    cuda_words = ("Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input "
+                  "should be a MKLDNN tensor and weight is a dense tensor")  # fmt: skip
+
+    def cuda_train(*args):
+        raise RuntimeError(cuda_words)
+
+    cpu_run.yours = {"train": cuda_train}
+    with pytest.raises(RuntimeError, match=r"your train \(notebook 5\) gave the network on meta its batches on"):
+        cpu_run.train_epoch(memory)
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="device 'cuda' was asked for, but torch sees no CUDA GPU"):
             Capstone(load_pieces(quiet=True), CapstoneSettings(**{**small(True).__dict__, "device": "cuda"}))

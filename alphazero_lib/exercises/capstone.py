@@ -333,7 +333,10 @@ class Capstone:
         try:
             return self.yours["train"](self.model, self.optimizer, replay, self.settings.batch_size, self.rng)
         except RuntimeError as error:
-            if self.device.type == "cpu" or "device" not in str(error):
+            # meta and CUDA word it differently: "...meta tensors...device...", "Input type (torch.FloatTensor) and
+            # weight type (torch.cuda.FloatTensor) should be the same" (a convolution), "Expected all tensors to be
+            # on the same device" (the rest)
+            if self.device.type == "cpu" or not any(word in str(error) for word in ("device", "weight type")):
                 raise
             raise RuntimeError(
                 f"your train (notebook 5) gave the network on {self.device} its batches on another device "
