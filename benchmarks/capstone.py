@@ -112,7 +112,8 @@ def main(argv: list[str]) -> int:
     play_seconds = time.perf_counter() - start
 
     args.out.mkdir(parents=True, exist_ok=True)
-    torch.save(capstone.model.state_dict(), args.out / "network.pt")  # for Pons' sets and later matches
+    # for Pons' sets and later matches; CPU tensors, which any machine opens (a GPU run's own would need map_location)
+    torch.save(capstone.library_network().state_dict(), args.out / "network.pt")
     path = capstone.export(args.out / "submission.py", searches=args.searches)  # the search of the agent above
     submission = load_submission(str(path))
     sub_negamax = evaluate(submission, "negamax", args.random_games)

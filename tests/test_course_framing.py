@@ -123,3 +123,42 @@ def prose_words(path: Path) -> int:
 def test_the_prose_stays_within_its_budget(stem: str):
     path = next(p for p in NOTEBOOKS if p.stem == stem)
     assert prose_words(path) <= MAX_PROSE_WORDS[stem], f"{path.name}: {prose_words(path)} words of prose"
+
+
+GPU_RECORD = ROOT / "benchmarks" / "results" / "gpu_h200_2026-11-28"
+
+
+def test_the_gpu_notes_give_the_recorded_figures():
+    """Notebook 0's table of Run all times and notebook 5's live-run times on a GPU are the record's figures
+    (``benchmarks/gpu/compare_cells.py`` over the cells as the H200 machine and the course's CPU ran them)."""
+    gpu = json.loads((GPU_RECORD / "notebook_cells.json").read_text())
+    cpu = json.loads((GPU_RECORD / "notebook_cells_cpu.json").read_text())
+    assert sorted(gpu) == sorted(cpu) == [p.name for p in NOTEBOOKS]
+    overview = "\n".join(cell["source"] for cell in cells(NOTEBOOKS[0]))
+    for row, record in (("course's 2-core CPU", cpu), ("H200 machine", gpu)):
+        figures = " | ".join(f"{record[name]['seconds']:.0f}" for name in sorted(record))
+        assert f"| {row} | {figures} |" in overview, f"notebook 0's row {row!r} is not the record's"
+    records = [json.loads(line) for line in (GPU_RECORD / "cells_gpu.jsonl").read_text().splitlines()]
+    live_run = next(
+        output["text"] for r in records if r["notebook"] == NOTEBOOKS[5].name
+        for output in r["outputs"] if "took" in output.get("text", "")
+    )  # fmt: skip
+    took_gpu = re.search(r"took (\d+\.\d) s", live_run).group(1)
+    took_cpu = re.search(r"took (\d+\.\d) s", NOTEBOOKS[5].read_text()).group(1)
+    assert f"**{took_gpu} s there against {took_cpu} s**" in "\n".join(c["source"] for c in cells(NOTEBOOKS[5]))
+
+
+def test_the_capstones_gpu_note_gives_the_recorded_run():
+    """Notebook 10's note on a GPU: the iterations, their seconds and the score against negamax are the record's
+    (``benchmarks/capstone.py`` on the H200, and its network played on the course's CPU)."""
+    run = json.loads((GPU_RECORD / "capstone_2.5min.json").read_text())
+    played = json.loads((GPU_RECORD / "capstone_2.5min_cpu_evaluation.json").read_text())["against_negamax"]
+    minutes = [record["minutes"] for record in run["history"]]
+    seconds = [60 * (b - a) for a, b in zip([0.0, *minutes[:-1]], minutes, strict=True)]
+    wins = sum(seat["wins"] for seat in played.values())
+    games = sum(sum(seat[k] for k in ("wins", "draws", "losses")) for seat in played.values())
+    seats = " and ".join(f"{s['wins']}-{s['draws']}-{s['losses']}" for s in played.values())
+    note = " ".join(" ".join(c["source"] for c in cells(NOTEBOOKS[10])).split())
+    assert f"took {min(seconds):.0f} to {max(seconds):.0f} seconds" in note
+    assert f"**{len(minutes)} iterations in {minutes[-1]:.1f} minutes**" in note
+    assert f"won {wins} of {games} games against Kaggle's negamax ({seats})" in note

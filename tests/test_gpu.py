@@ -17,6 +17,7 @@ import torch
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
+from alphazero_lib.exercises.positions import batch
 from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16
 from alphazero_lib.model import ResNet
 from alphazero_lib.selfplay import BatchedSelfPlay
@@ -46,20 +47,8 @@ def network(game, seed: int = 0, blocks: int = 2, hidden: int = 32) -> ResNet:
 
 
 def positions(game, count: int, seed: int = 0) -> np.ndarray:
-    """Encoded positions of random games (each a few moves in), ``[count, 3, R, C]``."""
-    rng = np.random.default_rng(seed)
-    states = []
-    for _ in range(count):
-        state, player = game.get_initial_state(), 1
-        for _ in range(int(rng.integers(0, 12))):
-            moves = np.flatnonzero(game.get_valid_moves(state))
-            action = int(rng.choice(moves))
-            state = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = game.get_opponent(player)
-        states.append(game.get_encoded_state(game.change_perspective(state, player)))
-    return np.stack(states).astype(np.float32)
+    """Encoded positions of random games, each up to 12 moves in, ``[count, 3, R, C]`` (the checks' generator)."""
+    return game.get_encoded_state(batch(game, count, np.random.default_rng(seed), 12)).astype(np.float32)
 
 
 # ---- the network --------------------------------------------------------------------------------------------
