@@ -90,18 +90,3 @@ def test_atomic_write_gives_usual_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert (tmp_path / "f.bin").stat().st_mode & 0o777 == 0o644
-
-
-def test_the_longest_first_order_names_files_that_exist():
-    """The root conftest hands these files to the xdist workers first: a file renamed or removed would silently drop
-    out of the order."""
-    import ast
-
-    tree = ast.parse((ROOT / "conftest.py").read_text())  # read, not run: running it would set the session's env
-    listed = next(
-        ast.literal_eval(node.value) for node in tree.body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "LONGEST_FIRST"
-    )  # fmt: skip
-    missing = [path for path in listed if not (ROOT / path).is_file()]
-    assert not missing, f"conftest.LONGEST_FIRST names files that are not there: {missing}"
-    assert len(set(listed)) == len(listed)
