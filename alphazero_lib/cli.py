@@ -512,8 +512,8 @@ def _bench(args: argparse.Namespace) -> int:
         reuse_tree=args.reuse_tree,
         threads=args.threads,
         progress=not args.no_progress,
-        spent_before=time.perf_counter() - args.started,
-        device=args.device,  # --seconds counts from the command's start (torch's import)
+        spent_before=time.perf_counter() - args.started,  # --seconds counts from the command's start (torch's import)
+        device=args.device,
     )
     print(json.dumps(result, indent=1) if args.json else format_selfplay(result))
     return 0

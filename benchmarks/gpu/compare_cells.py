@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.gpu.record_cells import output_text  # noqa: E402 (after the checkout is on the path)
 
 
 def sanitizers() -> list[tuple[re.Pattern, str]]:
@@ -27,21 +30,14 @@ def sanitizers() -> list[tuple[re.Pattern, str]]:
 
 
 def text_of(outputs: list[dict], rules: list[tuple[re.Pattern, str]]) -> str:
-    """The outputs' text, sanitized; images and HTML count by kind only (their bytes vary with the renderer)."""
+    """Outputs as ``record_cells.output_text`` gives them, sanitized; images and HTML count by kind only (their bytes
+    vary with the renderer)."""
     parts = []
     for output in outputs:
-        kind = output.get("output_type") or output.get("type")
-        if kind == "stream":
-            text = output.get("text", "")
-        elif kind == "error":
-            text = output.get("text") or f"{output.get('ename')}: {output.get('evalue')}"
-        else:
-            data = output.get("data")
-            text = data.get("text/plain", "") if data is not None else output.get("text", "")
-        text = "".join(text) if isinstance(text, list) else text
+        text = output["text"]
         for pattern, replacement in rules:
             text = pattern.sub(replacement, text)
-        parts.append(f"[{kind}] {text.strip()}")
+        parts.append(f"[{output['type']}] {text.strip()}")
     return "\n".join(parts)
 
 
@@ -60,7 +56,8 @@ def compare(records_folder: Path) -> dict[str, dict]:
         for number, record in sorted(cells.items()):
             cell = stored[number]
             source = "".join(cell["source"])
-            old, new = text_of(cell.get("outputs", []), rules), text_of(record["outputs"], rules)
+            stored_outputs = [output_text(output) for output in cell.get("outputs", [])]
+            old, new = text_of(stored_outputs, rules), text_of(record["outputs"], rules)
             if old != new:
                 differing.append({
                     "cell": number, "compared_by_nbval": "NBVAL_IGNORE_OUTPUT" not in source,

@@ -11,16 +11,21 @@ from pathlib import Path
 import pytest
 
 
-def _text(output: dict) -> dict:
-    """An output's kind and text: stream text, an error's name and value, or a display's text/plain (images: size)."""
+def output_text(output: dict) -> dict:
+    """A notebook output's kind and text (a cell's output as nbval or a stored notebook holds it): stream text, an
+    error's name and value, or a display's text/plain (images and HTML: their size)."""
     kind = output.get("output_type")
     if kind == "stream":
-        return {"type": kind, "name": output.get("name"), "text": output.get("text", "")}
+        return {"type": kind, "name": output.get("name"), "text": _joined(output.get("text", ""))}
     if kind == "error":
         return {"type": kind, "text": f"{output.get('ename')}: {output.get('evalue')}"}
     data = output.get("data", {})
     shown = {key: len(str(value)) for key, value in data.items() if key != "text/plain"}
-    return {"type": kind, "text": data.get("text/plain", ""), "sizes": shown}
+    return {"type": kind, "text": _joined(data.get("text/plain", "")), "sizes": shown}
+
+
+def _joined(text: str | list[str]) -> str:
+    return "".join(text) if isinstance(text, list) else text  # a stored notebook keeps text as a list of lines
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -37,7 +42,7 @@ def pytest_runtest_makereport(item, call):
         "seconds": round(call.stop - call.start, 3),
         "failed": call.excinfo is not None,
         "error": None if call.excinfo is None else str(call.excinfo.value)[:4000],
-        "outputs": [_text(dict(output)) for output in (item.test_outputs or [])],
+        "outputs": [output_text(dict(output)) for output in (item.test_outputs or [])],
     }
     path = Path(folder) / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
