@@ -65,6 +65,16 @@ class Mismatch(Exception):
         self.got, self.expected, self.hint = got, expected, hint
 
 
+def miss(got: str, expected: str, hint: str = "") -> Mismatch:
+    """A ``Mismatch`` whose two sides are pictures in words: ``raise miss("3 pieces", "4 pieces", hint)``."""
+    return Mismatch(Text(got), Text(expected), hint)
+
+
+def judged_in_run(got: Any, expected: Any) -> bool:
+    """The ``same`` of a case whose ``run`` compares the answer itself (raising ``Mismatch`` with a hint)."""
+    return True
+
+
 @dataclass
 class Case:
     """One trial: ``run(learner)`` calls the learner's code and returns its answer, to compare with ``expected``.
