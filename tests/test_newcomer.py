@@ -105,11 +105,9 @@ def yaml_pip_lines(text: str) -> list[str]:
 def test_a_play_cell_shows_the_board_and_nothing_under_it(monkeypatch):
     """A notebook echoes a cell's last value: play() must return None, or a ``<PlaySession at 0x...>`` line shows."""
     pytest.importorskip("ipywidgets")
-    import importlib
-
     import IPython.display
 
-    play_module = importlib.import_module("alphazero_lib.exercises.play")  # the package's `play` is the function
+    from alphazero_lib import play_board as play_module
 
     shown = []
     monkeypatch.setattr(play_module, "interactive", lambda: True)

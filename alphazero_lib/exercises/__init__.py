@@ -1,12 +1,13 @@
-"""The course's exercises: one checker per exercise (``check_*``), grouped by notebook, and the play cells.
+"""The course's exercises: one checker per exercise (``check_*``), grouped by notebook.
 
 Every checker follows ``alphazero_lib.exercises.core.check``: many seeded cases against the library's tested
 version, one verdict line, never raises, returns the learner's code when it passes and the library's otherwise.
-The cases' positions come from ``positions``; a known wrong answer and its hint is a ``core.Mistake``.
+The cases' positions come from ``positions``; a known wrong answer and its hint is a ``core.Mistake``. The
+notebooks' play cells import ``play`` and ``search_agent`` from here too (they live in ``alphazero_lib.play_board``).
 """
 
 from alphazero_lib.exercises.core import FAILED, NOT_WRITTEN, PASSED, Case, Mismatch, add_to_class, check, check_method
-from alphazero_lib.exercises.play import PlaySession, play, search_agent
+from alphazero_lib.play_board import PlaySession, play, search_agent
 
 __all__ = [
     "FAILED",
