@@ -79,13 +79,15 @@ def main(argv: list[str]) -> int:
     serial = serial_game_seconds(yours, searches=32, seed=args.seed)
     print(f"your serial self_play: {serial:.2f} s for one game of 32 searches a move (fresh network)")
     from alphazero_lib.bench import device_name
-    from alphazero_lib.utils import resolve_device
 
-    device = resolve_device(args.device)
-    games = args.games_per_iteration or (256 if device.type == "cuda" else 128)  # notebook 10's settings cell
     settings = CapstoneSettings(
-        minutes=args.minutes, fast=not args.puct, games_per_iteration=games, seed=args.seed, device=args.device
+        minutes=args.minutes,
+        fast=not args.puct,
+        games_per_iteration=args.games_per_iteration,
+        seed=args.seed,
+        device=args.device,
     )
+    games = settings.games()
     capstone = Capstone(yours, settings)
     print(f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {games} games an iteration, "
           f"{args.minutes:g} min, network on {device_name(capstone.device)}", flush=True)  # fmt: skip

@@ -194,6 +194,14 @@ def test_settings_follow_the_fast_recipe():
     assert slow.search.policy == "puct" and slow.search.num_searches == 64 and slow.value_target_q_weight == 0
 
 
+def test_games_an_iteration_default_to_256_on_a_gpu_and_128_on_a_cpu(monkeypatch):
+    """Notebook 10 and benchmarks/capstone.py read the rule from the settings (one place)."""
+    assert CapstoneSettings().games() == 128 and CapstoneSettings().train_config().games_per_iteration == 128
+    assert CapstoneSettings(games_per_iteration=16, device="cpu").train_config().games_per_iteration == 16
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert CapstoneSettings().games() == 256 and CapstoneSettings(device="cpu").games() == 128
+
+
 def test_serial_game_seconds_runs(home):
     assert capstone.serial_game_seconds(load_pieces(quiet=True), searches=2) > 0
 

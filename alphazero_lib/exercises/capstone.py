@@ -112,7 +112,7 @@ class CapstoneSettings:
 
     minutes: float = 20.0
     fast: bool = True
-    games_per_iteration: int = 128
+    games_per_iteration: int | None = None  # default (``games()``): 256 on a CUDA GPU, else 128
     searches: int | None = None  # default: 32 (fast) or 64 (PUCT)
     num_res_blocks: int = 4
     num_hidden: int = 64
@@ -124,6 +124,13 @@ class CapstoneSettings:
     seed: int = 0
     threads: int | None = None  # torch threads while training (default: all cores)
     device: str = "auto"  # where the network trains: "auto" (a CUDA GPU when there is one), "cpu" or "cuda"
+
+    def games(self) -> int:
+        """Self-play games an iteration: ``games_per_iteration``, or 256 where the network trains on a CUDA GPU (each
+        network call then takes twice the games) and 128 on a CPU."""
+        if self.games_per_iteration is not None:
+            return self.games_per_iteration
+        return 256 if resolve_device(self.device).type == "cuda" else 128
 
     def train_config(self) -> TrainConfig:
         """The library's settings this run mirrors (the search's and the self-play schedule's)."""
@@ -140,7 +147,7 @@ class CapstoneSettings:
         search["seed"] = self.seed
         return TrainConfig.from_dict({
             **config.to_dict(), "search": search, "seed": self.seed, "num_res_blocks": self.num_res_blocks,
-            "num_hidden": self.num_hidden, "games_per_iteration": self.games_per_iteration,
+            "num_hidden": self.num_hidden, "games_per_iteration": self.games(),
             "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
             "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1,
         })  # fmt: skip
@@ -213,7 +220,7 @@ class Capstone:
     def _start_self_play(self, seed_parts: tuple[int, ...]) -> None:
         self.finished: deque[list] = deque()
         self.self_play = BatchedSelfPlay(
-            self.game, self.model, self.config, slots=self.settings.games_per_iteration, seed_parts=seed_parts,
+            self.game, self.model, self.config, slots=self.config.games_per_iteration, seed_parts=seed_parts,
             total=None, mcts=self.mcts, make_samples=self._samples, choose=self._choose,
         )  # fmt: skip
         wrap = self.yours.counter.wrap
@@ -359,7 +366,7 @@ class Capstone:
         torch.set_num_threads(1)  # the search's batches are small: one thread, and no spinning beside numpy
         try:
             record = self.yours["learn"](
-                play_game, self._train_with_threads, 1, self.settings.games_per_iteration, self.settings.epochs
+                play_game, self._train_with_threads, 1, self.config.games_per_iteration, self.settings.epochs
             )[-1]
         finally:
             torch.set_num_threads(threads)
