@@ -298,6 +298,20 @@ def _play_side_by_side(
         live = still
 
 
+def expected_score(rating: Any, opponent_rating: Any) -> Any:
+    """Elo's expected points per game (draws 1/2) of a player rated ``rating`` against ``opponent_rating``: the
+    Bradley-Terry share ``g / (g + g_opponent)`` of ``fit_elo``'s strengths ``g = 10 ** (rating / 400)``, 1/2 for equal
+    ratings and 10/11 for 400 points more. Numbers, or numpy arrays that broadcast."""
+    return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
+
+
+def elo_update(rating: float, opponent_rating: float, score: float, k: float = 32.0) -> tuple[float, float]:
+    """Both ratings after one game, ``score`` being the first player's points (1, 1/2 or 0): each moves by ``k`` times
+    the points above the expected score, and what one gains the other loses."""
+    change = k * (score - expected_score(rating, opponent_rating))
+    return rating + change, opponent_rating - change
+
+
 def fit_elo(
     points: np.ndarray, games: np.ndarray, prior_games: float = 1.0, iterations: int = 10_000, tol: float = 1e-10
 ) -> np.ndarray:

@@ -10,6 +10,8 @@ from fakes import FakeNet
 from alphazero_lib import make_game
 from alphazero_lib.arena import (
     MatchResult,
+    elo_update,
+    expected_score,
     fit_elo,
     gate,
     play_game,
@@ -86,11 +88,19 @@ def test_elo_fit_recovers_known_ratings():
     truth -= truth.mean()
     n = len(truth)
     games = np.full((n, n), 4000.0) - np.diag(np.full(n, 4000.0))
-    expected = 1 / (1 + 10 ** ((truth[None, :] - truth[:, None]) / 400))
-    points = games * expected  # expected scores, as if measured without noise
+    points = games * expected_score(truth[:, None], truth[None, :])  # expected scores, as if measured without noise
     elo = fit_elo(points, games, prior_games=0)
     np.testing.assert_allclose(elo, truth, atol=0.5)
     assert elo.mean() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_expected_score_and_the_elo_update():
+    assert expected_score(1500, 1500) == 0.5 and expected_score(400, 0) == pytest.approx(10 / 11)
+    assert expected_score(-350, 50) + expected_score(50, -350) == pytest.approx(1.0)
+    assert elo_update(1500, 1500, 1.0) == pytest.approx((1516.0, 1484.0))  # half of K = 32 for a win at even odds
+    drop = 16 * (10 / 11 - 0.5)  # a draw against a player 400 points below
+    assert elo_update(1600, 1200, 0.5, k=16) == pytest.approx((1600 - drop, 1200 + drop))
+    assert elo_update(1000, 1400, 0.0, k=0) == (1000, 1400)
 
 
 def test_elo_fit_stays_finite_for_a_perfect_record():
