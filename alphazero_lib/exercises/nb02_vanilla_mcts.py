@@ -1,16 +1,10 @@
 """Checks for notebook 02 (vanilla MCTS): the learner's Node, method by method, and MCTS.search; a tree picture.
 
-The learner writes ``Node`` cell by cell (``@add_to_class(Node)``) after a given ``__init__`` that keeps the
-same attributes as the library's ``alphazero_lib.mcts.Node`` (``state``, ``parent``, ``action_taken``,
-``children``, ``expandable_moves``, ``visit_count``, ``value_sum``, ``is_terminal``, ``terminal_value``).
-Each ``check_*`` builds nodes of the learner's class, runs the learner's method and the library's on the same
-statistics (and, for the random steps, the same seeded ``rng``), prints one verdict line and returns the class;
-a method that fails is replaced by the library's. ``check_search`` compares ``MCTS.search`` with the library's
-search on seeded positions. ``draw_tree`` draws the top of a search tree with matplotlib.
-
-Randomness: ``expand`` and ``simulate`` take a ``numpy.random.Generator``. Drawing a move as the library does,
-``rng.choice(moves)`` (or ``moves[rng.integers(len(moves))]``, the same draw) over the sorted legal moves, makes
-the learner's tree grow exactly like the library's with the same seed; the checks rely on that.
+The learner writes ``Node`` cell by cell (``@add_to_class(Node)``) after a given ``__init__`` with the attributes
+of the library's ``alphazero_lib.mcts.Node``. Each ``check_*`` runs the learner's method and the library's on the
+same nodes (and, for the random steps, the same seeded ``rng``) and returns the class; a method that fails is
+replaced by the library's. Drawing a move as the library does, ``rng.choice(moves)`` (or
+``moves[rng.integers(len(moves))]``, the same draw), makes the learner's tree grow exactly like the library's.
 """
 
 from __future__ import annotations
@@ -35,6 +29,8 @@ from alphazero_lib.exercises.core import (
     check,
     check_method,
     hints_for,
+    judged_in_run,
+    miss,
     missing_method,
     show,
 )
@@ -54,8 +50,7 @@ def canonical_positions(seed: int, count: int) -> list[np.ndarray]:
 
 # ---- library stand-ins that build children of the learner's class ----------------------------------------
 def library_is_fully_expanded(self: Any) -> bool:
-    """The library's ``Node.is_fully_expanded`` on the learner's node: every legal move has a child (a node without
-    legal moves never counts)."""
+    """The library's ``Node.is_fully_expanded`` on the learner's node (which may have no ``num_moves``)."""
     legal = int(self.game.get_valid_moves(self.state).sum())
     return LibraryNode.is_fully_expanded(SimpleNamespace(children=self.children, num_moves=legal))
 
@@ -67,9 +62,12 @@ def library_expand(self: Any, rng: np.random.Generator) -> Any:
     return child
 
 
-def _mismatch(got: str, expected: str, hint: str) -> Mismatch:
-    """A case's failure, ``got`` and ``expected`` shown as they are."""
-    return Mismatch(Text(got), Text(expected), hint)
+def grown(c: type, state: np.ndarray, children: int, seed: int) -> Any:
+    """A node of class ``c`` at ``state`` with ``children`` children, expanded as the library does with ``seed``."""
+    node, rng = c(GAME, state.copy()), np.random.default_rng(seed)
+    for _ in range(children):
+        library_expand(node, rng)
+    return node
 
 
 # ---- exercise 1: the UCB score ------------------------------------------------------------------------------
@@ -97,20 +95,15 @@ hint, solution = hints_for(HINTS, "02_vanilla_mcts.ipynb")
 
 def check_get_ucb(cls: type) -> type:
     """``Node.get_ucb(child, C)``: the child's value from this node's view scaled to [0, 1], plus exploration."""
-    hint = (
-        "Q = 1 - (child.value_sum / child.visit_count + 1) / 2 (the child's values are its mover's, your "
-        "opponent's), plus C * sqrt(ln(self.visit_count) / child.visit_count)"
-    )
 
     def case(parent_visits: int, visits: int, value_sum: float, C: float) -> Case:
-        def setup(c: type) -> tuple[Any, Any]:
+        def ucb(c: type) -> Any:
             parent, child = c(GAME, GAME.get_initial_state()), c(GAME, GAME.get_initial_state())
             parent.visit_count, child.visit_count, child.value_sum = parent_visits, visits, value_sum
-            return parent, child
+            return parent.get_ucb(child, C)
 
         call = f"parent.get_ucb(child, C={C})  # parent visits {parent_visits}, child visits {visits}, child value_sum "
-        expected = LibraryNode.get_ucb(*setup(LibraryNode), C)
-        return Case(f"{call}{value_sum:g}", lambda c: (lambda p, ch: p.get_ucb(ch, C))(*setup(c)), expected, hint)
+        return Case(f"{call}{value_sum:g}", ucb, ucb(LibraryNode), HINTS["get_ucb"])
 
     def cases(c: type) -> list[Case]:
         out = [case(10, 4, -4.0, 1.41), case(10, 4, 4.0, 1.41), case(1, 1, 0.0, 1.41), case(30, 5, 1.0, 0.0)]
@@ -173,9 +166,7 @@ def check_select(cls: type) -> type:
             f"node.select(C={C})  # children's UCB by action {{{ucbs}}}; returns the child for action",
             lambda c: build(c).select(C).action_taken,
             lib.select(C).action_taken,
-            "all children score the same here: keep the first child (update only on a strictly larger score)"
-            if ties
-            else "return the child with the highest get_ucb(child, C); on equal scores keep the first one (use >)",
+            HINTS["select"],
         )
 
     def cases(c: type) -> list[Case]:
@@ -188,12 +179,7 @@ def check_select(cls: type) -> type:
 
 def select_last_on_ties(self: Any, C: float) -> Any:
     """A selection that keeps the LAST of equal scores (``>=`` where ``>`` is meant): a known mistake."""
-    best, best_ucb = None, -math.inf
-    for child in self.children:
-        ucb = self.get_ucb(child, C)
-        if ucb >= best_ucb:
-            best, best_ucb = child, ucb
-    return best
+    return max(reversed(self.children), key=lambda child: self.get_ucb(child, C))
 
 
 SELECT_MISTAKES = [
@@ -213,24 +199,12 @@ def check_is_fully_expanded(cls: type) -> type:
     """``Node.is_fully_expanded()``: True when every legal move has a child; a node without legal moves: False."""
 
     def case(state: np.ndarray, children: int, note: str = "") -> Case:
-        def build(c: type) -> Any:
-            node, rng = c(GAME, state.copy()), np.random.default_rng(children)
-            for _ in range(children):
-                library_expand(node, rng)
-            return node
-
-        legal = GAME.get_valid_moves(state)
-        hint = (
-            "fully expanded means no expandable move is left (and at least one child exists)"
-            if legal.any()
-            else "a node without legal moves has no children: it is not 'fully expanded' (selection would have no "
-            "child to pick); check that it has children"
-        )
+        legal = int(GAME.get_valid_moves(state).sum())
         return Case(
-            f"is_fully_expanded()  # node {board(state)} with {children} of {int(legal.sum())} moves expanded{note}",
-            lambda c: build(c).is_fully_expanded(),
-            LibraryNode.is_fully_expanded(build(LibraryNode)),
-            hint,
+            f"is_fully_expanded()  # node {board(state)} with {children} of {legal} moves expanded{note}",
+            lambda c: grown(c, state, children, children).is_fully_expanded(),
+            LibraryNode.is_fully_expanded(grown(LibraryNode, state, children, children)),
+            HINTS["is_fully_expanded"],
         )
 
     def cases(c: type) -> list[Case]:
@@ -256,37 +230,32 @@ FULL_MISTAKES = [
 
 
 # ---- exercise 4: expansion ----------------------------------------------------------------------------------
+DRAWS = 1200  # expansions from fresh nodes, one seed each, to judge how the moves are drawn
+UNIFORM_MARGIN = 0.06  # largest accepted gap between a move's share and 1/5: about 5 standard deviations
+DRAW_STATE, DRAW_EXPANDED = tictactoe([[-1, 0, 0], [0, 1, 0], [0, 0, 0]]), [2, 7]  # five moves left to expand
+RULES = {  # the hints that a case's own comparison and a known mistake share
+    "flip": "the child is seen by the opponent, who moves next: play the move for player 1 (the node's mover), then "
+    "change_perspective(child_state, -1)",
+    "rng": "draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the search's seed "
+    "must decide every draw",
+}
+
+
 def check_expand(cls: type) -> type:
     """``Node.expand(rng)``: one random unexpanded move gets a child (state from the opponent's view). Any uniform
     draw from the ``rng`` given passes; the last two cases judge the draws (the same seed, the same move; every
     expandable move about equally often over ``DRAWS`` seeds)."""
 
     def case(state: np.ndarray, already: int, seed: int) -> Case:
-        def build(c: type) -> Any:
-            node, pre = c(GAME, state.copy()), np.random.default_rng(1000 + seed)
-            for _ in range(already):
-                library_expand(node, pre)
-            return node
-
-        lib = build(LibraryNode)
-        before = lib.expandable_moves.copy()
-        lib_child = library_expand(lib, np.random.default_rng(seed))
-
-        def same(got: Any, exp: Any) -> bool:
-            want = _child_state(state, got[0])
-            if not np.array_equal(got[1], want):
-                raise _mismatch(f"child state {board(got[1])} for move {got[0]}", f"{board(want)}",
-                                "play the move for player 1 (the node's mover), then change_perspective(..., -1): "
-                                "the child is seen by the opponent, who moves next")  # fmt: skip
-            return True
-
+        lib = grown(LibraryNode, state, already, 1000 + seed)
+        expandable = np.flatnonzero(lib.expandable_moves).tolist()
+        child = library_expand(lib, np.random.default_rng(seed))
         return Case(
             f"node.expand(np.random.default_rng({seed}))  # node {board(state)}, {already} moves expanded before, "
-            f"expandable {np.flatnonzero(before).tolist()}",
-            lambda c: _expanded(build(c), state, seed),
-            (lib_child.action_taken, lib_child.state),
-            "",
-            same,
+            f"expandable {expandable}",
+            lambda c: _expanded(grown(c, state, already, 1000 + seed), seed, child_state=True),
+            (child.action_taken, child.state),
+            same=judged_in_run,
         )
 
     def cases(c: type) -> list[Case]:
@@ -294,100 +263,85 @@ def check_expand(cls: type) -> type:
         rng = np.random.default_rng(24)
         for seed, state in enumerate(canonical_positions(24, 30), start=2):
             out.append(case(state, int(rng.integers(0, int(GAME.get_valid_moves(state).sum()))), seed))
-        return [*out, _same_seed_case(), _uniform_case()]
+        return [*out, *_draw_cases()]
 
     return check_method(cls, "expand", library_expand, cases, mistakes=EXPAND_MISTAKES)
-
-
-DRAWS = 1200  # expansions from fresh nodes, one seed each, to judge how the moves are drawn
-UNIFORM_MARGIN = 0.06  # largest accepted gap between a move's share and 1/5: about 5 standard deviations
-DRAW_STATE, DRAW_EXPANDED = tictactoe([[-1, 0, 0], [0, 1, 0], [0, 0, 0]]), [2, 7]  # five moves left to expand
 
 
 def _child_state(state: np.ndarray, action: int) -> np.ndarray:
     return GAME.change_perspective(GAME.get_next_state(state, int(action), 1), -1)
 
 
-def _expanded(node: Any, state: np.ndarray, seed: int) -> tuple[int, np.ndarray]:
-    """``node.expand(np.random.default_rng(seed))`` (``state``: the node's): ``(move, child state)``, after
-    checking what does not depend on the draw."""
-    mask = node.expandable_moves.copy()
+def _expanded(node: Any, seed: int, child_state: bool = False) -> tuple[int, np.ndarray]:
+    """``node.expand(np.random.default_rng(seed))`` as ``(move, child state)``, checked in what does not depend on
+    the draw (and, with ``child_state``, in the child's state for the move drawn)."""
+    mask, state = node.expandable_moves.copy(), np.array(node.state)
     child = node.expand(np.random.default_rng(seed))
     if not np.array_equal(node.state, state):
-        raise _mismatch(f"the node's state changed to {board(node.state)}", "it unchanged",
-                        "build the child's state from a new array (get_next_state returns one)")  # fmt: skip
+        raise miss(f"the node's state changed to {board(node.state)}", "it unchanged",
+                   "build the child's state from a new array (get_next_state returns one)")  # fmt: skip
     action = getattr(child, "action_taken", None)
     if action is None or not (0 <= int(action) < 9) or not mask[int(action)]:
-        raise _mismatch(f"a child for move {action}", f"a child for one of {np.flatnonzero(mask).tolist()}",
-                        "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), "
-                        "and set the child's action_taken")  # fmt: skip
+        raise miss(f"a child for move {action}", f"a child for one of {np.flatnonzero(mask).tolist()}",
+                   "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), and set the "
+                   "child's action_taken")  # fmt: skip
     action = int(action)
     if node.expandable_moves[action]:
-        raise _mismatch(f"expandable_moves[{action}] still 1", "0",
-                        "mark the move as expanded: self.expandable_moves[action] = 0")  # fmt: skip
+        raise miss(f"expandable_moves[{action}] still 1", "0",
+                   "mark the move as expanded: self.expandable_moves[action] = 0")  # fmt: skip
     if not node.children or node.children[-1] is not child:
-        raise _mismatch(f"{len(node.children)} children, the new one not last", "the new child last in self.children",
-                        "append the new child to self.children and return it")  # fmt: skip
+        raise miss(f"{len(node.children)} children, the new one not last", "the new child last in self.children",
+                   "append the new child to self.children and return it")  # fmt: skip
     if getattr(child, "parent", None) is not node:
-        raise _mismatch("a child whose parent is not the node", "child.parent is the node",
-                        "pass self as the child's parent")  # fmt: skip
+        raise miss("a child whose parent is not the node", "child.parent is the node",
+                   "pass self as the child's parent")  # fmt: skip
+    want = _child_state(state, action)
+    if child_state and not np.array_equal(child.state, want):
+        raise miss(f"child state {board(child.state)} for move {action}", board(want), RULES["flip"])
     return action, np.asarray(child.state)
 
 
-def _fresh_move(c: type, seed: int) -> int:
-    """The move ``expand`` draws with ``seed`` on a fresh node of ``c`` at ``DRAW_STATE`` (``DRAW_EXPANDED`` done)."""
-    node = c(GAME, DRAW_STATE.copy())
-    node.expandable_moves[DRAW_EXPANDED] = 0
-    return _expanded(node, DRAW_STATE, seed)[0]
+def _draw_cases() -> list[Case]:
+    """How ``expand`` draws, on fresh nodes at ``DRAW_STATE``: the same move for the same seed, and each expandable
+    move about equally often over ``DRAWS`` seeds."""
+    moves = np.setdiff1d(np.flatnonzero(GAME.get_valid_moves(DRAW_STATE)), DRAW_EXPANDED)  # the expandable moves
+    uniform = Text(f"each of {moves.tolist()} about 1/{len(moves)} of the time")
+    nodes = f"fresh nodes {board(DRAW_STATE)} (moves {DRAW_EXPANDED} expanded before), seeds"
 
+    def move(c: type, seed: int) -> int:
+        node = c(GAME, DRAW_STATE.copy())
+        node.expandable_moves[DRAW_EXPANDED] = 0
+        return _expanded(node, seed)[0]
 
-def _same_seed_case() -> Case:
-    def run(c: type) -> Any:
+    def same_seed(c: type) -> str:
         for seed in range(7, 13):
-            moves = [_fresh_move(c, seed) for _ in range(2)]
-            if moves[0] != moves[1]:
-                raise _mismatch(f"moves {moves[0]} and then {moves[1]} for seed {seed}", "the same move twice",
-                                "draw with the rng you are given (rng.choice or rng.integers), not np.random or "
-                                "random: the search's seed must decide every draw")  # fmt: skip
+            first, second = move(c, seed), move(c, seed)
+            if first != second:
+                raise miss(f"moves {first} and then {second} for seed {seed}", "the same move twice", RULES["rng"])
         return "the same move for the same seed"
 
-    return Case(
-        f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two fresh nodes {board(DRAW_STATE)} "
-        f"(moves {DRAW_EXPANDED} expanded before), seeds 7 to 12",
-        run,
-        "the same move for the same seed",
-    )
-
-
-def _uniform_case() -> Case:
-    moves = np.setdiff1d(np.flatnonzero(GAME.get_valid_moves(DRAW_STATE)), DRAW_EXPANDED)  # the expandable moves
-    expected = Text(f"each of {moves.tolist()} about 1/{len(moves)} of the time")
-
-    def run(c: type) -> Any:
-        shares = np.bincount([_fresh_move(c, seed) for seed in range(DRAWS)], minlength=9)[moves] / DRAWS
+    def shares(c: type) -> Text:
+        shares = np.bincount([move(c, seed) for seed in range(DRAWS)], minlength=9)[moves] / DRAWS
         if np.max(np.abs(shares - 1 / len(moves))) > UNIFORM_MARGIN:
             got = "shares " + ", ".join(f"{m}: {s:.2f}" for m, s in zip(moves, shares, strict=True))
-            hint = "draw uniformly among the expandable moves with the rng you are given: "
-            raise _mismatch(got, expected, hint + "rng.choice(np.flatnonzero(self.expandable_moves)), or an index "
-                            "from rng.integers")  # fmt: skip
-        return expected
+            raise miss(got, uniform, "draw uniformly among the expandable moves with the rng you are given: "
+                       "rng.choice(np.flatnonzero(self.expandable_moves)), or an index from rng.integers")  # fmt: skip
+        return uniform
 
-    return Case(
-        f"{DRAWS} expansions of fresh nodes {board(DRAW_STATE)} (moves {DRAW_EXPANDED} expanded before), seeds 0 to "
-        f"{DRAWS - 1}: how often each move is drawn",
-        run,
-        expected,
-    )
+    return [
+        Case(f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two {nodes} 7 to 12", same_seed,
+             "the same move for the same seed"),
+        Case(f"{DRAWS} expansions of {nodes} 0 to {DRAWS - 1}: how often each move is drawn", shares, uniform),
+    ]  # fmt: skip
 
 
-def _expand_with(
-    pick: Callable[..., int] = lambda self, rng, moves: int(rng.choice(moves)), player: int | None = None
-) -> Callable[..., Any]:
+def _expand_with(pick: Callable[..., int] | None = None, player: int | None = None) -> Callable[..., Any]:
     """``expand`` with one known mistake: another draw (``pick``), or the child's state not flipped, played for
     ``player``."""
 
     def expand(self: Any, rng: np.random.Generator) -> Any:
-        action = pick(self, rng, np.flatnonzero(self.expandable_moves))
+        moves = np.flatnonzero(self.expandable_moves)
+        action = pick(self, rng, moves) if pick else int(rng.choice(moves))
         self.expandable_moves[action] = 0
         state = _child_state(self.state, action) if player is None else GAME.get_next_state(self.state, action, player)
         child = type(self)(self.game, state, self, action)
@@ -398,14 +352,12 @@ def _expand_with(
 
 
 EXPAND_MISTAKES = [
-    Mistake("the child is seen by the opponent, who moves next: play the move for player 1 (the node's mover), "
-            "then change_perspective(child_state, -1)", _expand_with(player=1)),
+    Mistake(RULES["flip"], _expand_with(player=1)),
     Mistake("the node's mover is 1 in its canonical state: get_next_state(self.state, action, 1), then flip the "
             "child's state with change_perspective(..., -1)", _expand_with(player=-1)),
     Mistake("draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
             "not the first one", _expand_with(lambda self, rng, moves: int(moves[0]))),
-    Mistake("draw with the rng you are given (rng.choice or rng.integers), not np.random or random: the search's "
-            "seed must decide every draw", _expand_with(lambda self, rng, moves: int(np.random.choice(moves)))),
+    Mistake(RULES["rng"], _expand_with(lambda self, rng, moves: int(np.random.choice(moves)))),
     Mistake("draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
             _expand_with(lambda self, rng, moves: int(rng.choice(np.flatnonzero(GAME.get_valid_moves(self.state)))))),
 ]  # fmt: skip
@@ -414,34 +366,22 @@ EXPAND_MISTAKES = [
 # ---- exercise 5: simulation ---------------------------------------------------------------------------------
 def check_simulate(cls: type) -> type:
     """``Node.simulate(rng)``: a random rollout to the end; the result (1, 0, -1) for the player to move here, the
-    same as the library's for the same ``rng`` (drawn as it does: ``rng.choice(np.flatnonzero(valid_moves))``)."""
+    same as the library's for the same ``rng``."""
 
     def case(state: np.ndarray, action: int | None, seed: int, note: str = "") -> Case:
-        lib = LibraryNode(GAME, state.copy(), action_taken=action)
-        expected = float(lib.simulate(np.random.default_rng(seed)))
+        expected = float(LibraryNode(GAME, state.copy(), action_taken=action).simulate(np.random.default_rng(seed)))
 
         def run(c: type) -> Any:
             node = c(GAME, state.copy(), action_taken=action)
             got = node.simulate(np.random.default_rng(seed))
             if not np.array_equal(node.state, state):
-                raise _mismatch(f"{show(got)} and the node's state became {board(node.state)}",
-                                f"{show(expected)} with the node's state unchanged",
-                                "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new "
-                                "arrays)")  # fmt: skip
+                raise miss(f"{show(got)} and the node's state became {board(node.state)}",
+                           f"{show(expected)} with the node's state unchanged", "roll out on a copy: "
+                           "rollout_state = self.state.copy() (get_next_state makes new arrays)")  # fmt: skip
             return got
 
-        hint = (
-            "the move into this node ended the game: return self.terminal_value (the rules' verdict for the "
-            "player to move here) without playing on"
-            if lib.is_terminal
-            else "the result is for the player to move at this node (1 in the canonical state): when the rollout "
-            "ended on the opponent's move (rollout_player == -1), negate the value"
-            if expected
-            else "play random legal moves, rollout_player starting at 1 and switching after each move, until the "
-            "game is terminated; draw with rng.choice(np.flatnonzero(valid_moves))"
-        )
         call = f"Node(game, {board(state)}, action_taken={action}).simulate(np.random.default_rng({seed})){note}"
-        return Case(call, run, expected, hint)
+        return Case(call, run, expected, HINTS["simulate"])
 
     def cases(c: type) -> list[Case]:
         # X (now -1 in the canonical state of O, who moves next) just completed the top row with move 2
@@ -489,8 +429,7 @@ def check_backpropagate(cls: type) -> type:
             "leaf up",
             run,
             run(LibraryNode),
-            "every node on the way up gets one more visit and the value, negated at each step (the players "
-            "alternate), up to and including the root (parent None)",
+            HINTS["backpropagate"],
         )
 
     def cases(c: type) -> list[Case]:
@@ -541,6 +480,12 @@ SEARCH_POSITIONS = [  # (name, canonical state, decisive: the library's search p
     ("one move left", ONE_MOVE_LEFT, True),
 ]
 SEARCH_TOLERANCE = 0.08  # the largest visit-share difference accepted when the random draws differ
+SEARCH_MISTAKES = {  # the mistake planted in the library's search (planted_search) -> its hint
+    "terminal": "a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
+    "children": "walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
+    "unexpanded move gets a new child first",
+    "counts": "return the visit SHARES: each child's visit count divided by the sum of them",
+}
 
 
 def check_search(mcts_class: type, num_searches: int = 600) -> type:
@@ -559,9 +504,9 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
                                "visits / visits.sum() with visits = np.zeros(self.game.action_size)")  # fmt: skip
             got, root = got.astype(float), getattr(mcts, "root", None)
             if root is None or getattr(root, "visit_count", None) != num_searches:
-                raise _mismatch(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits",
-                                f"the root node with {num_searches} visits", "keep the root node in self.root (the "
-                                "tree picture uses it); it is visited once per simulation")  # fmt: skip
+                raise miss(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits",
+                           f"the root node with {num_searches} visits", "keep the root node in self.root (the tree "
+                           "picture uses it); it is visited once per simulation")  # fmt: skip
             search = planted_search(type(root))(GAME, num_searches, 1.41, seed)  # the library's loop on their nodes
             reference = expected if type(root) is LibraryNode else search.search(state.copy())
             if got.shape != reference.shape:
@@ -579,17 +524,8 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
                                "+ simulate, else use node.terminal_value; then backpropagate")  # fmt: skip
             return got
 
-        return Case(
-            f"MCTS(game, num_searches={num_searches}, C=1.41, seed={seed}).search({board(state)})  # {name}",
-            run,
-            expected,
-            "select while fully expanded; at a terminal node use node.terminal_value instead of expanding (it has "
-            "no move left); otherwise expand and simulate; then backpropagate",
-            lambda got, exp: True,  # run compared it with the search on the learner's nodes
-        )
-
-    def cases() -> list[Case]:
-        return [case(name, state, decisive, seed) for seed, (name, state, decisive) in enumerate(SEARCH_POSITIONS)]
+        call = f"MCTS(game, num_searches={num_searches}, C=1.41, seed={seed}).search({board(state)})  # {name}"
+        return Case(call, run, expected, HINTS["search"], judged_in_run)
 
     if not isinstance(mcts_class, type):
         print(
@@ -600,14 +536,16 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
         how = "write def search(self, state) inside class MCTS and run its cell again"
         print(missing_method(mcts_class, "search", "self, state", how), flush=True)
         return LibrarySearch
-    mistakes = search_mistakes(_learners_node(mcts_class))
-    return check("MCTS.search", mcts_class, LibrarySearch, cases, mistakes, own=["search"])
+    # the mistakes grow the learner's own nodes (the notebook's Node), so that they draw as the learner's do
+    node = getattr(mcts_class.__dict__["search"], "__globals__", {}).get("Node")
+    node = node if isinstance(node, type) and all(hasattr(node, m) for m in ("expand", "simulate")) else LibraryNode
+    mistakes = [Mistake(hint, planted_search(node, kind)) for kind, hint in SEARCH_MISTAKES.items()]
+    cases = [(*position, seed) for seed, position in enumerate(SEARCH_POSITIONS)]
+    return check("MCTS.search", mcts_class, LibrarySearch, lambda: [case(*c) for c in cases], mistakes, own=["search"])
 
 
 def planted_search(node_class: type = LibraryNode, mistake: str = "") -> type:
-    """``LibrarySearch`` (the loop of ``alphazero_lib.mcts.MCTS.search``) on nodes of ``node_class``, with one known
-    mistake planted in the nodes while it searches: "terminal" (terminal nodes are expanded too), "children" (select
-    while a node has any child), or "counts" (the visit counts are returned, not the shares)."""
+    """``LibrarySearch`` on nodes of ``node_class``, with one of the ``SEARCH_MISTAKES`` planted while it searches."""
     simulate = node_class.simulate
     changes = {
         "children": {"is_fully_expanded": lambda self: bool(self.children)},
@@ -626,25 +564,6 @@ def planted_search(node_class: type = LibraryNode, mistake: str = "") -> type:
             return shares * self.config.num_searches if mistake == "counts" else shares
 
     return MCTS
-
-
-def search_mistakes(node_class: type = LibraryNode) -> list[Mistake]:
-    """The known wrong searches, on nodes of ``node_class`` (the learner's, so that they draw as the learner's)."""
-    return [
-        Mistake("a terminal node has no move to expand: use node.terminal_value as the value and backpropagate it",
-                planted_search(node_class, "terminal")),
-        Mistake("walk down with select only while the node is FULLY expanded (is_fully_expanded()); a node with an "
-                "unexpanded move gets a new child first", planted_search(node_class, "children")),
-        Mistake("return the visit SHARES: each child's visit count divided by the sum of them",
-                planted_search(node_class, "counts")),
-    ]  # fmt: skip
-
-
-def _learners_node(mcts_class: type) -> type:
-    """The ``Node`` class the learner's ``search`` builds its tree from (the notebook's), else the library's."""
-    search = mcts_class.__dict__.get("search")
-    node = getattr(search, "__globals__", {}).get("Node")
-    return node if isinstance(node, type) and all(hasattr(node, m) for m in ("expand", "simulate")) else LibraryNode
 
 
 # ---- the tree picture ---------------------------------------------------------------------------------------

@@ -1,11 +1,8 @@
 """Checks for notebook 04 (the AlphaZero search): PUCT, selection, expansion with priors, the masked policy,
-root Dirichlet noise, and the search loop, each against ``alphazero_lib.alpha_mcts`` (read its module docstring:
-the exact semantics these checks hold the learner to).
-
-The learner's ``Node`` has the library's attributes (``state``, ``parent``, ``action_taken``, ``prior``,
-``children``, ``visit_count``, ``value_sum``); their methods take the constant ``C`` where the library's take a
-``SearchConfig``. The ``library_*`` functions below call the library's (``alpha_mcts.Node``, ``search_policies``)
-in the learner's signatures: the stand-ins when a check fails.
+root Dirichlet noise, and the search loop, each against ``alphazero_lib.alpha_mcts`` (its module docstring gives
+the exact semantics). The learner's ``Node`` has the library's attributes, and its methods take the constant ``C``
+where the library's take a ``SearchConfig``; the ``library_*`` functions call the library's in the learner's
+signatures: the stand-ins when a check fails.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ import numpy as np
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.alpha_mcts import Node as LibraryNode
 from alphazero_lib.config import SearchConfig
+from alphazero_lib.exercises import core
 from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
 from alphazero_lib.exercises.nb02_vanilla_mcts import select_last_on_ties
 from alphazero_lib.exercises.nb03_model import randomize
@@ -121,58 +119,50 @@ UCB_CASES = [  # parent visits, child (prior, visits, value_sum), C
     (100, (0.3, 40, -12.0), 1.41),
     (7, (0.0, 2, 0.5), 2.0),  # prior 0: no exploration bonus
 ]
-UCB_HINTS = [  # an unvisited child, a visited one
-    "an unvisited child has Q = 0 (no division by zero); the bonus is C * prior * sqrt(N_parent) / (1 + n).",
-    "Q is the child's mean value seen by the parent: -(value_sum / visit_count), in [-1, 1] (the child's value_sum "
-    "is from the view of the player to move there, the parent's opponent).",
-]
 
 
 def check_get_ucb(cls: type) -> type:
     """``Node.get_ucb(self, child, C)``: PUCT from the parent's view, Q in [-1, 1], 0 for an unvisited child."""
 
+    def ucb(c: type, visits: int, child: tuple[float, int, float], C: float, library: bool = False) -> float:
+        parent = _family(c, visits, [(0, *child)])
+        return float((partial(library_get_ucb, parent) if library else parent.get_ucb)(parent.children[0], C))
+
     def cases(cls: type) -> list[Case]:
-        out = []
-        for parent_visits, (prior, visits, value_sum), c in UCB_CASES:
-            parent = _family(cls, parent_visits, [(0, prior, visits, value_sum)])
-            out.append(Case(f"parent.get_ucb(child, C={c}) with parent.visit_count={parent_visits}, child: "
-                            f"prior={prior}, visit_count={visits}, value_sum={value_sum}",
-                            partial(_run_ucb, parent_visits=parent_visits, child=(prior, visits, value_sum), c=c),
-                            library_get_ucb(parent, parent.children[0], c), hint=UCB_HINTS[visits > 0]))  # fmt: skip
-        return out
+        return [Case(f"parent.get_ucb(child, C={C}) with parent.visit_count={visits}, child: prior={child[0]}, "
+                     f"visit_count={child[1]}, value_sum={child[2]}", partial(ucb, visits=visits, child=child, C=C),
+                     ucb(cls, visits, child, C, library=True), HINTS["get_ucb"])
+                for visits, child, C in UCB_CASES]  # fmt: skip
 
     return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb", mistakes=UCB_MISTAKES)
 
 
-def _puct(q: Callable[[Any], float], parent: Callable[[int], float] = math.sqrt, one: int = 1) -> Callable[..., float]:
+def _puct(q: Callable[[float, Any], float] | None = None, bonus: Callable[[int, Any], float] | None = None) -> Any:
+    """``library_get_ucb`` with its Q (a function of the library's Q and the child) or its exploration term (of the
+    parent's visits and the child, times C) replaced."""
+
     def get_ucb(self: Any, child: Any, C: float) -> float:
-        return q(child) + C * child.prior * parent(self.visit_count) / (one + child.visit_count)
+        library_q = library_get_ucb(self, child, 0.0)  # C = 0: the library's Q alone
+        value = q(library_q, child) if q else library_q
+        if bonus:
+            return value + C * bonus(self.visit_count, child)
+        return value + library_get_ucb(self, child, C) - library_q
 
     return get_ucb
 
 
-def _q(child: Any) -> float:
-    return -(child.value_sum / child.visit_count) if child.visit_count else 0.0
-
-
 UCB_MISTAKES = [
     Mistake("the child's value_sum is from the view of the player to move at the child, the parent's opponent: "
-            "Q = -(value_sum / visit_count)", _puct(lambda c: c.value_sum / c.visit_count if c.visit_count else 0.0)),
+            "Q = -(value_sum / visit_count)", _puct(q=lambda q, child: -q)),
     Mistake("AlphaZero's Q is the mean value in [-1, 1] from the parent's view, -(value_sum / visit_count), not "
-            "vanilla MCTS's rescaled 1 - (mean + 1) / 2",
-            _puct(lambda c: 1 - (c.value_sum / c.visit_count + 1) / 2 if c.visit_count else 0.0)),
+            "vanilla MCTS's rescaled 1 - (mean + 1) / 2", _puct(q=lambda q, c: (1 + q) / 2 if c.visit_count else 0.0)),
     Mistake("an unvisited child has no mean yet: Q = 0 when child.visit_count == 0 (no division by zero)",
-            _puct(lambda c: -(c.value_sum / c.visit_count))),
+            _puct(q=lambda q, child: -(child.value_sum / child.visit_count))),
     Mistake("the bonus divides by (1 + child.visit_count): an unvisited child gets C * prior * sqrt(N)",
-            _puct(_q, one=0)),
+            _puct(bonus=lambda n, child: child.prior * math.sqrt(n) / child.visit_count)),
     Mistake("the bonus grows with the square root of the PARENT's visits: math.sqrt(self.visit_count)",
-            _puct(_q, parent=lambda n: n)),
+            _puct(bonus=lambda n, child: child.prior * n / (1 + child.visit_count))),
 ]  # fmt: skip
-
-
-def _run_ucb(cls: type, parent_visits: int, child: tuple[float, int, float], c: float) -> float:
-    parent = _family(cls, parent_visits, [(0, *child)])
-    return float(parent.get_ucb(parent.children[0], c))
 
 
 # ---- exercise 2: selection --------------------------------------------------------------------------------------
@@ -201,16 +191,15 @@ def select_cases() -> list[tuple[str, int, list[tuple[int, float, int, float]], 
 def check_select(cls: type) -> type:
     """``Node.select(self, C)``: the child with the largest PUCT score, the lowest action on ties."""
 
+    def case(what: str, visits: int, children: list[tuple[int, float, int, float]], C: float) -> Case:
+        shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
+        return Case(f"node.select(C={C}).action_taken, {what}: N={visits}, children {shown}",
+                    lambda c: _family(c, visits, children).select(C).action_taken,
+                    library_select(_family(LibraryNode, visits, children), C).action_taken,
+                    HINTS["select"])  # fmt: skip
+
     def cases(cls: type) -> list[Case]:
-        out = []
-        for what, parent_visits, children, c in select_cases():
-            shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
-            out.append(Case(f"node.select(C={c}).action_taken, {what}: N={parent_visits}, children {shown}",
-                            lambda k, pv=parent_visits, ch=children, c=c: _family(k, pv, ch).select(c).action_taken,
-                            library_select(_family(LibraryNode, parent_visits, children), c).action_taken,
-                            hint="score every child with self.get_ucb(child, C) and keep the first maximum (a later "
-                            "child must be strictly better to win: ties go to the lowest action)."))  # fmt: skip
-        return out
+        return [case(*made) for made in select_cases()]
 
     return check_method(cls, "select", library_select, cases, name="Node.select", mistakes=SELECT_MISTAKES)
 
@@ -239,12 +228,9 @@ def check_expand(cls: type) -> type:
             for state in live_positions(game, 5, seed=12):
                 priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
                 call = f"Node(np.array({board(state)})).expand({type(game).__name__}(), priors={show(priors)})"
-                out.append(Case(call,
-                                partial(_run_expand, game=game, state=state, priors=priors),
-                                _run_expand(LibraryNode, game, state, priors), same=_same_children,
-                                hint="for every legal action (increasing): child state = change_perspective("
-                                "get_next_state(state, action, 1), -1), Node(child_state, parent=self, "
-                                "action_taken=action, prior=priors[action])."))  # fmt: skip
+                out.append(Case(call, partial(_run_expand, game=game, state=state, priors=priors),
+                                _run_expand(LibraryNode, game, state, priors), HINTS["expand"],
+                                partial(core.same, tol=1e-12)))  # fmt: skip
         return out
 
     return check_method(cls, "expand", library_expand, cases, name="Node.expand", mistakes=EXPAND_MISTAKES)
@@ -290,25 +276,21 @@ def _run_expand(cls: type, game: Any, state: np.ndarray, priors: np.ndarray) -> 
     return out
 
 
-def _same_children(got: Any, expected: Any) -> bool:
-    return len(got) == len(expected) and all(
-        g[0] == e[0] and math.isclose(g[1], e[1], abs_tol=1e-12) and g[2] == e[2]
-        for g, e in zip(got, expected, strict=True)
-    )
-
-
 # ---- exercise 4: the masked policy -------------------------------------------------------------------------------
-MASKED_HINTS = {
-    "large logits": "subtract the largest legal logit before exp (exp(800) overflows), or softmax then mask and "
-    "renormalise.",
-    "": "softmax over the legal moves only: exp of the logits, illegal moves set to 0, divide by the sum so the legal "
-    "moves sum to 1.",
-}
+OVERFLOW = "subtract the largest legal logit before exp (exp(800) overflows to inf, and inf / inf is nan)"
 
 
 def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """``masked_policy(logits [A], valid [A]) -> probabilities [A]``: softmax over the legal moves, 0 elsewhere;
     cases with one legal move, large logits (a plain ``exp`` overflows), the largest logit on an illegal move."""
+
+    def run(f: Callable[..., Any], logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        given_logits, given_valid = logits.copy(), valid.copy()
+        with np.errstate(all="ignore"):
+            got = f(given_logits, given_valid)
+        if not (np.array_equal(given_logits, logits) and np.array_equal(given_valid, valid)):
+            raise Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
+        return got
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(13)
@@ -326,41 +308,20 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
             valid[rng.integers(size)] = 1
             made.append((rng.normal(scale=3, size=size), valid, ""))
         return [Case(f"masked_policy(logits={show(logits)}, valid={show(valid)})",
-                     partial(_run_masked, logits=logits, valid=valid), masked_softmax(logits, valid),
-                     hint=MASKED_HINTS.get(what, MASKED_HINTS[""])) for logits, valid, what in made]  # fmt: skip
+                     partial(run, logits=logits, valid=valid), masked_softmax(logits, valid),
+                     OVERFLOW if what == "large logits" else HINTS["masked_policy"])
+                for logits, valid, what in made]  # fmt: skip
 
     return check("masked_policy", masked_policy, masked_softmax, cases, MASKED_MISTAKES)
 
 
-def _masked_with(kind: str) -> Callable[..., np.ndarray]:
-    def masked_policy(logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        logits = np.asarray(logits, dtype=np.float64)
-        legal = np.asarray(valid) == 1
-        if kind == "no shift":
-            return np.exp(logits) * legal / (np.exp(logits) * legal).sum()
-        weights = np.exp(logits - logits[legal].max())
-        if kind == "no mask":
-            return np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
-        return weights * legal / (weights.sum() if kind == "all sum" else (weights * legal).sum())
-
-    return masked_policy
-
-
-MASKED_MISTAKES = [
-    Mistake("subtract the largest legal logit before exp (exp(800) overflows to inf, and inf / inf is nan)",
-            _masked_with("no shift")),
-    Mistake("divide by the sum over the LEGAL moves only, so they add up to 1", _masked_with("all sum")),
-    Mistake("illegal moves (valid == 0) get exactly 0", _masked_with("no mask")),
+MASKED_MISTAKES = [  # the library's softmax with one change, or none (the overflow)
+    Mistake(OVERFLOW, lambda logits, valid: np.exp(logits) * valid / (np.exp(logits) * valid).sum()),
+    Mistake("divide by the sum over the LEGAL moves only, so they add up to 1",
+            lambda logits, valid: masked_softmax(logits, np.ones_like(valid)) * (np.asarray(valid) == 1)),
+    Mistake("illegal moves (valid == 0) get exactly 0",
+            lambda logits, valid: masked_softmax(logits, np.ones_like(valid))),
 ]  # fmt: skip
-
-
-def _run_masked(masked_policy: Callable[..., Any], logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    given_logits, given_valid = logits.copy(), valid.copy()
-    with np.errstate(all="ignore"):
-        got = masked_policy(given_logits, given_valid)
-    if not (np.array_equal(given_logits, logits) and np.array_equal(given_valid, valid)):
-        raise Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
-    return got
 
 
 # ---- exercise 5: Dirichlet noise at the root -----------------------------------------------------------------------
@@ -393,9 +354,7 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
             out.append(Case(f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
                             f"alpha={alpha}, rng=np.random.default_rng({seed}))",
                             partial(_run_noise, priors=priors, valid=valid, eps=epsilon, alpha=alpha, seed=seed),
-                            NOISE_FORM, hint="draw rng.dirichlet([alpha] * number_of_legal_moves) once and mix it "
-                            "into the legal moves only: (1 - epsilon) * prior + epsilon * noise; illegal moves stay "
-                            "0."))  # fmt: skip
+                            NOISE_FORM, HINTS["dirichlet_noise"]))  # fmt: skip
         for size, legal, epsilon, alpha in [(9, [0, 2, 3, 5, 8], 0.25, 0.3), (7, [1, 4, 6], 0.5, 1.0),
                                             (9, list(range(9)), 0.25, 0.03)]:  # fmt: skip
             valid = np.isin(np.arange(size), legal).astype(np.uint8)
@@ -524,13 +483,15 @@ SEARCH_SETTINGS = {  # the network -> the searches run with it
 
 def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., np.ndarray] | None = None) -> type:
     """``AlphaMCTS.search(self, state)``: the visit counts of the library's ``AlphaMCTS`` with the same network,
-    config and seed, exactly (with and without root noise; two searches in a row share the generator).
-
-    ``noise``: the learner's ``add_dirichlet_noise`` (what their search calls); the library's search runs with it, so
-    a correct noise of the learner's own design (drawing in another order) is followed, not punished."""
+    config and seed, exactly. ``noise``: the learner's ``add_dirichlet_noise``, which the library's search then uses:
+    a correct noise that draws in another order is followed, not punished."""
     game = TicTacToe() if game is None else game
     noise = library_dirichlet_noise if noise is None else noise
     networks = {"model": model, "an untrained network": randomize(ResNet(game, 1, 8), seed=61).eval()}
+
+    def case(call: str, name: str, config: SearchConfig, state: np.ndarray, times: int = 1, hint: str = "") -> Case:
+        run = partial(_run_search, game=game, network=networks[name], config=config, state=state, times=times)
+        return Case(call, run, run(partial(_Search, noise=noise)), hint or HINTS["search"])
 
     def cases(cls: type) -> list[Case]:
         out = []
@@ -538,22 +499,15 @@ def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., n
             for config, (what, state) in ((c, p) for c in configs for p in search_positions(game)):
                 noisy = config.dirichlet_epsilon
                 extra = f", dirichlet_epsilon={noisy}, dirichlet_alpha={config.dirichlet_alpha}" if noisy else ""
-                out.append(Case(f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches="
+                out.append(case(f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches="
                                 f"{config.num_searches}, C={config.C}{extra}, seed={config.seed})).search({what}: "
-                                f"np.array({board(state)}))",
-                                partial(_run_search, game=game, network=networks[name], config=config, state=state),
-                                _run_search(partial(_Search, noise=noise), game, networks[name], config, state),
-                                hint=_search_hint(config)))  # fmt: skip
+                                f"np.array({board(state)}))", name, config, state))  # fmt: skip
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
-        out.append(Case("two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts",
-                        partial(_run_search, game=game, network=model, config=twice, state=game.get_initial_state(),
-                                times=2),
-                        _run_search(partial(_Search, noise=noise), game, model, twice, game.get_initial_state(), 2),
-                        hint="create the generator once, in __init__ (self.rng), and draw the noise from it in every "
-                        "search."))  # fmt: skip
-        return out
+        call = "two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts"
+        return [*out, case(call, "model", twice, game.get_initial_state(), 2, SEARCH_MISTAKES["new rng"])]
 
-    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=search_mistakes(noise))
+    mistakes = [Mistake(hint, _search_with(kind, noise)) for kind, hint in SEARCH_MISTAKES.items()]
+    return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=mistakes)
 
 
 def _run_search(cls: Callable[..., Any], game: Any, network: Any, config: SearchConfig, state: np.ndarray,
@@ -630,22 +584,3 @@ SEARCH_MISTAKES = {  # the mistake planted in _Search -> its hint
     "selection has sqrt(0) = 0 and ignores the priors",
     "new rng": "create the generator once, in __init__ (self.rng), and draw the noise from it in every search",
 }
-
-
-def search_mistakes(noise: Callable[..., np.ndarray] | None = None) -> list[Mistake]:
-    """The known wrong searches, with the learner's root noise (``noise``; the library's by default)."""
-    return [Mistake(hint, _search_with(kind, noise)) for kind, hint in SEARCH_MISTAKES.items()]
-
-
-SEARCH_HINTS = {  # the rule a failing search case tests: one simulation, root noise, the leaves
-    "one": "root: masked_policy of the network's logits, noise only when dirichlet_epsilon > 0, root.visit_count = 1, "
-    "expand; each simulation walks down with select(C) while the node is expanded.",
-    "noise": "noise at the root only, after masking: add_dirichlet_noise(priors, valid, epsilon, alpha, self.rng) "
-    "before root.expand.",
-    "leaf": "at a leaf: value, done = get_value_and_terminated(node.state, node.action_taken); value = -value; if not "
-    "done, the network's value and node.expand(game, masked_policy(logits, valid)); then node.backpropagate(value).",
-}
-
-
-def _search_hint(config: SearchConfig) -> str:
-    return SEARCH_HINTS["one" if config.num_searches == 1 else "noise" if config.dirichlet_epsilon else "leaf"]
