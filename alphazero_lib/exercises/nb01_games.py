@@ -1,10 +1,9 @@
 """Checks for notebook 01 (games): the learner's TicTacToe, method by method, and a game loop.
 
-The learner writes ``TicTacToe`` cell by cell (``@add_to_class(TicTacToe)``) after a given skeleton; each
-``check_*`` compares one method with the library's ``alphazero_lib.TicTacToe`` on positions from seeded random
-games plus the edge cases the notebook names, prints one verdict line and returns the class. When a method
-fails (or is not written), the library's method stands in for it, so the rest of the notebook still runs on
-the learner's class. ``check_play_game`` compares a game loop with ``alphazero_lib.arena.play_game``.
+Each ``check_*`` compares one method of the learner's ``TicTacToe`` (written cell by cell with ``@add_to_class``)
+with the library's on positions from seeded random games and the edge cases the notebook names, and returns the
+class; a method that fails or is not written is replaced by the library's, so the notebook still runs.
+``check_play_game`` compares a game loop with ``alphazero_lib.arena.play_game``.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import play_game as library_arena_game
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, miss, show
 from alphazero_lib.exercises.positions import played_positions
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
 from alphazero_lib.players import Player
@@ -26,19 +25,19 @@ EMPTY = LIBRARY.get_initial_state()  # shared: the cases copy it before a learne
 
 HINTS = {
     "get_initial_state": "np.zeros with the board's shape, (self.row_count, self.column_count), and dtype=np.int8; "
-    "a new array on every call.",
+    "make a new array on every call.",
     "get_next_state": "copy the state first (state.copy()); the cell of action a is row a // column_count, column "
     "a % column_count; write player there and return the copy.",
     "get_valid_moves": "flatten the board to one entry per action (state.reshape(-1)); a cell is legal when it is 0; "
     "return the comparison as integers (.astype(np.uint8)).",
-    "check_win": "None means no move yet: False. Otherwise player = state[row, column] of the move; the lines "
-    "through the cell are its row, its column and, when the cell is on them, the two diagonals "
+    "check_win": "action None means no move was played yet: return False. Otherwise player = state[row, column] of "
+    "the move; the lines through the cell are its row, its column and, when the cell is on them, the two diagonals "
     "(np.trace(state), np.trace(np.fliplr(state))); a line is won when it sums to 3 * player.",
     "get_value_and_terminated": "ask check_win first ((1, True): the mover won), then whether no legal move is "
     "left ((0, True): a draw); otherwise (0, False).",
     "get_opponent": "get_opponent: the other player is -player; get_opponent_value: the other side's value is -value.",
     "change_perspective": "multiply the state by player: player 1 sees it unchanged, player -1 with every piece "
-    "swapped; the product is a new array.",
+    "swapped; the product is a new array (do not flip the caller's board in place).",
     "play_game": "start from game.get_initial_state() with player 1; loop: ask agent_x when player is 1, agent_o "
     "when -1, with (state, player); play the move, record it, stop when get_value_and_terminated says terminated "
     "(the winner is player * value), else switch player.",
@@ -78,23 +77,22 @@ def library(method: str) -> Callable[..., Any]:
     return stand_in
 
 
-def _case(method: str, state: np.ndarray, hint: str, untouched: str = "", label: str = "", **args: Any) -> Case:
-    """``TicTacToe().<method>(state, **args)`` against the library's; with ``untouched``, a changed input fails."""
+def _case(method: str, state: np.ndarray, hint: str, untouched: bool = False, **args: Any) -> Case:
+    """``TicTacToe().<method>(state, **args)`` against the library's; with ``untouched``, a changed input fails. A
+    call with ``action=None`` (no move yet) is on the empty board."""
     expected = getattr(LIBRARY, method)(state, *args.values())
 
     def run(c: Any) -> Any:
         given = state.copy()
         got = getattr(c(), method)(given, *args.values())
         if untouched and not np.array_equal(given, state):
-            raise Mismatch(
-                Text(f"{show(got)}, and your input became {board(given)}"),
-                Text(f"{show(expected)} with the input unchanged"),
-                untouched,
-            )
+            raise miss(f"{show(got)}, and your input became {board(given)}", f"{show(expected)} with the input "
+                       "unchanged", hint)  # fmt: skip
         return got
 
     shown = "".join(f", {k}={v}" for k, v in args.items())
-    return Case(f"{method}({label or board(state)}{shown})", run, expected, hint)
+    where = "empty board" if args.get("action", 0) is None else board(state)
+    return Case(f"{method}({where}{shown})", run, expected, hint)
 
 
 # ---- exercise 1: the empty board ----------------------------------------------------------------------------
@@ -103,36 +101,30 @@ def check_get_initial_state(cls: type) -> type:
 
     def fresh(c: Any) -> Any:
         game = c()
-        first = game.get_initial_state()
-        np.asarray(first)[0, 0] = 1  # a caller writes on its board...
+        np.asarray(game.get_initial_state())[0, 0] = 1  # a caller writes on its board...
         return game.get_initial_state()  # ...the next empty board must still be empty
 
     def cases(c: type) -> list[Case]:
-        return [
-            Case("TicTacToe().get_initial_state()", lambda c: c().get_initial_state(), EMPTY,
-                 "a numpy array of zeros with shape (row_count, column_count)"),
-            Case("get_initial_state() after writing on an earlier empty board", fresh, EMPTY,
-                 "make a new array on every call (np.zeros(...)), do not return one stored array"),
-        ]  # fmt: skip
+        runs = {"TicTacToe().get_initial_state()": lambda c: c().get_initial_state(),
+                "get_initial_state() after writing on an earlier empty board": fresh}  # fmt: skip
+        return [Case(call, run, EMPTY, HINTS["get_initial_state"]) for call, run in runs.items()]
 
     return check_method(cls, "get_initial_state", library("get_initial_state"), cases, mistakes=INITIAL_MISTAKES)
 
 
-INITIAL_MISTAKES = [
+INITIAL_MISTAKES = [  # the library's empty board with one change
     Mistake("np.zeros makes floats unless told: dtype=np.int8 (a board holds the integers -1, 0 and 1)",
-            lambda self: np.zeros((self.row_count, self.column_count))),
+            lambda self: LIBRARY.get_initial_state().astype(np.float64)),
     Mistake("a board is a numpy array (np.zeros), not a list: the cells below call .copy() and .reshape on it",
-            lambda self: [[0] * self.column_count for _ in range(self.row_count)]),
+            lambda self: LIBRARY.get_initial_state().tolist()),
     Mistake("the board is 2-D: shape (row_count, column_count), not one row of 9 cells",
-            lambda self: np.zeros(self.row_count * self.column_count, dtype=np.int8)),
+            lambda self: LIBRARY.get_initial_state().reshape(-1)),
 ]  # fmt: skip
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
 def check_get_next_state(cls: type) -> type:
     """``get_next_state(state, action, player)``: a new array with ``player`` on cell ``action``; input unchanged."""
-    hint = "the action is a cell number read row by row: row = action // column_count, column = action % column_count"
-    untouched = "get_next_state must return a NEW array and leave its input alone: start from state.copy()."
 
     def cases(c: type) -> list[Case]:
         rng = np.random.default_rng(11)
@@ -141,7 +133,7 @@ def check_get_next_state(cls: type) -> type:
             legal = np.flatnonzero(LIBRARY.get_valid_moves(state))
             if len(legal) and not LIBRARY.is_over(state):  # no move follows a win
                 moves.append((state, int(rng.choice(legal)), int(rng.choice([1, -1]))))
-        return [_case("get_next_state", s, hint, untouched, action=a, player=p) for s, a, p in moves]
+        return [_case("get_next_state", s, HINTS["get_next_state"], True, action=a, player=p) for s, a, p in moves]
 
     return check_method(cls, "get_next_state", library("get_next_state"), cases, mistakes=NEXT_MISTAKES)
 
@@ -166,26 +158,25 @@ NEXT_MISTAKES = [  # get_next_state with one known mistake: another cell, a fixe
 # ---- exercise 3: the legal moves ----------------------------------------------------------------------------
 def check_get_valid_moves(cls: type) -> type:
     """``get_valid_moves(state)``: shape ``(9,)``, 1 on every empty cell and 0 elsewhere (uint8)."""
-    hint = "one entry per action (shape (9,), flatten the board with reshape(-1)): 1 where the cell is empty"
 
     def cases(c: type) -> list[Case]:
         states = [EMPTY] + [s for s, _, _ in positions(13, 30)]
-        return [_case("get_valid_moves", s, hint) for s in states]
+        return [_case("get_valid_moves", s, HINTS["get_valid_moves"]) for s in states]
 
     return check_method(cls, "get_valid_moves", library("get_valid_moves"), cases, mistakes=VALID_MISTAKES)
 
 
-VALID_MISTAKES = [
+VALID_MISTAKES = [  # the library's mask with one change
     Mistake("one entry per action: flatten the board (state.reshape(-1)) so the shape is (9,)",
-            lambda self, state: (state == 0).astype(np.uint8)),
+            lambda self, state: LIBRARY.get_valid_moves(state).reshape(state.shape)),
     Mistake("1 marks an EMPTY cell (a legal move), 0 a taken one",
-            lambda self, state: (state.reshape(-1) != 0).astype(np.uint8)),
+            lambda self, state: 1 - LIBRARY.get_valid_moves(state)),
     Mistake("return a mask with one 0/1 entry per action, not the numbers of the legal actions "
-            "(np.flatnonzero(mask) gives those)", lambda self, state: np.flatnonzero(state.reshape(-1) == 0)),
+            "(np.flatnonzero(mask) gives those)", lambda self, state: np.flatnonzero(LIBRARY.get_valid_moves(state))),
     Mistake("a mask of integers (or booleans): (state.reshape(-1) == 0).astype(np.uint8), not floats",
-            lambda self, state: (state.reshape(-1) == 0) * 1.0),
+            lambda self, state: LIBRARY.get_valid_moves(state) * 1.0),
     Mistake("return a numpy array, not a list: the cells below use numpy on it",
-            lambda self, state: [int(v == 0) for v in np.asarray(state).reshape(-1)]),
+            lambda self, state: LIBRARY.get_valid_moves(state).tolist()),
 ]  # fmt: skip
 
 
@@ -202,22 +193,17 @@ def _lines_through(action: int) -> dict[str, list[int]]:
 
 
 def _win_hint(state: np.ndarray, action: int) -> str:
+    """The lines the move completes, or the rule where it completes none."""
     cells = state.reshape(-1)
     lines = [LINE_NAMES[kind] for kind, line in _lines_through(action).items() if abs(cells[line].sum()) == 3]
-    if lines:
-        return f"the move {action} completes {' and '.join(lines)}"
-    return (
-        f"no line through cell {action} is complete: compare each line's sum with 3 * player, "
-        "where player = state[row, column]"
-    )
+    return f"the move {action} completes {' and '.join(lines)}" if lines else HINTS["check_win"]
 
 
 def check_check_win(cls: type) -> type:
     """``check_win(state, action)``: did the player who just played ``action`` complete a line through it?"""
 
     def cases(c: type) -> list[Case]:
-        none = "action None means no move was played yet: return False before reading the action"
-        return [_case("check_win", EMPTY, none, label="empty board", action=None)] + [
+        return [_case("check_win", EMPTY, HINTS["check_win"], action=None)] + [
             _case("check_win", s, _win_hint(s, a), action=a) for s, a, _ in positions(14, 40)
         ]
 
@@ -248,11 +234,11 @@ WIN_MISTAKES = [
 
 
 # ---- exercise 5: value and terminated -----------------------------------------------------------------------
-WIN_FIRST = "a full board that is also a win is a win: check the win first, then the draw"
-VALUE_HINTS = {  # (board full, the move won): the rule the case tests
-    (True, True): WIN_FIRST,
-    (True, False): "a full board without a line is a draw: (0, True)",
-    (False, True): "a win for the player who just moved is (1, True)",
+VALUE_HINTS = {  # (board full, the move won): the rule the case tests, and the hint of the mistake that breaks it
+    (True, True): "a full board that is also a win is a win: check the win first, then the draw",
+    (True, False): "a full board without a line ends the game too: a draw is (0, True)",
+    (False, True): "the value is for the player who just moved: a win is 1 (the loser's -1 comes later, from "
+    "get_opponent_value)",
     (False, False): "not over yet: (0, False)",
 }
 
@@ -261,12 +247,9 @@ def check_get_value_and_terminated(cls: type) -> type:
     """``get_value_and_terminated(state, action)``: ``(1, True)`` a win for the mover, ``(0, True)`` a draw."""
 
     def cases(c: type) -> list[Case]:
-        none = "no move yet: the game goes on, (0, False)"
-        out = [_case("get_value_and_terminated", EMPTY, none, label="empty board", action=None)]
-        for state, action, _ in positions(15, 40):
-            hint = VALUE_HINTS[not LIBRARY.get_valid_moves(state).any(), LIBRARY.check_win(state, action)]
-            out.append(_case("get_value_and_terminated", state, hint, action=action))
-        return out
+        moves = [(EMPTY, None)] + [(s, a) for s, a, _ in positions(15, 40)]
+        rules = [VALUE_HINTS[not LIBRARY.get_valid_moves(s).any(), LIBRARY.check_win(s, a)] for s, a in moves]
+        return [_case("get_value_and_terminated", s, rule, action=a) for (s, a), rule in zip(moves, rules, strict=True)]
 
     return check_method(
         cls, "get_value_and_terminated", library("get_value_and_terminated"), cases, mistakes=VALUE_MISTAKES
@@ -283,30 +266,22 @@ def _value_with(change: Callable[..., tuple[float, bool]]) -> Callable[..., tupl
 
 
 VALUE_MISTAKES = [
-    Mistake(WIN_FIRST, _value_with(lambda full, value, over: (0, True) if full else (value, over))),
-    Mistake("the value is for the player who just moved: a win is 1 (the loser's -1 comes later, from "
-            "get_opponent_value)", _value_with(lambda full, value, over: (-value, over))),
-    Mistake("a full board without a line ends the game too: a draw is (0, True)",
-            _value_with(lambda full, value, over: (value, value == 1))),
-]  # fmt: skip
+    Mistake(VALUE_HINTS[True, True], _value_with(lambda full, value, over: (0, True) if full else (value, over))),
+    Mistake(VALUE_HINTS[False, True], _value_with(lambda full, value, over: (-value, over))),
+    Mistake(VALUE_HINTS[True, False], _value_with(lambda full, value, over: (value, value == 1))),
+]
 
 
 # ---- exercise 6: the opponent -------------------------------------------------------------------------------
 def check_get_opponent(cls: type) -> type:
     """``get_opponent(player)`` (1 <-> -1) and ``get_opponent_value(value)``, checked together."""
-    hints = {
-        "get_opponent": "the other player: 1 <-> -1",
-        "get_opponent_value": "a win for one player (1) is a loss for the other (-1): negate the value",
-    }
-    calls = [("get_opponent", p) for p in (1, -1)] + [("get_opponent_value", v) for v in (1.0, -1.0, 0.0, 0.25, -0.6)]
+    methods = ["get_opponent", "get_opponent_value"]
+    calls = [(methods[0], p) for p in (1, -1)] + [(methods[1], v) for v in (1.0, -1.0, 0.0, 0.25, -0.6)]
 
     def cases(c: type) -> list[Case]:
-        return [
-            Case(f"{m}({x})", lambda c, m=m, x=x: getattr(c(), m)(x), getattr(LIBRARY, m)(x), hints[m])
-            for m, x in calls
-        ]
+        return [Case(f"{m}({x})", lambda c, m=m, x=x: getattr(c(), m)(x), getattr(LIBRARY, m)(x), HINTS["get_opponent"])
+                for m, x in calls]  # fmt: skip
 
-    methods = list(hints)
     return check_method(cls, methods, [library(m) for m in methods], cases, mistakes=OPPONENT_MISTAKES)
 
 
@@ -323,22 +298,20 @@ OPPONENT_MISTAKES = [
 # ---- exercise 7: perspective --------------------------------------------------------------------------------
 def check_change_perspective(cls: type) -> type:
     """``change_perspective(state, player)``: the board as ``player`` sees it (their pieces 1); input unchanged."""
-    hints = {1: "player 1 sees the board as it is: return the state unchanged (a copy)",
-             -1: "player -1 sees every piece swapped: multiply the state by player"}  # fmt: skip
-    untouched = "return a new array (state * player makes one); do not flip the caller's board in place."
 
     def cases(c: type) -> list[Case]:
         states = [s for s, _, _ in positions(16, 15)]
-        return [_case("change_perspective", s, hints[p], untouched, player=p) for s in states for p in (1, -1)]
+        return [_case("change_perspective", s, HINTS["change_perspective"], True, player=p) for s in states
+                for p in (1, -1)]  # fmt: skip
 
     return check_method(cls, "change_perspective", library("change_perspective"), cases, mistakes=PERSPECTIVE_MISTAKES)
 
 
-PERSPECTIVE_MISTAKES = [
+PERSPECTIVE_MISTAKES = [  # the library's with one change: always -1, -player, empty cells changed too
     Mistake("player 1 sees the board as it is: multiply by player (1 changes nothing), do not always negate",
-            lambda self, state, player: -state),
+            lambda self, state, player: LIBRARY.change_perspective(state, -1)),
     Mistake("the player's own pieces become 1: multiply by player, not by -player",
-            lambda self, state, player: state * -player),
+            lambda self, state, player: LIBRARY.change_perspective(state, -player)),
     Mistake("empty cells stay 0: multiply by player instead of mapping every cell to 1 or -1",
             lambda self, state, player: np.where(state == player, 1, -1).astype(state.dtype)),
 ]  # fmt: skip
@@ -379,12 +352,9 @@ def scripted_agent(moves: Sequence[int]) -> Agent:
 
     def agent(state: np.ndarray, player: int) -> int:
         if not queue:
-            raise Mismatch(
-                Text("another call to an agent whose moves ran out"),
-                Text("no such call"),
-                "an agent was asked once more than it had turns: either the game went on after its end, or the "
-                "wrong agent was asked (agent_x moves when player is 1, agent_o when it is -1).",
-            )
+            raise miss("another call to an agent whose moves ran out", "no such call", "an agent was asked once more "
+                       "than it had turns: either the game went on after its end, or the wrong agent was asked "
+                       "(agent_x moves when player is 1, agent_o when it is -1).")  # fmt: skip
         return int(queue.pop(0))
 
     return agent
@@ -416,8 +386,8 @@ SCRIPTED_GAMES = {  # play_game's scripted cases, by what they test
     "O wins on the anti-diagonal": EDGE_GAMES["the anti-diagonal (O)"],
     "X wins with the ninth move": LAST_MOVE_WIN,
 }
-READING = "give each agent the board as it is (X = 1, O = -1) and the player whose turn it is"
-WINNER = "the winner is the player who made the last move (player * value), 1 for X, -1 for O"
+WINNER = "the winner is the player who made the last move: player * value (value is 1 for the mover, whoever it is)"
+AS_IT_IS = "agents get the board as it is (X = 1, O = -1) and the player to move, not the board from their side"
 
 
 def _game_case(call: str, make: Any, agents: Callable[[], tuple[Agent, Agent]], hint: str) -> Case:
@@ -439,12 +409,10 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
         games = [("TicTacToe()", LibraryTicTacToe)] + ([("your TicTacToe()", game_class)] if game_class else [])
         for label, make in games:
             reading = f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece"
-            out.append(_game_case(reading, make, lambda: (reading_agent("x"), reading_agent("o")), READING))
+            out.append(_game_case(reading, make, lambda: (reading_agent("x"), reading_agent("o")), AS_IT_IS))
             out += [
                 _game_case(f"play_game({label}, random_agent({2 * s}), random_agent({2 * s + 1}))", make,
-                           lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)),
-                           "ask agent_x when player is 1 and agent_o when it is -1, switch players after every move, "
-                           "and stop as soon as the game is terminated")
+                           lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)), HINTS["play_game"])
                 for s in range(20)
             ]  # fmt: skip
         return out
@@ -470,14 +438,12 @@ def _loop(game: Any, agent_x: Agent, agent_o: Agent, *, winner: str = "player * 
 
 
 PLAY_MISTAKES = [
-    Mistake("the winner is the player who made the last move: player * value (value is 1 for the mover, "
-            "whoever it is)", lambda g, x, o: _loop(g, x, o, winner="value")),
+    Mistake(WINNER, lambda g, x, o: _loop(g, x, o, winner="value")),
     Mistake("switch players after every move: player = game.get_opponent(player)",
             lambda g, x, o: _loop(g, x, o, switch=False)),
     Mistake("agent_x plays X (player 1) and moves first; agent_o plays O (player -1): the agents are swapped",
             lambda g, x, o: _loop(g, x, o, swap=True)),
-    Mistake("agents get the board as it is (X = 1, O = -1) and the player to move, not the board from their "
-            "side", lambda g, x, o: _loop(g, x, o, canonical=True)),
+    Mistake(AS_IT_IS, lambda g, x, o: _loop(g, x, o, canonical=True)),
     Mistake("stop as soon as get_value_and_terminated says the game is over, a win before the board is full",
             lambda g, x, o: _loop(g, x, o, stop=False)),
 ]  # fmt: skip
@@ -485,18 +451,18 @@ PLAY_MISTAKES = [
 
 def _as_result(result: Any) -> Any:
     """``(winner, moves)`` as plain ints: any pair of a whole number and a sequence of whole numbers serves."""
+
+    def whole(value: Any) -> bool:
+        try:
+            return not isinstance(value, (bool, np.bool_)) and float(value) == int(value)
+        except (TypeError, ValueError):
+            return False
+
     try:
         winner, moves = result
     except (TypeError, ValueError):
         raise Mismatch(result, "(winner, moves)", "return the pair (winner, moves)") from None
-    if not _whole(winner) or isinstance(moves, (str, bytes)) or not all(_whole(m) for m in moves):
+    if not whole(winner) or isinstance(moves, (str, bytes)) or not all(whole(m) for m in moves):
         raise Mismatch(result, "(winner, moves)",
                        "the winner is 1, -1 or 0 and moves a list of the actions (ints) played")  # fmt: skip
     return int(winner), [int(m) for m in moves]
-
-
-def _whole(value: Any) -> bool:
-    try:
-        return not isinstance(value, (bool, np.bool_)) and float(value) == int(value)
-    except (TypeError, ValueError):
-        return False

@@ -1,9 +1,7 @@
 """Checks for notebook 03 (the model): the encoding, ResBlock, ResNet's layers and forward, and a prediction.
 
-Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.model``,
-``Game.get_encoded_state``, ``alphazero_lib.inference``) on seeded cases, prints one verdict line and returns
-the learner's code when every case agrees, the library's otherwise. ``draw_network`` draws the network as
-boxes and arrows (matplotlib only) for the notebook's diagram.
+Each ``check_*`` compares the learner's code with the library's (``Game.get_encoded_state``, ``alphazero_lib.model``,
+``alphazero_lib.inference``) on seeded cases; ``draw_network`` draws the network for the notebook's diagram.
 """
 
 from __future__ import annotations
@@ -17,14 +15,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, same
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, miss, same
 from alphazero_lib.exercises.positions import random_positions
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
 
-TOL = 1e-5  # float32 networks: the same arithmetic in another order differs in the last bits
+CLOSE = partial(same, tol=1e-5)  # float32 networks: the same arithmetic in another order differs in the last bits
 
 HINTS = {
     "encode": "compare the state with -1, 0 and 1 (three boolean arrays), np.stack them on axis=-3 (that works for "
@@ -49,10 +47,6 @@ def random_states(game: Any, count: int, rng: np.random.Generator) -> list[np.nd
     return random_positions(game, count, rng, game.row_count * game.column_count, canonical=False)
 
 
-def _close(got: Any, expected: Any) -> bool:
-    return same(got, expected, tol=TOL)
-
-
 def _numpy(outputs: Any) -> Any:
     if isinstance(outputs, torch.Tensor):
         return outputs.detach().cpu().numpy()
@@ -60,12 +54,18 @@ def _numpy(outputs: Any) -> Any:
 
 
 # ---- exercise 1: the encoding -------------------------------------------------------------------------------
+ORDER = "the planes' order is opponent (-1), empty (0), own (1)"
+BATCH = "a batch (B, R, C) gives (B, 3, R, C): stack the planes on axis -3 (before the board's two axes), not axis 0"
+PLANES_FIRST = (
+    "the planes come before the board's axes: (3, R, C), not (R, C, 3) (stack on axis -3, or np.moveaxis(..., -1, -3))"
+)
+
+
 def library_encode(state: np.ndarray) -> np.ndarray:
     """The library's encoding (``Game.get_encoded_state``) of a Tic-Tac-Toe or Connect Four state ``(R, C)`` or
-    batch ``(B, R, C)``: each game's own method, chosen by the board's shape."""
+    batch ``(B, R, C)``, the game chosen by the board's shape."""
     state = np.asarray(state)
-    game = ConnectFour() if state.shape[-2:] == (6, 7) else TicTacToe()
-    return game.get_encoded_state(state)
+    return (ConnectFour() if state.shape[-2:] == (6, 7) else TicTacToe()).get_encoded_state(state)
 
 
 def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -74,48 +74,41 @@ def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.nda
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(3)
-        batch = "a batch (B, R, C) -> (B, 3, R, C): stack the planes on axis -3 (after the batch axis), not axis 0."
-        rows = [(state, "one state: (R, C) -> (3, R, C)") for game in (TicTacToe(), ConnectFour())
-                for state in [game.get_initial_state(), *random_states(game, 6, rng)]]  # fmt: skip
-        rows += [(np.stack(random_states(TicTacToe(), size, rng)), batch) for size in (1, 2, 5)]
-        rows += [(np.stack(random_states(ConnectFour(), 3, rng)), "a batch of Connect Four states: stack on axis -3.")]
-        return [_encode_case(state, shape_hint) for state, shape_hint in rows]
+        states = [state for game in (TicTacToe(), ConnectFour())
+                  for state in [game.get_initial_state(), *random_states(game, 6, rng)]]  # fmt: skip
+        states += [np.stack(random_states(TicTacToe(), size, rng)) for size in (1, 2, 5)]
+        states += [np.stack(random_states(ConnectFour(), 3, rng))]
+        return [_encode_case(state) for state in states]
 
     return check("encode", encode, library_encode, cases, ENCODE_MISTAKES)
 
 
-def _encode_with(order: tuple[int, int, int] = (-1, 0, 1), axis: int = -3) -> Callable:
-    return lambda state: np.stack([np.asarray(state) == v for v in order], axis=axis).astype(np.float32)
+ENCODE_MISTAKES = [  # the library's encoding with one change
+    Mistake(ORDER, lambda state: library_encode(-np.asarray(state))),  # own, empty, opponent
+    Mistake(ORDER, lambda state: np.roll(library_encode(state), -1, axis=-3)),  # empty, own, opponent
+    Mistake(BATCH, lambda state: np.moveaxis(library_encode(state), -3, 0)),
+    Mistake(PLANES_FIRST, lambda state: np.moveaxis(library_encode(state), -3, -1)),
+]
 
 
-ENCODE_MISTAKES = [
-    Mistake("the planes' order is opponent (-1), empty (0), own (1)", _encode_with(order=(1, 0, -1))),
-    Mistake("the planes' order is opponent (-1), empty (0), own (1)", _encode_with(order=(0, 1, -1))),
-    Mistake("a batch (B, R, C) gives (B, 3, R, C): stack the planes on axis -3 (just before the board's two axes), "
-            "not axis 0", _encode_with(axis=0)),
-    Mistake("the planes come before the board's axes: (3, R, C), not (R, C, 3) (stack on axis -3, or "
-            "np.moveaxis(..., -1, -3))", _encode_with(axis=-1)),
-]  # fmt: skip
-
-
-def _encode_case(state: np.ndarray, shape_hint: str) -> Case:
+def _encode_case(state: np.ndarray) -> Case:
     expected = library_encode(state)
 
     def run(encode: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         given = state.copy()
         got = encode(given)
         if not np.array_equal(given, state):
-            raise Mismatch("the state changed", "the state untouched", "build new arrays; do not write into the state.")
+            raise miss("the state changed", "the state untouched", "build new arrays; do not write into the state.")
         if not isinstance(got, np.ndarray):
             raise Mismatch(got, expected, "return a numpy array (np.stack(...)); the cells below give it to torch.")
         if got.shape != expected.shape:
-            raise Mismatch(got, expected, shape_hint)
+            raise Mismatch(got, expected, PLANES_FIRST if state.ndim == 2 else BATCH)
         if got.dtype != np.float32:
-            raise Mismatch(f"dtype {got.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32).")
+            raise miss(f"dtype {got.dtype}", "dtype float32", "torch's layers want float32: .astype(np.float32).")
         return got
 
     call = f"encode(np.array({board(state)}))" if state.ndim == 2 else f"encode(batch of {len(state)} states)"
-    return Case(call, run, expected, hint="planes in the order opponent (-1), empty (0), own (1).")
+    return Case(call, run, expected, ORDER)
 
 
 # ---- helpers for the network checks --------------------------------------------------------------------------
@@ -152,15 +145,15 @@ def compare_shapes(got: nn.Module, expected: nn.Module, what: str) -> None:
     mine, theirs = ({n: tuple(t.shape) for n, t in m.state_dict().items()} for m in (got, expected))
     missing, extra = [n for n in theirs if n not in mine], [n for n in mine if n not in theirs]
     if missing:
-        raise Mismatch(f"no {missing[0]!r} in your {what}'s state_dict", f"{missing[0]} of shape {theirs[missing[0]]}",
-                       "use exactly the library's attribute names and layer order (a Sequential numbers its layers "
-                       "0, 1, ...).")  # fmt: skip
+        raise miss(f"no {missing[0]!r} in your {what}'s state_dict", f"{missing[0]} of shape {theirs[missing[0]]}",
+                   "use exactly the library's attribute names and layer order (a Sequential numbers its layers 0, "
+                   "1, ...).")  # fmt: skip
     if extra:
-        raise Mismatch(f"an extra {extra[0]!r} of shape {mine[extra[0]]}", f"only {sorted(theirs)[:3]}...",
-                       "only the library's layers: convolutions with bias, BatchNorm2d, Linear.")  # fmt: skip
+        raise miss(f"an extra {extra[0]!r} of shape {mine[extra[0]]}", f"only {sorted(theirs)[:3]}...",
+                   "only the library's layers: convolutions with bias, BatchNorm2d, Linear.")  # fmt: skip
     for name, shape in theirs.items():
         if mine[name] != shape:
-            raise Mismatch(f"{name} of shape {mine[name]}", f"shape {shape}", SHAPE_HINTS[len(shape) == 2])
+            raise miss(f"{name} of shape {mine[name]}", f"shape {shape}", SHAPE_HINTS[len(shape) == 2])
 
 
 # ---- exercise 2: ResBlock -------------------------------------------------------------------------------------
@@ -178,16 +171,14 @@ def check_resblock(learner: type) -> type:
             x = torch.randn(batch, hidden, rows, cols, generator=torch.Generator().manual_seed(20 + number))
             out.append(Case(f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
                             partial(_run_block, hidden=hidden, library=library, x=x, mode=mode),
-                            _numpy(getattr(copy.deepcopy(library), mode)()(x)), same=_close,
-                            hint="conv1 -> bn1 -> relu -> conv2 -> bn2, add the block's input, then relu (after the "
-                            "sum)."))  # fmt: skip
+                            _numpy(getattr(copy.deepcopy(library), mode)()(x)), HINTS["resblock"], CLOSE))  # fmt: skip
         return out
 
     return check("ResBlock", learner, LibraryResBlock, cases, RESBLOCK_MISTAKES, own=["__init__", "forward"])
 
 
 def _block(kind: str) -> type:
-    """The library's ResBlock with one known mistake in its forward (for the diagnosis)."""
+    """The library's ResBlock with one known mistake in its forward."""
 
     def forward(self: Any, x: torch.Tensor) -> torch.Tensor:
         h = self.bn1(self.conv1(x))
@@ -196,12 +187,18 @@ def _block(kind: str) -> type:
             return torch.relu(h) + x
         return torch.relu(h) if kind == "no skip" else h + x if kind == "no last relu" else torch.relu(h + x)
 
-    def __init__(self: Any, num_hidden: int) -> None:
-        LibraryResBlock.__init__(self, num_hidden)
-        if kind == "no padding":
-            self.conv1.padding = self.conv2.padding = (0, 0)
+    return type("ResBlock", (LibraryResBlock,), {"forward": forward})
 
-    return type("ResBlock", (LibraryResBlock,), {"forward": forward, "__init__": __init__})
+
+def _unpadded(cls: type, *convolutions: str) -> type:
+    """The library's ``cls`` without padding in ``convolutions`` (a known mistake: a 3x3 kernel shrinks the board)."""
+
+    def __init__(self: Any, *args: Any) -> None:
+        cls.__init__(self, *args)
+        for name in convolutions:
+            self.get_submodule(name).padding = (0, 0)
+
+    return type(cls.__name__, (cls,), {"__init__": __init__})
 
 
 RESBLOCK_MISTAKES = [
@@ -210,7 +207,7 @@ RESBLOCK_MISTAKES = [
     Mistake("the sum goes through a ReLU: return relu(x + residual)", _block("no last relu")),
     Mistake("a ReLU between the two convolutions: relu(bn1(conv1(x)))", _block("no first relu")),
     Mistake("padding=1 in both convolutions: a 3x3 kernel without padding shrinks the board, and the sum with the "
-            "block's input needs the same size", _block("no padding")),
+            "block's input needs the same size", _unpadded(LibraryResBlock, "conv1", "conv2")),
 ]  # fmt: skip
 
 
@@ -241,9 +238,7 @@ def check_resnet_layers(learner: type) -> type:
             out.append(Case(f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each "
                             f"part on x of shape {tuple(x.shape)}",
                             partial(_run_layers, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
-                            _parts(library, x), same=_close,
-                            hint="start_block, back_bone (an nn.ModuleList of ResBlocks), policy_head, "
-                            "value_head."))  # fmt: skip
+                            _parts(library, x), HINTS["resnet_layers"], CLOSE))  # fmt: skip
         return out
 
     return check("ResNet layers", learner, fallback, cases, LAYER_MISTAKES, own=["__init__"])
@@ -265,49 +260,30 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
     net = cls(game, blocks, hidden)
     compare_shapes(net, library, "ResNet")
     if not isinstance(getattr(net, "back_bone", None), nn.ModuleList):
-        raise Mismatch(type(net.back_bone).__name__, "nn.ModuleList", "back_bone = nn.ModuleList([...]).")
+        raise miss(type(net.back_bone).__name__, "nn.ModuleList", "back_bone = nn.ModuleList([...]).")
     for part in ("start_block", "policy_head", "value_head"):
         mine, theirs = ([type(m).__name__ for m in getattr(n, part).children()] for n in (net, library))
         if mine != theirs:
-            raise Mismatch(f"{part}: {mine}", f"{part}: {theirs}", "the heads end in Flatten then Linear; the value "
-                           "head ends with Tanh (a value in [-1, 1]).")  # fmt: skip
+            raise miss(f"{part}: {mine}", f"{part}: {theirs}", "the heads end in Flatten then Linear; the value head "
+                       "ends with Tanh (a value in [-1, 1]).")  # fmt: skip
     net.load_state_dict(library.state_dict(), strict=True)
     net.eval()
     inputs = _parts(library, x)
     got = _parts(net, x, inputs)
     names = ["start_block"] + [f"back_bone[{i}]" for i in range(len(net.back_bone))] + ["policy_head", "value_head"]
     for name, mine, theirs in zip(names, got, inputs, strict=True):
-        if mine.shape != theirs.shape or not _close(mine, theirs):
-            hint = (
-                "kernel_size=3 with padding=1 keeps the board's size"
-                if mine.shape != theirs.shape
-                else "the same layers in the same order as the table: Conv2d, BatchNorm2d, ReLU (and Flatten, "
-                "Linear, Tanh in the heads)"
-            )
-            raise Mismatch(f"{name} gives {_shape_and_mean(mine)}", _shape_and_mean(theirs), f"{name}: {hint}")
+        if mine.shape != theirs.shape or not CLOSE(mine, theirs):
+            hint = "kernel_size=3 with padding=1 keeps the board's size" if mine.shape != theirs.shape else ""
+            mean = [f"shape {a.shape}, mean {float(a.mean()):.6g}" for a in (mine, theirs)]
+            raise miss(f"{name} gives {mean[0]}", mean[1], f"{name}: {hint or HINTS['resnet_layers']}")
     return got
-
-
-def _shape_and_mean(array: np.ndarray) -> str:
-    return f"shape {array.shape}, mean {float(array.mean()):.6g}"
-
-
-def _layer_mistake(kind: str) -> type:
-    """The library's ResNet without padding in the start block or in the heads (for the diagnosis)."""
-
-    def __init__(self: Any, game: Any, num_res_blocks: int = 4, num_hidden: int = 64) -> None:
-        LibraryResNet.__init__(self, game, num_res_blocks, num_hidden)
-        for part in ("start_block",) if kind == "no padding" else ("policy_head", "value_head"):
-            getattr(self, part)[0].padding = (0, 0)
-
-    return type("ResNet", (LibraryResNet,), {"__init__": __init__})
 
 
 LAYER_MISTAKES = [
     Mistake("padding=1 in the start block's convolution: without it a 3x3 kernel shrinks the board",
-            _layer_mistake("no padding")),
+            _unpadded(LibraryResNet, "start_block.0")),
     Mistake("padding=1 in the heads' convolutions too: kernel_size=3, padding=1 keeps the board's size",
-            _layer_mistake("head padding")),
+            _unpadded(LibraryResNet, "policy_head.0", "value_head.0")),
 ]  # fmt: skip
 
 
@@ -327,8 +303,7 @@ def check_resnet_forward(learner: type) -> type:
                     expected = _numpy(library(x))
                 out.append(Case(f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {shape})",
                                 partial(_run_forward, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
-                                expected, same=_close, hint="start block, then every block of the backbone in turn, "
-                                "then BOTH heads on the same features; return (policy logits, value)."))  # fmt: skip
+                                expected, HINTS["resnet_forward"], CLOSE))  # fmt: skip
         return out
 
     return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward",
@@ -392,9 +367,8 @@ def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
                 if game.get_valid_moves(state).any():
                     out.append(Case(f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
                                     partial(_run_predict, model=model, game=game, state=state),
-                                    library_predict(copy.deepcopy(model), game, state), same=_close,
-                                    hint="model.eval() first (BatchNorm's running statistics), a batch axis of one, "
-                                    "softmax, then illegal moves to 0 and renormalise."))  # fmt: skip
+                                    library_predict(copy.deepcopy(model), game, state), HINTS["predict"],
+                                    CLOSE))  # fmt: skip
         return out
 
     return check("predict", predict, library_predict, cases, PREDICT_MISTAKES)
@@ -436,7 +410,7 @@ def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state
     given = state.copy()
     got = predict(net, game, given)
     if not np.array_equal(given, state):
-        raise Mismatch("the state changed", "the state untouched", "encode a copy; do not write into the state.")
+        raise miss("the state changed", "the state untouched", "encode a copy; do not write into the state.")
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy, value)", "return the pair (policy as a numpy array [A], value as a float).")
     return tuple(got)

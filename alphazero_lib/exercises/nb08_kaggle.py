@@ -1,12 +1,9 @@
 """Checks for notebook 08 (Kaggle): a ConnectX / tic-tac-toe agent function around a search, and its evaluation.
 
-The learner writes the observation -> canonical state conversion, the choice of the best legal action from a
-search's probabilities, the agent function ``agent(observation, configuration) -> action`` built from the two,
-the outcome of one finished kaggle-environments episode from the agent's side, and the evaluation over both
-seats. Each ``check_*`` compares the learner's function with the library's semantics (``alphazero_lib.kaggle``:
-``board_to_state``, ``as_kaggle_agent``, ``evaluate``; ``alphazero_lib.kaggle.agent``: the submission's agent
-never plays an illegal column) on many seeded cases, prints one verdict line and returns the learner's function
-when every case agrees, the reference otherwise.
+The learner writes the observation -> canonical state conversion, the best legal action of a search's
+probabilities, ``agent(observation, configuration)`` built from the two, the outcome of one finished episode from
+the agent's side, and the evaluation over both seats. Each ``check_*`` compares with the references below (the
+semantics of ``alphazero_lib.kaggle``) on many seeded cases.
 """
 
 from __future__ import annotations
@@ -22,13 +19,15 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, check, hints_for
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, miss
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
 from alphazero_lib.kaggle.environment import episode_outcome, to_observation
 
 CONNECT_FOUR, TICTACTOE = ConnectFour(), TicTacToe()
+SHORT = {ConnectFour: "c4", TicTacToe: "ttt"}  # the games' names in a case's call
 OUTCOMES = ("wins", "draws", "losses", "errors")
+PYTHON_INT = "return a Python int (int(...)): kaggle-environments rejects a numpy integer as an invalid action"
 
 HINTS = {
     "observation_to_state": "read observation['board'] and observation['mark'] with keys (a plain dict in the "
@@ -38,8 +37,9 @@ HINTS = {
     "-1.0)), take np.argmax (the first maximum) and return int(...).",
     "make_agent": "inside make_agent define agent(observation, configuration): state = observation_to_state(game, "
     "observation); return best_legal_action(search(state), game.get_valid_moves(state)); return agent.",
-    "outcome": "your own status first (not 'DONE': 'errors'); then the opponent's (not 'DONE' or reward None: "
-    "'wins'); then compare the two rewards.",
+    "outcome": "your own status first (not 'DONE': an invalid action, an exception or a timeout is 'errors'); then "
+    "the opponent's (the OPPONENT failed, not 'DONE' or reward None: 'wins'); then compare the two rewards, "
+    "final[index] the agent's, final[1 - index] the opponent's.",
     "evaluate_both_seats": "for index, seat in enumerate(['first', 'second']): episodes times: a fresh "
     "make(environment, debug=True); run [agent, opponent] (index 0) or [opponent, agent] (index 1); count "
     "outcome(env.steps[-1], index).",
@@ -49,7 +49,7 @@ hint, solution = hints_for(HINTS, "08_kaggle_playoffs.ipynb")
 
 # ---- the references (the library's semantics) -------------------------------------------------------------
 def reference_observation_to_state(game: Any, observation: Any) -> np.ndarray:
-    """The library's conversion: the absolute state (``kaggle.board_to_state``) seen from the agent's mark."""
+    """The absolute state (``kaggle.board_to_state``) seen from the agent's mark."""
     player = 1 if observation["mark"] == 1 else -1
     return (board_to_state(game, list(observation["board"])) * player).astype(np.int8)
 
@@ -57,8 +57,7 @@ def reference_observation_to_state(game: Any, observation: Any) -> np.ndarray:
 def reference_best_legal_action(probabilities: Any, valid_moves: Any) -> int:
     """The most probable legal action, lowest index on ties; a legal one even when every legal probability is 0
     (as ``kaggle.agent.Agent`` does: illegal columns get -1 before the argmax)."""
-    probabilities = np.asarray(probabilities, dtype=np.float64)
-    return int(np.argmax(np.where(np.asarray(valid_moves) > 0, probabilities, -1.0)))
+    return int(np.argmax(np.where(np.asarray(valid_moves) > 0, np.asarray(probabilities, dtype=np.float64), -1.0)))
 
 
 def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Callable[[Any, Any], int]:
@@ -71,10 +70,7 @@ def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Call
     return agent
 
 
-def reference_outcome(final: list[dict], index: int) -> str:
-    """``wins``/``draws``/``losses``/``errors`` for the agent at ``index`` from an episode's last step: the
-    library's ``kaggle.environment.episode_outcome``, as ``evaluate_against_builtin`` counts its episodes."""
-    return episode_outcome(final, index)
+reference_outcome = episode_outcome  # as ``kaggle.environment.evaluate_against_builtin`` counts its episodes
 
 
 def reference_evaluate_both_seats(agent: Any, opponent: Any, episodes: int, environment: str = "connectx",
@@ -91,39 +87,33 @@ def reference_evaluate_both_seats(agent: Any, opponent: Any, episodes: int, envi
     return results
 
 
+# ---- the cases' inputs -------------------------------------------------------------------------------------
 def observation(game: Any, state: np.ndarray, mark: int, plain: bool = False) -> Any:
-    """The library's kaggle observation (``to_observation``) of an absolute state for mark 1 or 2: a ``Struct``
-    (keys and attributes), as kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's
-    own cells pass."""
+    """The library's kaggle observation (``to_observation``) of an absolute state for mark 1 or 2: a ``Struct``,
+    as kaggle-environments passes, or with ``plain`` a dict (keys only), as the notebook's own cells pass."""
     obs = to_observation(game, state, 1 if mark == 1 else -1)[0]
     obs.update(step=int(np.count_nonzero(state)), remainingOverageTime=60)
     return dict(obs) if plain else obs
 
 
-def configuration(game: Any) -> Any:
-    """A kaggle configuration for ``game`` (tic-tac-toe's has no rows or columns, as in kaggle-environments)."""
-    import_kaggle_environments()
-    from kaggle_environments.utils import Struct
-
-    if isinstance(game, ConnectFour):
-        return Struct(rows=game.row_count, columns=game.column_count, inarow=game.in_a_row, actTimeout=2)
-    return Struct(actTimeout=1)
-
-
-def _name(game: Any) -> str:
-    return "c4" if isinstance(game, ConnectFour) else "ttt"
-
-
-def _obs_text(obs: Any) -> str:
-    return f"{{'board': {list(obs['board'])}, 'mark': {obs['mark']}}}"
+def _called(f: Any, *args: Any) -> Any:
+    """``f(*args)`` on copies of ``args``; a Mismatch when ``f`` changed them."""
+    given = copy.deepcopy(args)
+    got = f(*given)
+    if not all(np.array_equal(g, a) if isinstance(a, np.ndarray) else g == a for g, a in zip(given, args, strict=True)):
+        raise miss("changed inputs", "inputs unchanged", "do not change what you are given: build new arrays.")
+    return got
 
 
 def _python_int(got: Any, expected: int) -> Any:
     """``got``, or a Mismatch when it is a number but not a Python int (kaggle-environments rejects those)."""
     if isinstance(got, (np.integer, np.floating, bool)) or (isinstance(got, float) and float(got).is_integer()):
-        raise Mismatch(f"{type(got).__name__}({got})", f"int({expected})", "return a Python int (int(...)): "
-                       "kaggle-environments rejects a numpy integer as an invalid action.")  # fmt: skip
+        raise miss(f"{type(got).__name__}({got})", f"int({expected})", PYTHON_INT)
     return got
+
+
+def _obs_text(obs: Any) -> str:
+    return f"{{'board': {list(obs['board'])}, 'mark': {obs['mark']}}}"
 
 
 # ---- exercise 1: observation -> canonical state ---------------------------------------------------------------
@@ -143,42 +133,29 @@ def check_observation_to_state(learner: Any) -> Callable[[Any, Any], np.ndarray]
 
 
 def _state_case(game: Any, obs: Any) -> Case:
-    before = copy.deepcopy(obs)
-
     def run(f: Any) -> np.ndarray:
-        given = copy.deepcopy(obs)
         try:
-            got = f(game, given)
+            return _called(partial(f, game), obs)
         except AttributeError as error:
-            if isinstance(given, dict) and not hasattr(given, "board"):
-                raise Mismatch(Text(f"AttributeError: {error}"), Text("the state"), "the notebook passes a plain dict: "
-                               "read observation['board'] and observation['mark'] with keys (kaggle's Struct takes "
-                               "keys too)") from None  # fmt: skip
-            raise
-        if given != before:
-            raise Mismatch(given, before, "the observation was changed: build a new array (np.array(...) copies).")
-        return got
+            if hasattr(obs, "board"):
+                raise
+            raise miss(f"AttributeError: {error}", "the state", "the notebook passes a plain dict: read "
+                       "observation['board'] and observation['mark'] with keys (kaggle's Struct takes keys "
+                       "too)") from None  # fmt: skip
 
-    hint = (
-        "the agent's OWN mark becomes 1 whichever it is (here mark 2), the other mark -1."
-        if obs["mark"] == 2
-        else "reshape the flat board row by row to (game.row_count, game.column_count); mark 1 is the agent's, 2 is -1."
-    )
-    call = f"observation_to_state({_name(game)}, {_obs_text(obs)})  # {'a dict' if type(obs) is dict else 'a Struct'}"
-    return Case(call, run, reference_observation_to_state(game, obs), hint)
+    kind = "a dict" if type(obs) is dict else "a Struct"
+    call = f"observation_to_state({SHORT[type(game)]}, {_obs_text(obs)})  # {kind}"
+    return Case(call, run, reference_observation_to_state(game, obs), HINTS["observation_to_state"])
 
 
-def _read_by_columns(game: Any, observation: Any) -> np.ndarray:
-    board = np.array(observation["board"]).reshape(game.column_count, game.row_count).T
-    return reference_observation_to_state(game, {"board": board.reshape(-1).tolist(), "mark": observation["mark"]})
-
-
-STATE_MISTAKES = [
+STATE_MISTAKES = [  # the reference with one change: the absolute board, empties, the board read by columns, floats
     Mistake("the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
             lambda game, obs: board_to_state(game, list(obs["board"]))),
     Mistake("empty cells stay 0: only the two marks become 1 and -1",
             lambda game, obs: np.where(reference_observation_to_state(game, obs) == 1, 1, -1).astype(np.int8)),
-    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly", _read_by_columns),
+    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly",
+            lambda game, obs: reference_observation_to_state(game, {"mark": obs["mark"], "board": list(
+                np.reshape(obs["board"], (game.column_count, game.row_count)).T.flat)})),
     Mistake("a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
             lambda game, obs: reference_observation_to_state(game, obs).astype(np.float64)),
 ]  # fmt: skip
@@ -206,36 +183,27 @@ def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
             valid[rng.integers(size)] = 1
             probs = rng.dirichlet(np.full(size, 0.5))
             probs = np.round(probs, 1) if k % 5 == 0 else probs  # ties
-            rows.append((probs, valid, "mask the illegal actions before the argmax."))
-        return [_action_case(*row) for row in rows]
+            rows.append((probs, valid, HINTS["best_legal_action"]))
+        return [_action_case(np.asarray(p, dtype=np.float64), np.asarray(v, dtype=np.uint8), h) for p, v, h in rows]
 
     return check("best_legal_action", learner, reference_best_legal_action, cases, ACTION_MISTAKES)
 
 
-def _action_case(probabilities: Any, valid: Any, hint: str) -> Case:
-    probabilities, valid = np.asarray(probabilities, dtype=np.float64), np.asarray(valid, dtype=np.uint8)
+def _action_case(probabilities: np.ndarray, valid: np.ndarray, hint: str) -> Case:
     expected = reference_best_legal_action(probabilities, valid)
-
-    def run(f: Any) -> int:
-        given_p, given_v = probabilities.copy(), valid.copy()
-        got = f(given_p, given_v)
-        if not (np.array_equal(given_p, probabilities) and np.array_equal(given_v, valid)):
-            raise Mismatch("changed inputs", "inputs unchanged", "do not write into the arrays you are given.")
-        return _python_int(got, expected)
-
     call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
-    return Case(call, run, expected, hint, same=lambda got, want: type(got) is int and got == want)
+    return Case(call, lambda f: _python_int(_called(f, probabilities, valid), expected), expected, hint,
+                same=lambda got, want: type(got) is int and got == want)  # fmt: skip
 
 
-ACTION_MISTAKES = [
+ACTION_MISTAKES = [  # the reference with one change: a mask by product, no mask, numpy's integer, ties to the last
     Mistake("probabilities * valid_moves leaves 0 on the illegal actions, which ties with legal actions of "
             "probability 0 and can win the argmax: put them BELOW any probability (-1)",
-            lambda p, v: int(np.argmax(np.asarray(p) * np.asarray(v)))),
-    Mistake("mask the illegal actions before the argmax", lambda p, v: int(np.argmax(p))),
-    Mistake("return a Python int (int(...)): kaggle-environments rejects a numpy integer as an invalid action",
-            lambda p, v: np.argmax(np.where(np.asarray(v) > 0, p, -1.0))),
+            lambda p, v: reference_best_legal_action(p * v, np.ones_like(v))),
+    Mistake("mask the illegal actions before the argmax", lambda p, v: reference_best_legal_action(p, np.ones_like(v))),
+    Mistake(PYTHON_INT, lambda p, v: np.int64(reference_best_legal_action(p, v))),
     Mistake("ties go to the LOWEST index: np.argmax takes the first maximum",
-            lambda p, v: int(len(p) - 1 - np.argmax(np.where(np.asarray(v) > 0, p, -1.0)[::-1]))),
+            lambda p, v: len(p) - 1 - reference_best_legal_action(p[::-1], v[::-1])),
 ]  # fmt: skip
 
 
@@ -284,7 +252,12 @@ AGENT_MISTAKES = [
 
 
 def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
-    conf = configuration(game)
+    import_kaggle_environments()
+    from kaggle_environments.utils import Struct
+
+    conf = Struct(actTimeout=1)  # kaggle's configuration: tic-tac-toe's has no rows or columns
+    if isinstance(game, ConnectFour):
+        conf = Struct(rows=game.row_count, columns=game.column_count, inarow=game.in_a_row, actTimeout=2)
     expected = reference_make_agent(game, search)(obs, conf)
     canonical = reference_observation_to_state(game, obs)
 
@@ -300,14 +273,14 @@ def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
             raise Mismatch(agent, "a function agent(observation, configuration)", "return the inner agent function.")
         got = agent(obs, conf)
         if len(seen) != 1:
-            raise Mismatch(f"{len(seen)} searches", "1 search", "call the search exactly once per move.")
+            raise miss(f"{len(seen)} searches", "1 search", "call the search exactly once per move.")
         if not np.array_equal(np.asarray(seen[0]).reshape(canonical.shape), canonical):
             raise Mismatch(seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the "
                            "observation.")  # fmt: skip
         return _python_int(got, expected)
 
-    call = f"make_agent({_name(game)}, {name})({_obs_text(obs)}, configuration)"
-    return Case(call, run, expected, "play the best LEGAL action of the search's probabilities.")
+    call = f"make_agent({SHORT[type(game)]}, {name})({_obs_text(obs)}, configuration)"
+    return Case(call, run, expected, HINTS["make_agent"])
 
 
 # ---- exercise 4: one episode's outcome -------------------------------------------------------------------------
@@ -328,35 +301,18 @@ def check_outcome(learner: Any) -> Callable[[list[dict], int], str]:
 
 
 def _outcome_case(final: list[dict], index: int) -> Case:
-    ours, theirs = final[index], final[1 - index]
-    if ours["status"] != "DONE":
-        hint = "the agent's own status is not DONE: an invalid action, an exception or a timeout is an error."
-    elif theirs["status"] != "DONE":
-        hint = "the OPPONENT failed (its reward is None): kaggle-environments ends the episode, and that is a win."
-    else:
-        hint = f"read the rewards from the agent's side: index {index} is the agent, {1 - index} the opponent."
-
-    def run(f: Any) -> str:
-        given = copy.deepcopy(final)
-        got = f(given, index)
-        if given != final:
-            raise Mismatch(given, final, "do not change the episode's steps.")
-        return got
-
     text = [{k: f[k] for k in ("reward", "status")} for f in final]
-    return Case(f"outcome({text}, {index})", run, reference_outcome(final, index), hint)
+    return Case(f"outcome({text}, {index})", lambda f: _called(f, final, index), reference_outcome(final, index),
+                HINTS["outcome"])  # fmt: skip
 
 
-def _failed(step: dict) -> bool:
-    return step["status"] != "DONE" or step["reward"] is None
-
-
-OUTCOME_MISTAKES = [
+OUTCOME_MISTAKES = [  # the reference read from index 0, or with the opponent's failure as the agent's error
     Mistake("read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
             lambda final, index: episode_outcome(final, 0)),
     Mistake("an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
             "the agent, not an error of its own",
-            lambda final, index: "errors" if _failed(final[1 - index]) else episode_outcome(final, index)),
+            lambda final, index: "errors" if episode_outcome(final, 1 - index) == "errors"
+            else episode_outcome(final, index)),
 ]  # fmt: skip
 
 
@@ -366,30 +322,17 @@ def _column_agent(order: list[int]) -> Callable[[Any, Any], int]:
 
     def agent(observation: Any, configuration: Any) -> int:
         board = observation["board"]
-        columns = configuration.get("columns", 3) if "rows" in configuration else None
-        cells = range(columns) if columns else range(len(board))
+        cells = range(configuration.get("columns", 3)) if "rows" in configuration else range(len(board))
         free = [c for c in order if c in cells and board[c] == 0]
         return int(free[0])
 
     return agent
 
 
-def _games_per_seat(got: Any, episodes: int) -> Any:
-    """``got``, or a Mismatch when a seat's counts do not add up to ``episodes`` games."""
-    if isinstance(got, dict) and set(got) == {"first", "second"}:
-        for seat, counts in got.items():
-            if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
-                n = sum(counts.values())
-                if n != episodes:
-                    raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up "
-                                   f"to {n} game{'s' if n != 1 else ''}, not episodes = {episodes}: play exactly "
-                                   f"`episodes` games on each seat, one outcome counted per game")  # fmt: skip
-    return got
-
-
 def _both_seats(f: Any, agent: Any, opponent: Any, episodes: int, env: str) -> Any:
     """The learner's counts with the library's ``outcome`` (Python's ``random`` state kept), as plain dicts of ints
-    where they can be (a defaultdict or Counter compares the same)."""
+    where they can be (a defaultdict or Counter compares the same); a Mismatch when a seat's counts do not add up to
+    ``episodes`` games."""
     state = random.getstate()
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -398,7 +341,14 @@ def _both_seats(f: Any, agent: Any, opponent: Any, episodes: int, env: str) -> A
         random.setstate(state)
     with contextlib.suppress(Exception):
         got = {seat: {k: int(got[seat].get(k, 0)) for k in OUTCOMES} for seat in ("first", "second")}
-    return _games_per_seat(got, episodes)
+    for seat, counts in got.items() if isinstance(got, dict) and set(got) == {"first", "second"} else ():
+        if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
+            n = sum(counts.values())
+            if n != episodes:
+                raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up to "
+                               f"{n} game{'s' if n != 1 else ''}, not episodes = {episodes}: play exactly `episodes` "
+                               f"games on each seat, one outcome counted per game")  # fmt: skip
+    return got
 
 
 def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str, int]]]:
@@ -411,8 +361,6 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
     trials = [("left", "centre", 1, "connectx"), ("centre", "left", 2, "connectx"), ("right", "centre", 1, "connectx"),
               ("illegal", "left", 1, "connectx"), ("left", "illegal", 1, "connectx"),
               ("ttt_centre", "left", 1, "tictactoe"), ("left", "right", 2, "tictactoe")]  # fmt: skip
-    hint = ("the agent is index 0 in the 'first' games and index 1 in the 'second' games: put it on that seat in the "
-            "list of agents and read its outcome with that index.")  # fmt: skip
 
     def cases() -> list[Case]:
         out = []
@@ -421,7 +369,7 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
             with contextlib.redirect_stdout(io.StringIO()):  # kaggle-environments prints invalid actions
                 expected = reference_evaluate_both_seats(*args)
             call = f"evaluate_both_seats({a_name}, {o_name}, {episodes}, {env!r})"
-            out.append(Case(call, lambda f, args=args: _both_seats(f, *args), expected, hint))
+            out.append(Case(call, lambda f, args=args: _both_seats(f, *args), expected, HINTS["evaluate_both_seats"]))
         return out
 
     return check("evaluate_both_seats", learner, reference_evaluate_both_seats, cases, SEATS_MISTAKES)
