@@ -1,15 +1,12 @@
 """Checks for notebook 05 (self-play and training): temperature, a game's memory, self-play, minibatches, the
 training step, one epoch of training and the learn loop; then the diagnosis of four broken runs from their curves.
 
-Each ``check_*`` compares the learner's code with the library's (``alphazero_lib.selection.apply_temperature``,
-``alphazero_lib.training.AlphaZero`` and ``minibatches``) on seeded cases, prints one verdict line and returns the
-learner's code when every case agrees, the library's otherwise. Self-play is checked with a deterministic fake
-search (visit counts from a hash of the position), training with fixed model copies and plain SGD (Adam would
-turn float noise in a zero gradient into a full step), so every verdict is the same on every CPU.
-
-The diagnosis is not code: ``check_diagnosis`` judges the learner's ``{label: cause}`` against the causes planted
-in the shipped runs (``data/broken_runs.json``, made by ``tools/broken_runs.py``) and, for each run named wrong,
-says which signal to look at, never the cause.
+Each ``check_*`` compares the learner's code with the library's (``selection.apply_temperature``, ``training``) on
+seeded cases. Self-play runs on a deterministic fake search (visit counts from a hash of the position), training on
+fixed model copies with plain SGD (Adam would turn float noise in a zero gradient into a full step), so every verdict
+is the same on every CPU. ``check_diagnosis`` judges the learner's ``{label: cause}`` against the causes planted in
+the shipped runs (``data/broken_runs.json``, made by ``tools/broken_runs.py``) and, for each run named wrong, says
+which signal to look at, never the cause.
 """
 
 from __future__ import annotations
@@ -38,10 +35,11 @@ from alphazero_lib.exercises.core import (
     Case,
     Mismatch,
     Mistake,
-    Text,
     check,
     hints_for,
     is_stub,
+    judged_in_run,
+    miss,
     same,
     show,
 )
@@ -82,6 +80,11 @@ HINTS = {
     "starting at iteration 1. Return {'A': cause, ..., 'D': cause} with the names of CAUSES.",
 }
 hint, solution = hints_for(HINTS, "05_self_play_training.ipynb")
+ITS_MOVER = (
+    "each position's outcome is seen by ITS mover: value for the last mover's positions, "
+    "game.get_opponent_value(value) for the others"
+)
+CANONICAL = "the history's states are already canonical (seen by their mover): encode them as they are"
 
 
 # ---- helpers --------------------------------------------------------------------------------------------
@@ -109,46 +112,33 @@ def _compare_memory(got: Any, expected: list, length_hint: str = "") -> list:
         raise Mismatch(got, expected, "return a list of (encoded state, policy, outcome) tuples, one per position.")
     if len(got) != len(expected):
         hint = length_hint or "one sample per position of the history, in order (no symmetries here)."
-        raise Mismatch(f"{len(got)} samples", f"{len(expected)} samples", hint)
+        raise miss(f"{len(got)} samples", f"{len(expected)} samples", hint)
     for k, (sample, want) in enumerate(zip(got, expected, strict=True)):
         if not isinstance(sample, (tuple, list)) or len(sample) != 3:
             raise Mismatch(sample, want, f"sample {k}: a tuple (encoded state, policy, outcome)")
         state, policy, outcome = sample
         if not isinstance(state, np.ndarray) or state.shape != want[0].shape:
-            raise Mismatch(state, want[0], f"sample {k}: store game.get_encoded_state(state), a numpy array of shape "
-                           f"{want[0].shape}.")  # fmt: skip
+            shape = f"a numpy array of shape {want[0].shape}"
+            raise Mismatch(state, want[0], f"sample {k}: store game.get_encoded_state(state), {shape}.")
         if not same(state, want[0]):
-            hint = f"sample {k}: the encoded state differs."
-            if same(state, want[0][::-1]):
-                hint = (
-                    f"sample {k}: the opponent's and your own planes are swapped: the history's states are already "
-                    "canonical (seen by their mover), encode them as they are."
-                )
-            raise Mismatch(state, want[0], hint)
+            planes = f"the opponent's and your own planes are swapped: {CANONICAL}"
+            what = planes if same(state, want[0][::-1]) else "the encoded state differs"
+            raise Mismatch(state, want[0], f"sample {k}: {what}.")
         if not same(np.asarray(policy, dtype=np.float64), np.asarray(want[1], dtype=np.float64), TOL):
             raise Mismatch(policy, want[1], f"sample {k}: store the search's probabilities (before temperature).")
         if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
             raise Mismatch(outcome, want[2], f"sample {k}: the outcome is a number (1, 0 or -1).")
         if not same(float(np.asarray(outcome)), float(want[2])):
-            raise Mismatch(
-                Text(f"sample {k}'s outcome {show(float(np.asarray(outcome)))}"),
-                Text(f"{show(float(want[2]))}"),
-                f"sample {k}: the outcome as seen by the player who moved there: value for the last mover's "
-                "positions, game.get_opponent_value(value) for the others.",
-            )
+            mine = f"sample {k}'s outcome {show(float(np.asarray(outcome)))}"
+            raise miss(mine, show(float(want[2])), f"sample {k}: {ITS_MOVER}.")
     return got
-
-
-def _in_run(got: Any, expected: Any) -> bool:
-    """The ``same`` of a case whose ``run`` compares the answer itself (raising ``Mismatch`` with a hint)."""
-    return True
 
 
 def _case(call: str, play: Callable[[Any], Any], library: Any, compare: Callable[[Any, Any], Any]) -> Case:
     """A case that runs code in a harness, ``play(code)``: the library's run is expected, and ``compare(got,
     expected)`` raises ``Mismatch`` with a hint where the learner's run differs."""
     expected = play(library)
-    return Case(call, lambda f: compare(play(f), expected), expected, same=_in_run)
+    return Case(call, lambda f: compare(play(f), expected), expected, same=judged_in_run)
 
 
 def _random_history(game: Any, rng: np.random.Generator) -> tuple[list, float, int]:
@@ -177,6 +167,14 @@ def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.
     """``apply_temperature(probs, temperature)``: ``probs ** (1 / T)`` renormalised, ``[A]``; T = 0: equal mass
     on the most visited moves. Cases: visit shares with zeros and ties, temperatures 0 to 10; the input unchanged."""
 
+    def run(f: Callable, probs: np.ndarray, temperature: float) -> np.ndarray:
+        given = probs.copy()
+        with np.errstate(all="ignore"):
+            got = f(given, temperature)
+        if not np.array_equal(given, probs):
+            raise Mismatch(given, probs, "the input was changed: compute a new array, leave probs as it is")
+        return got
+
     def cases() -> list[Case]:
         rng = np.random.default_rng(5)
         vectors = [np.array([0.0, 0.25, 0.75]), np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.5, 0.0, 0.5, 0.0])]
@@ -184,7 +182,11 @@ def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.
             counts = rng.integers(0, 30, size).astype(np.float64)
             counts[rng.integers(size)] += 1
             vectors.append(counts / counts.sum())
-        return [_temperature_case(p, t) for p in vectors for t in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0)]
+        return [
+            Case(f"apply_temperature({show(p)}, {t})", functools.partial(run, probs=p, temperature=t),
+                 library_apply_temperature(p, t), HINTS["apply_temperature"])
+            for p in vectors for t in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0)
+        ]  # fmt: skip
 
     return check("apply_temperature", apply_temperature, library_apply_temperature, cases, TEMPERATURE_MISTAKES)
 
@@ -199,23 +201,6 @@ TEMPERATURE_MISTAKES = [
 ]  # fmt: skip
 
 
-def _temperature_case(probs: np.ndarray, temperature: float) -> Case:
-    def run(f: Callable) -> np.ndarray:
-        given = probs.copy()
-        with np.errstate(all="ignore"):
-            got = f(given, temperature)
-        if not np.array_equal(given, probs):
-            raise Mismatch(given, probs, "the input was changed: compute a new array, leave probs as it is")
-        return got
-
-    hint = {
-        0: "temperature 0 cannot divide by zero: put equal mass on the largest entries (ties share it).",
-        1: "temperature 1 leaves the distribution as it is.",
-    }.get(temperature, "raise to the power 1 / temperature, then divide by the sum so it adds up to 1 again.")
-    expected = library_apply_temperature(probs, temperature)
-    return Case(f"apply_temperature({show(probs)}, {temperature})", run, expected, hint)
-
-
 # ---- exercise 2: one game's memory --------------------------------------------------------------------------
 def check_game_memory(game_memory: Callable) -> Callable:
     """``game_memory(game, history, value, last_player)``: a finished game's ``(canonical state, probs, mover)``
@@ -228,31 +213,26 @@ def check_game_memory(game_memory: Callable) -> Callable:
             for number in range(8):
                 history, value, last = _random_history(game, rng)
                 value = 0.0 if number == 0 else value  # a draw's value, whoever moved last
-                call = f"game_memory({game!r}, <{len(history)} positions, movers {_movers(history)}>, {value}, {last})"
-                play = _replay(game, history, value, last)
+                movers = [int(m) for _, _, m in history]
+                shown = str(movers) if len(movers) <= 9 else f"[{movers[0]}, {movers[1]}, ..., {movers[-1]}]"
+                call = f"game_memory({game!r}, <{len(history)} positions, movers {shown}>, {value}, {last})"
+                play = functools.partial(_replay, game=game, history=history, value=value, last=last)
                 out.append(_case(call, play, library_game_memory, _compare_memory))
         return out
 
     return check("game_memory", game_memory, _library_game_memory, cases, MEMORY_MISTAKES)
 
 
-def _replay(game: Any, history: list, value: float, last: int) -> Callable[[Callable], Any]:
-    return lambda f: f(game, [(s.copy(), p.copy(), m) for s, p, m in history], value, last)
+def _replay(f: Callable, game: Any, history: list, value: float, last: int) -> Any:
+    return f(game, [(s.copy(), p.copy(), m) for s, p, m in history], value, last)
 
 
 MEMORY_MISTAKES = [  # the library's game_memory given a changed input
-    Mistake("each position's outcome is seen by ITS mover: value for the last mover's positions, "
-            "game.get_opponent_value(value) for the others",
-            lambda game, history, value, last: library_game_memory(game, [(s, p, last) for s, p, _ in history],
-                                                                   value, last)),
+    Mistake(ITS_MOVER, lambda g, h, v, lp: library_game_memory(g, [(s, p, lp) for s, p, _ in h], v, lp)),
     Mistake("value is the result for last_player (who made the final move): their positions get value as it is, "
-            "the others the opposite",
-            lambda game, history, value, last: library_game_memory(game, history, game.get_opponent_value(value),
-                                                                   last)),
-    Mistake("the history's states are already canonical (seen by their mover): encode them as they are, without "
-            "change_perspective",
-            lambda game, history, value, last: library_game_memory(
-                game, [(game.change_perspective(s, m), p, m) for s, p, m in history], value, last)),
+            "the others the opposite", lambda g, h, v, lp: library_game_memory(g, h, g.get_opponent_value(v), lp)),
+    Mistake(f"{CANONICAL}, without change_perspective",
+            lambda g, h, v, lp: library_game_memory(g, [(g.change_perspective(s, m), p, m) for s, p, m in h], v, lp)),
 ]  # fmt: skip
 
 
@@ -260,28 +240,18 @@ def _library_game_memory(game: Any, history: list, value: float, last_player: in
     return library_game_memory(game, history, value, last_player)
 
 
-def _movers(history: list) -> str:
-    movers = [int(m) for _, _, m in history]
-    return str(movers) if len(movers) <= 9 else f"[{movers[0]}, {movers[1]}, ..., {movers[-1]}]"
-
-
 # ---- exercise 3: self-play ----------------------------------------------------------------------------------
-SELF_PLAY_HINT = (
-    "the game went another way: search the canonical state, then draw each move with "
-    "rng.choice(game.action_size, p=apply_temperature(probs, temperature)), one draw per move."
-)
-
-
 def check_self_play(self_play: Callable) -> Callable:
     """``self_play(game, search, rng, temperature)``: one game, every move drawn from the search's probabilities
     with temperature; returns the game's samples as ``game_memory`` makes them. Cases: ``fake_search`` on
     Tic-Tac-Toe and Connect Four, temperatures 0 to 2, several seeds; the library's ``self_play`` with the same rng."""
+    compare = functools.partial(_compare_memory, length_hint=f"the game went another way: {HINTS['self_play']}")
 
     def cases() -> list[Case]:
         return [
             _case(f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
                   lambda f, g=game, s=seed, t=temperature: f(g, fake_search(g, s), np.random.default_rng(s), t),
-                  library_self_play, lambda got, expected: _compare_memory(got, expected, SELF_PLAY_HINT))
+                  library_self_play, compare)
             for game in (TicTacToe(), ConnectFour())
             for seed, temperature in [(0, 1.25), (1, 1.0), (2, 0.5), (3, 0.0), (4, 1.25), (5, 2.0)]
         ]  # fmt: skip
@@ -297,15 +267,15 @@ def _searching_absolute(game: Any, search: Callable, rng: np.random.Generator, t
 
 SELF_PLAY_MISTAKES = [  # the library's self_play with a changed search, temperature or outcome
     Mistake("draw each move from apply_temperature(probs, temperature), not from the search's probabilities as "
-            "they are", lambda game, search, rng, t=1.25: library_self_play(game, search, rng, 1.0)),
+            "they are", lambda g, search, rng, t=1.25: library_self_play(g, search, rng, 1.0)),
     Mistake("store the search's probabilities as they are (the training target); temperature only shapes the draw",
-            lambda game, search, rng, t=1.25: library_self_play(
-                game, lambda s: library_apply_temperature(search(s), t), rng, 1.0)),
+            lambda g, search, rng, t=1.25: library_self_play(
+                g, lambda s: library_apply_temperature(search(s), t), rng, 1.0)),
     Mistake("search the CANONICAL state (game.change_perspective(state, player)): the search plays as player 1",
             _searching_absolute),
     Mistake("the final value is for the player who made the last move: game_memory(game, history, value, player) "
             "with that player",
-            lambda game, search, rng, t=1.25: [(s, p, -z) for s, p, z in library_self_play(game, search, rng, t)]),
+            lambda g, search, rng, t=1.25: [(s, p, -z) for s, p, z in library_self_play(g, search, rng, t)]),
 ]  # fmt: skip
 
 
@@ -331,15 +301,10 @@ def check_minibatches(minibatches: Callable) -> Callable:
     return check("minibatches", minibatches, library_minibatches, cases, BATCH_MISTAKES)
 
 
-def _unshuffled(num_samples: int, batch_size: int, rng: np.random.Generator) -> list:
-    """The library's batch sizes over the samples in their order, not shuffled."""
-    sizes = [len(batch) for batch in library_minibatches(num_samples, batch_size, rng)]
-    return np.split(np.arange(num_samples), np.cumsum(sizes)[:-1])
-
-
-BATCH_MISTAKES = [
-    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices", _unshuffled)
-]
+BATCH_MISTAKES = [  # the library's batch sizes over the samples in their order
+    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices",
+            lambda n, b, rng: np.split(np.arange(n), np.cumsum([len(x) for x in library_minibatches(n, b, rng)])[:-1])),
+]  # fmt: skip
 
 
 def _compare_batches(got: Any, expected: list) -> Any:
@@ -350,22 +315,22 @@ def _compare_batches(got: Any, expected: list) -> Any:
     sizes, want = [len(b) for b in batches], [len(b) for b in expected]
     flat = np.concatenate(batches) if batches else np.zeros(0, dtype=int)
     if sorted(flat.tolist()) != list(range(sum(want))):
-        raise Mismatch(
-            f"batch sizes {sizes}",
-            f"batch sizes {want}",
-            "every sample exactly once: slice order[i : i + batch_size] up to the end (the video's "
-            "min(len(memory) - 1, ...) drops the last sample).",
-        )
+        hint = ("every sample exactly once: slice order[i : i + batch_size] up to the end (the video's "
+                "min(len(memory) - 1, ...) drops the last sample).")  # fmt: skip
+        raise miss(f"batch sizes {sizes}", f"batch sizes {want}", hint)
     if 1 in sizes:
         hint = "a last batch of one must join the batch before it (a one-sample step is a noisy one)."
-        raise Mismatch(f"batch sizes {sizes}", f"batch sizes {want}", hint)
+        raise miss(f"batch sizes {sizes}", f"batch sizes {want}", hint)
     if sizes != want or not all(np.array_equal(a, b) for a, b in zip(batches, expected, strict=True)):
-        hint = "shuffle once with order = rng.permutation(num_samples), then cut order into slices of batch_size."
-        raise Mismatch([b.tolist() for b in batches][:2], [b.tolist() for b in expected][:2], hint)
+        raise Mismatch([b.tolist() for b in batches][:2], [b.tolist() for b in expected][:2], HINTS["minibatches"])
     return got
 
 
 # ---- exercise 5: the training step --------------------------------------------------------------------------
+ORDER = "optimizer.zero_grad(), loss.backward(), optimizer.step(), in that order"
+FLOATS = "return plain floats: policy_loss.item(), value_loss.item()"
+
+
 def _tiny_model(game: Any, seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
     return ResNet(game, num_res_blocks=1, num_hidden=8)
@@ -396,7 +361,9 @@ def check_train_step(train_step: Callable) -> Callable:
             expected = ([(x["policy_loss"], x["value_loss"]) for x in losses], _parameters(reference))
             batches = [stack_memory(memory) for memory in memories]
             run = functools.partial(_run_steps, model=model, batches=batches, expected=expected)
-            out.append(Case(f"two train_step calls on batches of {size} {game!r} samples", run, expected, same=_in_run))
+            out.append(
+                Case(f"two train_step calls on batches of {size} {game!r} samples", run, expected, same=judged_in_run)
+            )
         return out
 
     return check("train_step", train_step, library_train_step, cases, STEP_MISTAKES)
@@ -423,54 +390,50 @@ def _step_with(kind: str) -> Callable[..., tuple]:
 STEP_MISTAKES = [
     Mistake("optimizer.zero_grad() before backward() in every step: otherwise this step's gradient adds to the "
             "last one's", _step_with("no zero")),
-    Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
-            "order is optimizer.zero_grad(), loss.backward(), optimizer.step()", _step_with("step first")),
-    Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
-            "order is optimizer.zero_grad(), loss.backward(), optimizer.step()", _step_with("zero last")),
+    *(Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
+              f"order is {ORDER}", _step_with(kind)) for kind in ("step first", "zero last")),
     Mistake("F.cross_entropy takes the raw logits (it applies log-softmax itself): no softmax before it",
             _step_with("softmax")),
     Mistake("backpropagate the SUM of both losses: (policy_loss + value_loss).backward()", _step_with("policy only")),
-    Mistake("return plain floats: policy_loss.item(), value_loss.item()", _step_with("tensors")),
+    Mistake(FLOATS, _step_with("tensors")),
 ]  # fmt: skip
-
-
-LOSSES = [
-    ("policy", ": it is F.cross_entropy(policy logits, policy_targets) on the model's output"),
-    ("value", ": it is F.mse_loss(value, value_targets), both of shape [B, 1]"),
-]
 
 
 def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expected: tuple) -> Any:
     model = copy.deepcopy(model)
     optimizer = _sgd(model)
     model.train()
-    expected_losses, expected_parameters = expected
-    for step, ((states, policies, values), want) in enumerate(zip(batches, expected_losses, strict=True)):
+    formulas = (
+        ("policy", ": it is F.cross_entropy(policy logits, policy_targets) on the model's output"),
+        ("value", ": it is F.mse_loss(value, value_targets), both of shape [B, 1]"),
+    )
+    for step, ((states, policies, values), want) in enumerate(zip(batches, expected[0], strict=True)):
         targets = torch.as_tensor(policies), torch.as_tensor(values).unsqueeze(1)
         got = train_step(model, optimizer, torch.as_tensor(states), *targets)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Mismatch(got, want, "return (policy_loss, value_loss) as two floats (loss.item()).")
         if not all(isinstance(x, (float, int, np.floating)) and not isinstance(x, bool) for x in got):
-            raise Mismatch(got, want, "return plain floats: policy_loss.item(), value_loss.item().")
-        for k, (loss, formula) in enumerate(LOSSES):
+            raise Mismatch(got, want, f"{FLOATS}.")
+        for k, (loss, formula) in enumerate(formulas):
             if not same(float(got[k]), want[k], TOL):
-                later = " although step 1's agreed: the first update went wrong (optimizer.zero_grad(), "
-                later += "loss.backward(), optimizer.step(), in that order)"
-                differs = f"step {step + 1}: the {loss} loss differs"
-                raise Mismatch(got, want, differs + (formula if step == 0 else later))
+                later = f" although step 1's agreed: the first update went wrong ({ORDER})"
+                raise Mismatch(got, want, f"step {step + 1}: the {loss} loss differs" + (later if step else formula))
     parameters = _parameters(model)
-    if not same(parameters, expected_parameters, TOL):
-        worst = float(np.max(np.abs(parameters - expected_parameters)))
-        raise Mismatch(
-            f"parameters off by up to {worst:.3g}",
-            "the library's parameters",
-            "the losses agree but the parameters do not: after the losses, optimizer.zero_grad(), "
-            "(policy_loss + value_loss).backward(), optimizer.step(), in that order, every step.",
-        )
+    if not same(parameters, expected[1], TOL):
+        worst = float(np.max(np.abs(parameters - expected[1])))
+        hint = f"the losses agree but the parameters do not: after the losses, {ORDER}, every step."
+        raise miss(f"parameters off by up to {worst:.3g}", "the library's parameters", hint)
     return expected
 
 
 # ---- exercise 6: one epoch -----------------------------------------------------------------------------------
+ON_THE_MODELS_DEVICE = "the batches reached the model on its device"
+ON_ITS_DEVICE = (
+    "the tensors go where the model is: device = next(model.parameters()).device, then torch.tensor(..., "
+    "dtype=torch.float32, device=device) (on a GPU, CPU tensors raise 'Expected all tensors to be on the same device')"
+)
+
+
 def library_train(
     model: torch.nn.Module, optimizer: torch.optim.Optimizer, memory: list, batch_size: int, rng: np.random.Generator
 ) -> dict[str, float]:
@@ -480,13 +443,10 @@ def library_train(
 
 
 def check_train(train: Callable) -> Callable:
-    """``train(model, optimizer, memory, batch_size, rng)``: one epoch in shuffled minibatches (``minibatches``,
-    ``train_step``), the model in training mode; returns the mean ``policy_loss`` and ``value_loss`` per sample.
-
+    """``train(model, optimizer, memory, batch_size, rng)``: one epoch in minibatches, the mean losses per sample.
     Cases: memories of 10 to 70 samples, batch sizes 4 to 64, the model handed over in eval mode, against
-    ``library_train`` on copies (losses and parameters); last, a model on PyTorch's ``meta`` device (shapes without
-    numbers, so a CPU can tell where tensors go) must get its batches there, as a model on a GPU must.
-    """
+    ``library_train`` on copies (losses and parameters); last, a model on PyTorch's ``meta`` device must get its
+    batches there, as a model on a GPU must (``_run_on_meta``)."""
 
     def cases() -> list[Case]:
         rng, out = np.random.default_rng(31), []
@@ -498,17 +458,14 @@ def check_train(train: Callable) -> Callable:
             expected = (losses, _parameters(trained))
             call = f"train(model, optimizer, <{count} {game!r} samples>, {size}, np.random.default_rng({index}))"
             run = functools.partial(_run_epoch, model=model, memory=memory, size=size, seed=index, expected=expected)
-            out.append(Case(call, run, expected, same=_in_run))
-        meta_memory = _random_memory(ConnectFour(), 21, rng)
-        out.append(Case("train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, "
-                        "np.random.default_rng(0))", lambda f: _run_on_meta(f, meta_memory), ON_THE_MODELS_DEVICE,
-                        same=lambda got, exp: got == exp))  # fmt: skip
-        return out
+            out.append(Case(call, run, expected, same=judged_in_run))
+        meta = _random_memory(ConnectFour(), 21, rng)
+        call = (
+            "train(<a model on the 'meta' device>, optimizer, <21 ConnectFour() samples>, 8, np.random.default_rng(0))"
+        )
+        return [*out, Case(call, lambda f: _run_on_meta(f, meta), ON_THE_MODELS_DEVICE)]
 
     return check("train", train, library_train, cases, TRAIN_MISTAKES)
-
-
-ON_THE_MODELS_DEVICE = "the batches reached the model on its device"
 
 
 def _run_on_meta(train: Callable, memory: list) -> str:
@@ -525,13 +482,7 @@ def _run_on_meta(train: Callable, memory: list) -> str:
         if isinstance(error, NotImplementedError) and "meta" not in text.lower():
             raise
         if "device" in text:
-            raise Mismatch(
-                "batches on the CPU, the model on 'meta'",
-                ON_THE_MODELS_DEVICE,
-                "build the tensors where the model is: device = next(model.parameters()).device, then "
-                "torch.tensor(..., dtype=torch.float32, device=device), as the video does with model.device (on a "
-                "GPU the same mistake raises 'Expected all tensors to be on the same device')",
-            ) from None
+            raise miss("batches on the CPU, the model on 'meta'", ON_THE_MODELS_DEVICE, ON_ITS_DEVICE) from None
         raise
     return ON_THE_MODELS_DEVICE
 
@@ -560,9 +511,7 @@ TRAIN_MISTAKES = [
             "statistics nor updates its running ones", _train_with("no train mode")),
     Mistake("the mean loss per SAMPLE: weight each batch's loss by len(batch) and divide by len(memory) (batches "
             "differ in size)", _train_with("per batch")),
-    Mistake("the tensors go where the model is: device = next(model.parameters()).device, then torch.tensor(..., "
-            "dtype=torch.float32, device=device) (on a GPU, CPU tensors raise 'Expected all tensors to be on the same "
-            "device')", _train_with("cpu tensors")),
+    Mistake(ON_ITS_DEVICE, _train_with("cpu tensors")),
 ]  # fmt: skip
 
 
@@ -574,31 +523,27 @@ def _epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, see
 
 
 def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int, expected: tuple) -> Any:
-    want, expected_parameters = expected
+    want, keys = expected[0], ("policy_loss", "value_loss")
     got, trained = _epoch(train, model, memory, size, seed)
-    keys = ("policy_loss", "value_loss")
     if not isinstance(got, dict) or not set(keys) <= set(got):
         raise Mismatch(got, want, "return a dict with 'policy_loss' and 'value_loss'.")
     if not all(isinstance(got[k], numbers.Real) for k in keys):
         raise Mismatch({k: got[k] for k in keys}, want,
                        "the losses as plain numbers (train_step returns floats; sum them as floats)")  # fmt: skip
-    parameters_agree = same(_parameters(trained), expected_parameters, TOL)
-    if not all(same(float(got[key]), want[key], TOL) for key in keys):
-        raise Mismatch(
-            {k: float(got[k]) for k in keys},
-            dict(want),
-            "the parameters agree, so the training steps are right: average the losses per SAMPLE (sum "
-            "loss * len(batch) over the batches, divide by len(memory))"
-            if parameters_agree
-            else _batch_shapes_hint(train, model, memory, size, seed)
-            or "put the model in training mode (model.train()), take the batches from minibatches(len(memory), "
-            "batch_size, rng), one train_step each, in that order.",
-        )
-    if not parameters_agree:
-        hint = _batch_shapes_hint(train, model, memory, size, seed)
-        hint = hint or "one train_step per minibatch, in the order minibatches gives them."
-        raise Mismatch("other parameters", "the library's parameters", hint)
-    return expected
+    losses_agree = all(same(float(got[key]), want[key], TOL) for key in keys)
+    if same(_parameters(trained), expected[1], TOL):
+        if losses_agree:
+            return expected
+        raise Mismatch({k: float(got[k]) for k in keys}, dict(want), "the parameters agree, so the training steps "
+                       "are right: average the losses per SAMPLE (sum loss * len(batch) over the batches, divide by "
+                       "len(memory))")  # fmt: skip
+    shapes = _batch_shapes_hint(train, model, memory, size, seed)
+    if not losses_agree:
+        raise Mismatch({k: float(got[k]) for k in keys}, dict(want), shapes or "put the model in training mode "
+                       "(model.train()), take the batches from minibatches(len(memory), batch_size, rng), one "
+                       "train_step each, in that order.")  # fmt: skip
+    hint = shapes or "one train_step per minibatch, in the order minibatches gives them."
+    raise miss("other parameters", "the library's parameters", hint)
 
 
 def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int) -> str:
@@ -638,11 +583,13 @@ def _batch_shapes_hint(train: Callable, model: torch.nn.Module, memory: list, si
 
 
 # ---- exercise 7: the learn loop ------------------------------------------------------------------------------
+RECORD = ("iteration", "games", "samples", "policy_loss", "value_loss")
+
+
 def check_learn(learn: Callable) -> Callable:
-    """``learn(play_game, train_epoch, num_iterations, num_games, num_epochs)``: iterations of self-play (a fresh
-    memory, ``num_games`` games) then ``num_epochs`` epochs on that memory; returns one record per iteration:
-    ``RECORD`` (the last epoch's losses). Cases: scripted games and epochs that log what they were given, against
-    the library's ``AlphaZero.learn`` driving the same fakes (replay window 1: each iteration trains on its games)."""
+    """``learn(play_game, train_epoch, num_iterations, num_games, num_epochs)``: per iteration a fresh memory of
+    ``num_games`` games, ``num_epochs`` epochs on it, one ``RECORD`` (the last epoch's losses). Cases: scripted games
+    and epochs that log what they were given, against the library's ``AlphaZero.learn`` on the same fakes."""
 
     def cases() -> list[Case]:
         return [
@@ -681,33 +628,25 @@ LEARN_MISTAKES = [
 ]  # fmt: skip
 
 
-class _Script:
-    """Fake games (3 to 6 samples each, numbered) and epochs that log the memory they train on."""
+def _scripted_run(learn: Callable, iterations: int, games: int, epochs: int) -> tuple[list, list]:
+    """``learn`` on fake games (3 to 6 samples each, numbered) and epochs that log the memory they train on: its
+    records and the log."""
+    log: list[tuple] = []
 
-    def __init__(self) -> None:
-        self.games = 0
-        self.log: list[tuple] = []
+    def play_game() -> list:
+        number = sum(entry[0] == "play" for entry in log) + 1
+        log.append(("play", number))
+        return [(number, i) for i in range(3 + number % 4)]
 
-    def play_game(self) -> list:
-        self.games += 1
-        self.log.append(("play", self.games))
-        return [(self.games, i) for i in range(3 + self.games % 4)]
-
-    def train_epoch(self, memory: list) -> dict[str, float]:
-        epoch = sum(1 for entry in self.log if entry[0] == "train") + 1
-        self.log.append(("train", len(memory), min(memory), max(memory)))
+    def train_epoch(memory: list) -> dict[str, float]:
+        epoch = sum(entry[0] == "train" for entry in log) + 1
+        log.append(("train", len(memory), min(memory), max(memory)))
         return {"policy_loss": 2.0 / epoch, "value_loss": 1.0 / (epoch + 1)}
 
-
-RECORD = ("iteration", "games", "samples", "policy_loss", "value_loss")
-
-
-def _scripted_run(learn: Callable, iterations: int, games: int, epochs: int) -> tuple[list, list]:
-    script = _Script()
-    history = learn(script.play_game, script.train_epoch, iterations, games, epochs)
+    history = learn(play_game, train_epoch, iterations, games, epochs)
     if not isinstance(history, list) or not all(isinstance(r, dict) and set(RECORD) <= set(r) for r in history):
         raise Mismatch(history, "a list of dicts", f"return a list with one dict per iteration, keys {list(RECORD)}.")
-    return [{k: r[k] for k in RECORD} for r in history], script.log
+    return [{k: r[k] for k in RECORD} for r in history], log
 
 
 def _compare_learn(got: tuple, expected: tuple) -> tuple:
@@ -715,24 +654,13 @@ def _compare_learn(got: tuple, expected: tuple) -> tuple:
     for kind, name, rule in (("play", "games", "num_games games"), ("train", "epochs", "num_epochs epochs")):
         count, want = sum(e[0] == kind for e in log), sum(e[0] == kind for e in want_log)
         if count != want:
-            raise Mismatch(f"{count} {name}", f"{want} {name}", f"{rule} in every iteration.")
+            raise miss(f"{count} {name}", f"{want} {name}", f"{rule} in every iteration.")
     if log != want_log:
         first = next(i for i, (a, b) in enumerate(zip(log, want_log, strict=True)) if a != b)
-        raise Mismatch(
-            log[first],
-            want_log[first],
-            "each iteration: a fresh memory, all its games first, then the epochs on all of that iteration's "
-            "samples (not the previous iterations').",
-        )
-    if len(history) != len(want_history) or not same(
-        [tuple(r.values()) for r in history], [tuple(r.values()) for r in want_history]
-    ):
-        raise Mismatch(
-            history[:2],
-            want_history[:2],
-            "one record per iteration: iteration (from 1), games, samples of that iteration, and the LAST "
-            "epoch's losses.",
-        )
+        raise Mismatch(log[first], want_log[first], HINTS["learn"])
+    records = [tuple(r.values()) for r in history], [tuple(r.values()) for r in want_history]
+    if len(history) != len(want_history) or not same(*records):
+        raise Mismatch(history[:2], want_history[:2], HINTS["learn"])
     return expected
 
 
@@ -849,11 +777,9 @@ def library_diagnosis() -> dict[str, str]:
 
 
 def check_diagnosis(diagnosis: Any) -> Any:
-    """``diagnosis()`` (or a dict): ``{"A": cause, ..., "D": cause}``, one of ``CAUSES`` per run of the plot.
-
-    One verdict line: every run right; or, for each wrong run, the signal to look at (never the answer); or the
-    runs still without a cause. Returns the learner's answer when it is right, ``library_diagnosis`` otherwise.
-    """
+    """``diagnosis()`` (or a dict): ``{"A": cause, ..., "D": cause}``, one of ``CAUSES`` per run of the plot. One
+    verdict line: every run right; or, for each wrong run, the signal to look at (never the answer); or the runs
+    still without a cause."""
     line = _diagnosis_verdict(diagnosis)
     print(line, flush=True)
     return diagnosis if line.startswith(PASSED) else library_diagnosis
@@ -885,9 +811,8 @@ def _diagnosis_verdict(diagnosis: Any) -> str:
     causes = ", ".join(map(repr, CAUSES))
     missing = [label for label in LABELS if label not in labels or _undecided(labels[label])]
     if missing:
-        runs = ", ".join(missing)
-        plural = "s" if len(missing) > 1 else ""
-        return f"{NOT_WRITTEN} {name}: no cause yet for run{plural} {runs}; name one of {causes} for each"
+        runs = f"run{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+        return f"{NOT_WRITTEN} {name}: no cause yet for {runs}; name one of {causes} for each"
     for label in LABELS:
         if _cause(labels[label]) is None:
             return f"{FAILED} {name}: {show(labels[label])} (run {label}) is not one of the causes: {causes}"

@@ -1,11 +1,10 @@
 """Checks for notebook 09 (evaluation): the Elo expected score, the Elo update, the Elo fit over a match table,
 the Wilson score interval and the gating decision.
 
-The references follow ``alphazero_lib.arena``: scores count a win 1, a draw 1/2, a loss 0; ``fit_elo`` is the
-library's Bradley-Terry fit (a strength ``10 ** (rating / 400)``, so the expected score is the logistic curve
-below); ``wilson_interval`` is the library's; the gate accepts a candidate whose score is at least the threshold
-(``arena.gate``; a match without games scores 1/2, as ``MatchResult.score``). Each ``check_*`` prints one verdict
-line and returns the learner's function when every case agrees, the reference otherwise.
+The references are ``alphazero_lib.arena``'s: a win scores 1, a draw 1/2, a loss 0; ``expected_score`` and
+``elo_update``, ``fit_elo`` (a Bradley-Terry fit of strengths ``10 ** (rating / 400)``, whose expected score is
+``expected_score``'s logistic curve) and ``wilson_interval``; the gate accepts a score at least the threshold
+(``arena.gate``; no games score 1/2).
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.arena import Z_95, MatchResult, fit_elo, wilson_interval
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, is_number, same, show
+from alphazero_lib.arena import Z_95, MatchResult, elo_update, expected_score, fit_elo, wilson_interval
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, is_number, miss, same, show
 
 HINTS = {
     "expected_score": "1 / (1 + 10 ** ((opponent_rating - rating) / 400)): 1/2 for equal ratings, 10/11 for 400 "
@@ -36,16 +35,9 @@ HINTS = {
 hint, solution = hints_for(HINTS, "09_evaluation.ipynb")
 
 
-# ---- the references (the library has no Elo expected score or update; gating counts as arena.gate) -------------
-def reference_expected_score(rating: float, opponent_rating: float) -> float:
-    """Expected points per game: ``g / (g + g_opponent)`` with ``arena.fit_elo``'s strengths ``g = 10 ** (r / 400)``."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / 400.0))
-
-
-def reference_elo_update(rating: float, opponent_rating: float, score: float, k: float = 32.0) -> tuple[float, float]:
-    """Both new ratings after one game (``score``: the first player's points, 1, 1/2 or 0)."""
-    change = k * (score - reference_expected_score(rating, opponent_rating))
-    return rating + change, opponent_rating - change
+# ---- the references: the library's (gating counts as arena.gate) ----------------------------------------------
+reference_expected_score = expected_score
+reference_elo_update = elo_update
 
 
 def reference_gate(wins: int, draws: int, losses: int, threshold: float = 0.55) -> tuple[bool, float]:
@@ -79,10 +71,7 @@ def check_expected_score(learner: Any) -> Callable[[float, float], float]:
         pairs = [(0, 0), (1500, 1500), (400, 0), (0, 400), (2000, 0), (0, 2000), (-350, 50), (100.5, 99.5)]
         rng = np.random.default_rng(90)
         pairs += [tuple(map(float, np.round(rng.normal(0, 400, 2), 1))) for _ in range(200)]
-        hints = ("1 / (1 + 10 ** ((opponent_rating - rating) / 400)): the logistic curve in base 10, scale 400.",
-                 "equal ratings expect 1/2.",
-                 "the logistic curve in base 10 with scale 400: 400 points more means 10 to 1 odds.")  # fmt: skip
-        rows = [(a, b, hints[1 if a == b else 2 if abs(a - b) == 400 else 0]) for a, b in pairs]
+        rows = [(a, b, HINTS["expected_score"]) for a, b in pairs]
         return _cases("expected_score({}, {})", rows, reference_expected_score)
 
     return check("expected_score", learner, reference_expected_score, cases, EXPECTED_MISTAKES)
@@ -112,10 +101,8 @@ def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
         for _ in range(200):
             a, b = (float(x) for x in np.round(rng.normal(1500, 300, 2), 1))
             trials.append((a, b, float(rng.choice([0, 0.5, 1])), float(rng.choice([10, 16, 32]))))
-        hints = ("the change is k * (score - expected_score(rating, opponent_rating)); the opponent loses it.",
-                 "k = 0 changes nothing.",
-                 "a draw against a stronger player is worth MORE than expected: the weaker one gains.")  # fmt: skip
-        rows = [(a, b, s, k, hints[1 if k == 0 else 2 if s == 0.5 and a != b else 0]) for a, b, s, k in trials]
+        draw = "a draw against a stronger player is worth MORE than expected: the weaker one gains."
+        rows = [(a, b, s, k, draw if s == 0.5 and a != b else HINTS["elo_update"]) for a, b, s, k in trials]
         return _cases("elo_update({}, {}, {}, k={})", rows, reference_elo_update,
                       lambda f, a, b, s, k: _pair(f(a, b, s, k=k)))  # fmt: skip
 
@@ -182,7 +169,7 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
                 p, g = points.copy(), games.copy()
                 got = f(p, g, prior_games=prior)
                 if not (np.array_equal(p, points) and np.array_equal(g, games)):
-                    raise Mismatch("changed tables", "tables unchanged", "do not add the prior into the arrays given.")
+                    raise miss("changed tables", "tables unchanged", "do not add the prior into the arrays given.")
                 return got
 
             call = f"fit_elo({points.tolist()}, {games.astype(int).tolist()}, prior_games={prior})"
@@ -223,17 +210,13 @@ def _same_ratings(got: Any, expected: np.ndarray, games: np.ndarray, shifted: li
     return shift
 
 
-def _prior_everywhere(points: np.ndarray, games: np.ndarray, prior_games: float = 1.0) -> np.ndarray:
-    off = ~np.eye(len(points), dtype=bool)  # every pair, played or not
-    return fit_elo(points + 0.5 * prior_games * off, games + prior_games * off, prior_games=0.0)
-
-
 FIT_MISTAKES = [
     Mistake("add the prior_games virtual draws first (prior_games / 2 points and prior_games games to every pair that "
             "played): without them a perfect record has no finite rating",
             lambda p, g, prior_games=1.0: fit_elo(p, g, 0.0)),
     Mistake("prior draws only for pairs that played (games > 0): a pair that never met stays unconnected",
-            _prior_everywhere),
+            lambda p, g, prior_games=1.0: fit_elo(p + prior_games / 2 * (1 - np.eye(len(p))),
+                                                  g + prior_games * (1 - np.eye(len(p))), 0.0)),
     Mistake("W_i = sum_j points[i, j] is what player i SCORED (the row), not what it conceded (the column)",
             lambda p, g, prior_games=1.0: fit_elo(p.T, g, prior_games)),
     Mistake("ratings are 400 * log10(g), not 400 * ln(g)",
@@ -260,7 +243,7 @@ def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
         for _ in range(200):
             n = int(rng.integers(1, 400))
             score = float(rng.integers(0, 2 * n + 1)) / (2 * n)
-            trials.append((score, n, Z_95, "the half width is z * sqrt(p(1-p)/n + z^2/(4n^2)) / (1 + z^2/n)."))
+            trials.append((score, n, Z_95, HINTS["wilson_interval"]))
         return _cases(lambda s, n, z: f"wilson_interval({s:.4g}, {n}{'' if z == Z_95 else f', z={z}'})", trials,
                       wilson_interval, _interval)  # fmt: skip
 
