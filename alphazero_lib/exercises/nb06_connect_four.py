@@ -1,9 +1,8 @@
 """Checks for notebook 06 (Connect Four): gravity, the legal columns and the four-direction win check.
 
-The learner writes the methods of their own ``ConnectFour`` class cell by cell (``add_to_class``); each
-``check_*`` compares a method with the library's ``alphazero_lib.ConnectFour`` on many seeded random playouts and
-the edge cases the notebook names (board edges, both diagonals, a full column, a last piece in the middle of its
-line), prints one verdict line and puts the library's rule in place of a method that disagrees.
+The learner writes the methods of their own ``ConnectFour`` class cell by cell (``add_to_class``); each check
+compares a method with the library's ``alphazero_lib.ConnectFour`` on the edge cases the notebook names and on
+seeded random playouts, prints one verdict line and puts the library's rule in place of a method that disagrees.
 """
 
 from __future__ import annotations
@@ -18,10 +17,12 @@ from alphazero_lib.games import ConnectFour as LibraryConnectFour
 
 LIBRARY = LibraryConnectFour()
 
-HINTS = {
-    "get_next_state": "the empty rows of the column are np.flatnonzero(state[:, action] == 0); none left: raise "
-    "ValueError; otherwise copy the state and put player in the LAST of them (the lowest: row 5 is the bottom).",
-    "get_valid_moves": "a column is legal while its top cell, state[0, column], is empty: (state[0] == 0) as uint8.",
+HINTS = {  # the rule of each exercise: printed by hint(name), and the hint of a failing case no mistake explains
+    "get_next_state": "the piece falls to the LOWEST empty row: the empty rows of the column are np.flatnonzero("
+    "state[:, action] == 0); none left: raise ValueError; otherwise copy the state and put player in the LAST of "
+    "them (row 5 is the bottom).",
+    "get_valid_moves": "a column is legal while its TOP cell (row 0), state[0, column], is empty: one 0/1 entry per "
+    "column, (state[0] == 0) as uint8.",
     "check_win": "None: False. The dropped piece is the top piece of the column (the smallest row holding a piece); "
     "for each direction (0, 1), (1, 0), (1, 1), (1, -1) count the mover's pieces from there both ways; a win when "
     "1 + both counts >= in_a_row.",
@@ -29,6 +30,7 @@ HINTS = {
 hint, solution = hints_for(HINTS, "06_connect_four.ipynb")
 
 
+# the library's rules with the methods' signatures: they stand in for a method that disagrees
 def _library_get_next_state(self: Any, state: np.ndarray, action: int, player: int) -> np.ndarray:
     return LIBRARY.get_next_state(state, action, player)
 
@@ -82,7 +84,6 @@ def _case(method: str, state: np.ndarray, args: tuple, hint: str, changed: str =
 
 
 # ---- exercise 1: gravity ------------------------------------------------------------------------------------
-COPY = "the input state was changed: copy it first (state.copy())."
 DROPS = [  # (columns played, players alternating from 1), the column and the player of the move, what it tests
     ([], 0, 1, "the empty board: the piece lands in the bottom row."),
     ([], 6, -1, "the last column, player -1."),
@@ -97,10 +98,11 @@ def check_get_next_state(cls: type) -> type:
 
     def cases(cls: type) -> list[Case]:
         rows, rng = [(_position(c), a, p, hint) for c, a, p, hint in DROPS], np.random.default_rng(60)
-        lowest = "the piece falls to the LOWEST empty row."
         for moves in (positions.random_game(LIBRARY, rng) for _ in range(40)):
-            rows += [(positions.after(LIBRARY, moves[:k])[0], a, p, lowest) for k, (_, a, p, _) in enumerate(moves)]
-        return [_case("get_next_state", state, (a, p), hint, COPY) for state, a, p, hint in rows]
+            rows += [(positions.after(LIBRARY, moves[:k])[0], a, p, HINTS["get_next_state"])
+                     for k, (_, a, p, _) in enumerate(moves)]  # fmt: skip
+        copy = "the input state was changed: copy it first (state.copy())."
+        return [_case("get_next_state", state, (a, p), hint, copy) for state, a, p, hint in rows]
 
     return check_method(cls, "get_next_state", _library_get_next_state, cases, mistakes=NEXT_MISTAKES)
 
@@ -130,8 +132,7 @@ def check_get_valid_moves(cls: type) -> type:
         rng = np.random.default_rng(61)
         for moves in (positions.random_game(LIBRARY, rng) for _ in range(20)):
             states += [positions.after(LIBRARY, moves[:k])[0] for k in range(len(moves) + 1)]
-        hint = "a column is legal while its TOP cell (row 0) is empty; return one 0/1 entry per column."
-        return [_case("get_valid_moves", state, (), hint) for state in states]
+        return [_case("get_valid_moves", state, (), HINTS["get_valid_moves"]) for state in states]
 
     return check_method(cls, "get_valid_moves", _library_get_valid_moves, cases, mistakes=VALID_MISTAKES)
 
@@ -147,7 +148,6 @@ VALID_MISTAKES = [
 
 
 # ---- exercise 3: the win check ------------------------------------------------------------------------------
-READ_ONLY = "check_win only reads the board: do not write into it."
 EDGE_CASES = [
     # (columns played, players alternating from 1; the last one is the action checked), what it tests
     ([0, 0, 1, 1, 2, 2, 3], "a horizontal four at the left edge of the bottom row"),
@@ -172,13 +172,12 @@ def check_check_win(cls: type) -> type:
     edge cases above, and after every move of 60 seeded random games."""
 
     def cases(cls: type) -> list[Case]:
-        empty = LIBRARY.get_initial_state()
+        empty, read_only = LIBRARY.get_initial_state(), "check_win only reads the board: do not write into it."
         out = [Case("game.check_win(<empty board>, None)", lambda g: g().check_win(empty, None), False,
                     "no action yet (None) means no win.")]  # fmt: skip
-        out += [_case("check_win", _position(c), (c[-1],), hint, READ_ONLY) for c, hint in EDGE_CASES]
+        out += [_case("check_win", _position(c), (c[-1],), hint, read_only) for c, hint in EDGE_CASES]
         played = positions.played_positions(LIBRARY, np.random.default_rng(62), 60)
-        hint = "look along all four directions through the landing cell."
-        return out + [_case("check_win", state, (column,), hint, READ_ONLY) for state, column, _ in played]
+        return out + [_case("check_win", state, (a,), HINTS["check_win"], read_only) for state, a, _ in played]
 
     return check_method(cls, "check_win", _library_check_win, cases, mistakes=WIN_MISTAKES)
 

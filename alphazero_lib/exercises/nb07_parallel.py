@@ -1,15 +1,11 @@
 """Checks for notebook 7 (parallel self-play): the video's SPG and MCTSParallel, then batched PUCT and backup.
 
 The video's design keeps one object tree per game (``alphazero_lib.alpha_mcts.Node``) and batches only the
-network calls: every simulation walks each game to a leaf, evaluates all the leaves in ONE call and expands and
-backs up each. Its reference here (``expand_roots``, ``simulate``, ``search``) is checked against the serial
+network calls. Its reference here (``expand_roots``, ``simulate``, ``search``) is checked against the serial
 ``AlphaMCTS`` run game by game: with the same network, settings and noise draws the visit counts are identical.
-The array exercises (``select_actions``, ``on_path``, ``level_signs``, ``backup``) are checked against the
-library's ``search_policies.puct_selection`` (``Node.select``'s rule) and ``batched_mcts``' backup on seeded arrays,
-the rules ``BatchedMCTS`` applies to its ``[B, N]`` trees.
-
-Checks run on a fake network whose answer for a state does not depend on the other states in the batch (each
-row is computed alone), so that "identical" really means identical whatever the CPU.
+The array exercises (``select_actions``, ``on_path``, ``level_signs``, ``backup``) are checked against the library's
+``search_policies.puct_selection`` and ``batched_mcts``' backup on seeded arrays, the rules ``BatchedMCTS`` applies.
+Checks run on a fake network that computes each row alone, so "identical" really means identical on any CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -28,8 +25,8 @@ import numpy as np
 from alphazero_lib.alpha_mcts import AlphaMCTS, Node
 from alphazero_lib.batched_mcts import backup, level_signs, on_path
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, Text, board, check, check_method, hints_for, show
+from alphazero_lib.exercises import core, positions
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, miss, show
 from alphazero_lib.exercises.nb05_self_play import fake_counts
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
@@ -39,7 +36,7 @@ from alphazero_lib.search_policies.puct import dirichlet_noise
 from alphazero_lib.selection import apply_temperature
 from alphazero_lib.training import game_memory
 
-HINTS = {
+HINTS = {  # the rule of each exercise: printed by hint(name), and the hint of a failing case no mistake explains
     "spg": "in __init__: self.state = game.get_initial_state(), self.memory = [] (a new list for every game), "
     "self.root = None, self.node = None.",
     "expand_roots": "priors, _ = self.evaluate(states) once for all games; then for each game b in order: with "
@@ -50,35 +47,36 @@ HINTS = {
     "once, an open one waits in spg.node. Then ONE self.evaluate of the waiting leaves' states; expand each with its "
     "priors and backpropagate its value.",
     "search": "self.expand_roots(states, spgs); num_searches times self.simulate(spgs); then counts [B, A] from each "
-    "root's children, divided by each ROW's sum (axis=1, keepdims=True).",
+    "root's children, divided by each ROW's sum (axis=1, keepdims=True): an array [B, A].",
     "parallel_self_play": "spgs = [SPG(game) for _ in range(num_games)], player = 1; while spgs: states = np.stack("
     "[game.change_perspective(spg.state, player) for spg in spgs]); probs = search(states, spgs) (ONE call); for i "
-    "in reversed(range(len(spgs))): spg.memory.append((states[i], probs[i], player)); action = rng.choice("
-    "game.action_size, p=apply_temperature(probs[i], temperature)); play it on spg.state; if the game ended: memory "
-    "+= game_memory(game, spg.memory, value, player) and del spgs[i]. Then player = game.get_opponent(player).",
+    "in reversed(range(len(spgs))) (or forwards): spg.memory.append((states[i], probs[i], player)); action = "
+    "rng.choice(game.action_size, p=apply_temperature(probs[i], temperature)); play it on spg.state; if the game "
+    "ended: memory += game_memory(game, spg.memory, value, player) and del spgs[i]. Then player = "
+    "game.get_opponent(player), once per step.",
     "select_actions": "Q = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0); score = Q + C * "
-    "prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count); -inf where not legal; argmax(axis=1).",
-    "on_path": "levels = np.arange(len(path))[:, None]; return levels <= depth[None, :] (shape [L, B]).",
-    "level_signs": "levels = np.arange(len(path))[:, None]; return np.where((depth[None, :] - levels) % 2 == 0, 1.0, "
-    "-1.0).",
-    "backup": "for each game b with depth[b] >= 0: value = leaf_value[b]; for level from depth[b] down to 0: "
-    "visit_count[b, path[level, b]] += 1, value_sum[b, path[level, b]] += value, value = -value.",
+    "prior * np.sqrt(parent_visits)[:, None] / (1 + visit_count); -inf where not legal; argmax(axis=1), the first "
+    "maximum.",
+    "on_path": "level l of game b is on the path when l <= depth[b]: np.arange(len(path))[:, None] <= "
+    "np.asarray(depth)[None, :] gives [L, B] booleans.",
+    "level_signs": "+1 where depth[b] - level is even, -1 where it is odd: np.where((depth[None, :] - "
+    "np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0).",
+    "backup": "for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], value = "
+    "-value after each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 and stay untouched, and "
+    "a game with depth -1 is not searching.",
 }
 hint, solution = hints_for(HINTS, "07_parallel_self_play.ipynb")
 
 
 # ---- the reference: the video's design with the library's semantics ---------------------------------------
-# The references' private twins (``_expand_roots``, ``_simulate``, ``_search``, ``_loop``) take ``kind``, a planted
-# mistake (the default is the reference): the checks' known mistakes (``*_MISTAKES``) are the reference with one
-# thing changed, so a hint names exactly what differs.
+# ``_expand_roots``, ``_simulate``, ``_search`` (the methods' private twins) and ``parallel_self_play`` take ``kind``, a
+# planted mistake (the default is the reference): the known mistakes (``*_MISTAKES``) are the reference with one
+# thing changed.
 class SPG:
     """One self-play game in flight: its state, its memory of samples, and its search's root and leaf node."""
 
     def __init__(self, game: Game) -> None:
-        self.state = game.get_initial_state()
-        self.memory: list = []
-        self.root: Node | None = None
-        self.node: Node | None = None
+        self.state, self.memory, self.root, self.node = game.get_initial_state(), [], None, None
 
 
 def _expand_roots(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> None:
@@ -96,11 +94,6 @@ def _expand_roots(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> 
         spg.root = Node(states[b])
         spg.root.visit_count = 1
         spg.root.expand(self.game, priors[b])
-
-
-def expand_roots(self, states: np.ndarray, spgs: list) -> None:
-    """Give every game a root: ONE network call for all ``states [B, R, C]``, noise game by game, expand."""
-    _expand_roots(self, states, spgs)
 
 
 def _simulate(self: Any, spgs: list, kind: str = "") -> None:
@@ -124,11 +117,6 @@ def _simulate(self: Any, spgs: list, kind: str = "") -> None:
             spg.node.backpropagate(-float(value) if kind == "network sign" else float(value))
 
 
-def simulate(self, spgs: list) -> None:
-    """One simulation in every game: walk to a leaf, back up finished games, ONE network call for the rest."""
-    _simulate(self, spgs)
-
-
 def _search(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> Any:
     self.expand_roots(states, spgs)
     for _ in range(self.config.num_searches):
@@ -140,11 +128,6 @@ def _search(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> Any:
         return counts / counts.sum()
     shares = counts / counts.sum(axis=1, keepdims=True)
     return list(shares) if kind == "a list" else shares
-
-
-def search(self, states: np.ndarray, spgs: list) -> np.ndarray:
-    """Visit-count distributions ``[B, A]`` of canonical ``states [B, R, C]``, one tree per game in ``spgs``."""
-    return _search(self, states, spgs)
 
 
 class MCTSParallel:
@@ -163,28 +146,28 @@ class MCTSParallel:
         self.network_calls += 1
         return masked_softmax(logits, valid), np.asarray(values, dtype=np.float64).reshape(-1)
 
-    expand_roots = expand_roots
-    simulate = simulate
-    search = search
+    def expand_roots(self, states: np.ndarray, spgs: list) -> None:
+        """Give every game a root: ONE network call for all ``states [B, R, C]``, noise game by game, expand."""
+        _expand_roots(self, states, spgs)
+
+    def simulate(self, spgs: list) -> None:
+        """One simulation in every game: walk to a leaf, back up finished games, ONE network call for the rest."""
+        _simulate(self, spgs)
+
+    def search(self, states: np.ndarray, spgs: list) -> np.ndarray:
+        """Visit-count distributions ``[B, A]`` of canonical ``states [B, R, C]``, one tree per game in ``spgs``."""
+        return _search(self, states, spgs)
 
 
-def parallel_self_play(
-    game: Game,
-    search: Callable[..., np.ndarray],
-    num_games: int,
-    rng: np.random.Generator,
-    temperature: float = 1.25,
-    backwards: bool = True,
-) -> list:
+expand_roots, simulate, search = MCTSParallel.expand_roots, MCTSParallel.simulate, MCTSParallel.search
+
+
+def parallel_self_play(game: Game, search: Callable[..., np.ndarray], num_games: int, rng: np.random.Generator,
+                       temperature: float = 1.25, backwards: bool = True, kind: str = "") -> list:  # fmt: skip
     """The video's self-play loop: ``num_games`` games side by side, ONE ``search(states [B, R, C], spgs) -> probs
     [B, A]`` per step for the games still playing, one move in each (drawn backwards through the list, as the video
     does, or forwards), one ``player`` for all; a finished game adds ``game_memory(game, spg.memory, value, player)``
-    and leaves the list."""
-    return _loop(game, search, num_games, rng, temperature, "backwards" if backwards else "forwards")
-
-
-def _loop(game: Game, search: Callable, num_games: int, rng: np.random.Generator, temperature: float = 1.25,
-          kind: str = "backwards") -> list:  # fmt: skip
+    and leaves the list. ``kind``: a planted mistake (``LOOP_MISTAKES``)."""
     memory, player, shared = [], 1, []
     spgs = [SPG(game) for _ in range(num_games)]
     while spgs:
@@ -192,12 +175,11 @@ def _loop(game: Game, search: Callable, num_games: int, rng: np.random.Generator
         probs = search(states, spgs)
         if kind == "skips":  # the live list: removing a game shifts the next one under the loop
             games = enumerate(spgs)
-        elif kind in ("forwards", "del forwards"):
-            games = ((i, spgs[i]) for i in range(len(spgs)))
         elif kind == "wrong row":
             games = enumerate(reversed(spgs))
         else:
-            games = ((i, spgs[i]) for i in reversed(range(len(spgs))))
+            order = reversed(range(len(spgs))) if backwards and kind != "del forwards" else range(len(spgs))
+            games = ((i, spgs[i]) for i in order)
         ended = []
         for i, spg in games:
             history = shared if kind == "shared" else spg.memory
@@ -225,25 +207,30 @@ def _loop(game: Game, search: Callable, num_games: int, rng: np.random.Generator
     return memory
 
 
-def select_actions(
-    value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits, C=2.0
-) -> np.ndarray:
+def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator,
+                  temperature: float = 1.25) -> list:  # fmt: skip
+    return parallel_self_play(game, search, num_games, rng, temperature)
+
+
+def select_actions(value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits,
+                   C=2.0) -> np.ndarray:  # fmt: skip
     """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``; the
     library's ``search_policies.puct_selection`` (the rule ``BatchedMCTS`` applies to its trees)."""
-    children = Children(
-        prior=np.asarray(prior, dtype=np.float64),
-        visit_count=np.asarray(visit_count),
-        value_sum=np.asarray(value_sum),
-        illegal_penalty=np.where(legal, 0.0, -np.inf),
-        parent_visits=np.asarray(parent_visits, dtype=np.float64),
-        raw_value=np.zeros(len(prior)),
-    )
+    children = Children(prior=np.asarray(prior, dtype=np.float64), visit_count=np.asarray(visit_count),
+                        value_sum=np.asarray(value_sum), illegal_penalty=np.where(legal, 0.0, -np.inf),
+                        parent_visits=np.asarray(parent_visits, dtype=np.float64),
+                        raw_value=np.zeros(len(prior)))  # fmt: skip
     return puct_selection(children, SearchConfig(C=C))
 
 
-def _planted(reference: Callable[..., Any], kind: str) -> Callable[..., Any]:
-    """``reference`` with the planted mistake ``kind`` (a function, or a method: ``self`` comes first)."""
-    return lambda *args: reference(*args, kind=kind)
+def _planted(reference: Callable[..., Any], hints: dict[str, str]) -> list[Mistake]:
+    """An exercise's known mistakes: ``reference`` (a function, or a method: ``self`` first) with each planted mistake
+    ``kind`` of ``hints``, and its hint."""
+
+    def planted(kind: str) -> Callable[..., Any]:
+        return lambda *args, **kwargs: reference(*args, **kwargs, kind=kind)
+
+    return [Mistake(hint, planted(kind)) for kind, hint in hints.items()]
 
 
 # ---- helpers for the notebook -------------------------------------------------------------------------------
@@ -264,19 +251,18 @@ class RowNet:
         return logits.astype(np.float32), values.astype(np.float32)
 
 
-def _miss(got: str, expected: str, hint: str = "") -> Mismatch:
-    """A ``Mismatch`` whose two sides are pictures in words (``Text``)."""
-    return Mismatch(Text(got), Text(expected), hint)
+# the loop's rules that both the fake search (which sees them broken) and a planted mistake state
+KEPT = "take a game out of the list when it ends: a finished game left in it is searched again"
+SKIPS = ("removing a game from the list you are looping over skips the game after it (and its row of probs no longer "
+         "lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the video does, or "
+         "build a new list of the games still playing")  # fmt: skip
 
 
 class FakeParallelSearch:
-    """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``.
-
-    The "visit counts" are notebook 5's ``fake_counts`` of each canonical board, also left in ``spg.root``'s children
-    as a real search leaves them; ``batch_sizes`` records how many games each call searched. It raises ``Mismatch``
-    (saying what is wrong) when a call is not one step of the video's loop: the canonical boards of every game still
-    playing, each moved once since the call before, none finished.
-    """
+    """A deterministic stand-in for ``MCTSParallel.search``: ``search(states [B, R, C], spgs) -> probs [B, A]``,
+    notebook 5's ``fake_counts`` of each canonical board (also left in ``spg.root``'s children, as a search leaves
+    them); ``batch_sizes``: how many games each call searched. It raises ``Mismatch`` (saying what is wrong) when a
+    call is not one step of the video's loop: the canonical boards of every game still playing, each moved once."""
 
     def __init__(self, game: Game, seed: int = 0, num_games: int | None = None) -> None:
         self.game, self.seed, self.num_games = game, seed, num_games
@@ -288,27 +274,27 @@ class FakeParallelSearch:
         step, states, spgs = len(self.batch_sizes), np.asarray(states), list(spgs)
         shape = (len(spgs), self.game.row_count, self.game.column_count)
         if states.shape != shape:
-            raise _miss(f"search(states of shape {states.shape}, {len(spgs)} games)", f"states of shape {shape}",
-                        "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still "
-                        "playing and those B games, in the same order.")  # fmt: skip
+            raise miss(f"search(states of shape {states.shape}, {len(spgs)} games)", f"states of shape {shape}",
+                       "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still "
+                       "playing and those B games, in the same order.")  # fmt: skip
         self.batch_sizes.append(len(spgs))
         if step == 0:
             if self.num_games is not None and len(spgs) != self.num_games:
-                raise _miss(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}",
-                            f"all {self.num_games}", "search every game in ONE call per step: make all num_games "
-                            "SPGs first, then search them together (search(states, spgs)).")  # fmt: skip
+                raise miss(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}",
+                           f"all {self.num_games}", "search every game in ONE call per step: make all num_games "
+                           "SPGs first, then search them together (search(states, spgs)).")  # fmt: skip
             self.games, self.boards = spgs, {id(spg): [] for spg in spgs}
         for i, spg in enumerate(spgs):
             if id(spg) not in self.boards:
-                raise _miss(f"step {step + 1}: a game that was not in the first call", "the same SPGs at every step",
-                            "make the SPGs once, before the loop; each keeps its board in spg.state.")  # fmt: skip
+                raise miss(f"step {step + 1}: a game that was not in the first call", "the same SPGs at every step",
+                           "make the SPGs once, before the loop; each keeps its board in spg.state.")  # fmt: skip
             self._watch(step, 1 if step % 2 == 0 else -1, i, spg, states[i])
         searched = {id(spg) for spg in spgs}
         for k, spg in enumerate(self.games):
-            if id(spg) not in searched and not _over(self.game, spg.state):
-                raise _miss(f"step {step + 1}: game {k} is still playing but was not searched",
-                            "every game still playing searched", "take a game out of the list only when it has "
-                            "ended; search all the others in one call per step.")  # fmt: skip
+            if id(spg) not in searched and not self.game.is_over(spg.state):
+                raise miss(f"step {step + 1}: game {k} is still playing but was not searched",
+                           "every game still playing searched", "take a game out of the list only when it has "
+                           "ended; search all the others in one call per step.")  # fmt: skip
         probs = np.zeros((len(spgs), self.game.action_size))
         for i, spg in enumerate(spgs):
             counts = fake_counts(self.game, states[i], self.seed)
@@ -325,29 +311,24 @@ class FakeParallelSearch:
         k = next(k for k, game in enumerate(self.games) if game is spg)
         board = np.asarray(getattr(spg, "state", None))
         if board.shape != state.shape:
-            raise _miss(f"game {k}'s spg.state of shape {board.shape}", f"shape {state.shape}",
-                        "keep each game's board in its spg.state.")  # fmt: skip
-        if _over(self.game, board):
-            raise _miss(f"step {step + 1}: game {k} was searched after it ended", "a finished game leaves the list",
-                        "take a game out of the list as soon as it ends (the loop runs while any game is still "
-                        "playing).")  # fmt: skip
+            raise miss(f"game {k}'s spg.state of shape {board.shape}", f"shape {state.shape}",
+                       "keep each game's board in its spg.state.")  # fmt: skip
+        if self.game.is_over(board):
+            raise miss(f"step {step + 1}: game {k} was searched after it ended", "a finished game leaves the list",
+                       KEPT)  # fmt: skip
         pieces = int(np.count_nonzero(board))
         if pieces != step:
-            skipped = (
-                "every game still in the list moves once per step; removing a game from the list you are looping "
-                "over skips the game after it: loop backwards (for i in reversed(range(len(spgs))): ... del "
-                "spgs[i]) or build a new list of the games still playing."
-            )
-            raise _miss(f"step {step + 1}: game {k} has {pieces} pieces", f"{step} (one move per game and step)",
-                        skipped if pieces < step else "one move per game and step.")  # fmt: skip
+            raise miss(f"step {step + 1}: game {k} has {pieces} pieces", f"{step} (one move per game and step)",
+                       f"every game still in the list moves once per step; {SKIPS}" if pieces < step
+                       else "one move per game and step.")  # fmt: skip
         if not np.array_equal(state, board * player):
             if np.array_equal(state, board):
-                raise _miss(f"step {step + 1}: game {k}'s board as it is", "seen by the player to move",
-                            "search the canonical boards: game.change_perspective(spg.state, player) for each "
-                            "game.")  # fmt: skip
-            raise _miss(f"step {step + 1}: states[{i}] is not game {k}'s board",
-                        f"spgs[{i}].state seen by the player to move", "states[i] is the board of spgs[i] (its "
-                        "spg.state) seen by the player to move: stack them in the list's order.")  # fmt: skip
+                raise miss(f"step {step + 1}: game {k}'s board as it is", "seen by the player to move",
+                           "search the canonical boards: game.change_perspective(spg.state, player) for each "
+                           "game.")  # fmt: skip
+            raise miss(f"step {step + 1}: states[{i}] is not game {k}'s board",
+                       f"spgs[{i}].state seen by the player to move", "states[i] is the board of spgs[i] (its "
+                       "spg.state) seen by the player to move: stack them in the list's order.")  # fmt: skip
         self.boards[id(spg)].append(board.copy())
 
     def moves(self) -> list[list[int]]:
@@ -363,19 +344,7 @@ class FakeParallelSearch:
         return out
 
 
-def fake_parallel_search(game: Game, seed: int = 0) -> FakeParallelSearch:
-    """A deterministic ``search(states, spgs) -> probs [B, A]`` for self-play loops (see ``FakeParallelSearch``)."""
-    return FakeParallelSearch(game, seed)
-
-
-def _over(game: Game, state: np.ndarray) -> bool:
-    """Whether a Tic-Tac-Toe or Connect Four board is over: a line of either player, or no legal move."""
-    state = np.asarray(state)
-    if not game.get_valid_moves(state).any():
-        return True
-    cells = game.action_size == state.size  # Tic-Tac-Toe: an action is a cell; Connect Four: a column
-    occupied = state.reshape(-1) != 0 if cells else state.any(axis=0)
-    return any(game.check_win(state, int(action)) for action in np.flatnonzero(occupied))
+fake_parallel_search = FakeParallelSearch  # the notebook's name: fake_parallel_search(game, seed)
 
 
 def random_positions(game: Game, count: int, rng: np.random.Generator, max_moves: int = 4) -> np.ndarray:
@@ -391,13 +360,13 @@ def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
 
 
 # ---- the checks -----------------------------------------------------------------------------------------------
+OWN_LIST = ("each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a default "
+            "argument memory=[], is ONE list shared by every game)")  # fmt: skip
+
+
 def check_spg(learner: Any) -> Any:
     """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node;
     two games never share their memory list or their state array."""
-
-    def fields(cls: type, game: Game) -> tuple:
-        spg = cls(game)
-        return (spg.state, spg.memory, spg.root, spg.node)
 
     def apart(cls: type) -> str:
         game = TicTacToe()
@@ -405,48 +374,37 @@ def check_spg(learner: Any) -> Any:
         first.memory.append("sample")
         first.state[0, 0] = 9
         if second.memory:
-            raise Mismatch(second.memory, [], "each SPG needs its own list: create it in __init__ (self.memory = []).")
+            raise Mismatch(second.memory, [], OWN_LIST)
         if second.state[0, 0] == 9:
-            raise Mismatch(board(second.state), board(game.get_initial_state()),
-                           "each SPG needs its own state array (game.get_initial_state() makes a new "
-                           "one).")  # fmt: skip
+            raise Mismatch(board(second.state), board(game.get_initial_state()), "each SPG needs its own state "
+                           "array (game.get_initial_state() makes a new one).")  # fmt: skip
         return "apart"
 
     def cases() -> list[Case]:
         out = [
             Case(f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
-                 lambda cls, g=game: fields(cls, g), (game.get_initial_state(), [], None, None),
-                 hint="state = game.get_initial_state(), memory = [], root = None, node = None.", same=_same_fields)
+                 lambda cls, g=game: attrgetter("state", "memory", "root", "node")(cls(g)),
+                 (game.get_initial_state(), [], None, None), HINTS["spg"], same=_same_fields)
             for game in (TicTacToe(), ConnectFour(), Othello(6))
         ]  # fmt: skip
         out.append(Case("two SPG(TicTacToe()): add to one's memory and state, the other is unchanged", apart, "apart"))
         return out
 
     # a wrong SPG keeps state between cases (a shared list grows): each mistake is a fresh class, tried once
-    return check("SPG", learner, SPG, cases, SPG_MISTAKES, own=["__init__"], adapt=lambda make: make(), verify=False)
+    mistakes = [Mistake(OWN_LIST, lambda: _spg_without("memory")),
+                Mistake("set all four attributes in __init__, node = None too (simulate reads it)",
+                        lambda: _spg_without("node"))]  # fmt: skip
+    return check("SPG", learner, SPG, cases, mistakes, own=["__init__"], adapt=lambda make: make(), verify=False)
 
 
-def _spg_with(kind: str) -> type:
-    """A fresh wrong ``SPG`` class: ``"shared"``, one memory list in the class body; ``"no node"``, no node."""
+def _spg_without(attribute: str) -> type:
+    """A fresh ``SPG`` class whose games lack their own ``attribute`` (``memory``: all share the class body's list)."""
 
-    class SPG:
-        memory: list = []  # noqa: RUF012  (the "shared" mistake: one list for every game)
+    def __init__(self: Any, game: Game) -> None:
+        SPG.__init__(self, game)
+        delattr(self, attribute)
 
-        def __init__(self, game: Game) -> None:
-            self.state, self.root = game.get_initial_state(), None
-            if kind == "no node":
-                self.memory = []
-            else:
-                self.node = None
-
-    return SPG
-
-
-SPG_MISTAKES = [
-    Mistake("each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a "
-            "default argument memory=[], is ONE list shared by every game)", lambda: _spg_with("shared")),
-    Mistake("set all four attributes in __init__, node = None too (simulate reads it)", lambda: _spg_with("no node")),
-]  # fmt: skip
+    return type("SPG", (), {"__init__": __init__, "memory": []})
 
 
 def _same_fields(got: Any, expected: Any) -> bool:
@@ -460,20 +418,15 @@ def _same_fields(got: Any, expected: Any) -> bool:
     )  # fmt: skip
 
 
-def _settings() -> list[tuple[Game, int, SearchConfig, int]]:
-    """(game, batch size, search settings, position seed) for the search cases; noise on in some."""
-    return [
-        (TicTacToe(), 1, SearchConfig(num_searches=12, seed=0), 0),
-        (TicTacToe(), 4, SearchConfig(num_searches=25, seed=1), 1),
-        (TicTacToe(), 5, SearchConfig(num_searches=30, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=2), 2),
-        (ConnectFour(), 3, SearchConfig(num_searches=20, C=1.5, seed=3), 3),
-        (ConnectFour(), 4, SearchConfig(num_searches=16, dirichlet_epsilon=0.25, dirichlet_alpha=0.9, seed=4), 4),
-        (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),  # ENDGAMES
-    ]
-
-
-# Tic-Tac-Toe positions where the search meets finished games within a few moves
-ENDGAMES = np.stack([
+SETTINGS = [  # (game, batch size, search settings, position seed) of the search cases; noise on in some
+    (TicTacToe(), 1, SearchConfig(num_searches=12, seed=0), 0),
+    (TicTacToe(), 4, SearchConfig(num_searches=25, seed=1), 1),
+    (TicTacToe(), 5, SearchConfig(num_searches=30, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, seed=2), 2),
+    (ConnectFour(), 3, SearchConfig(num_searches=20, C=1.5, seed=3), 3),
+    (ConnectFour(), 4, SearchConfig(num_searches=16, dirichlet_epsilon=0.25, dirichlet_alpha=0.9, seed=4), 4),
+    (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),  # ENDGAMES
+]
+ENDGAMES = np.stack([  # Tic-Tac-Toe positions where the search meets finished games within a few moves
     positions.WIN_AT_2,
     positions.tictactoe([[1, -1, 1], [-1, -1, 1], [0, 1, -1]]),  # two empty squares
     positions.tictactoe([[-1, 1, 0], [0, 1, 0], [-1, 0, 0]]),
@@ -496,51 +449,29 @@ def _root_table(root: Any, action_size: int) -> np.ndarray:
     return table
 
 
-PARALLEL_HINTS = {  # the rule each method's cases test
-    "expand_roots": "one evaluate() call on all states, then for each game in order: noise over its legal moves from "
-    "self.rng, spg.root = Node(state), visit_count = 1, expand with its priors.",
-    "simulate": "for each game: walk with node.select(config) while expanded; a finished leaf backs up -value at "
-    "once, the others wait in spg.node; then one evaluate() for all, expand and backpropagate each.",
-    "search": "expand_roots, then num_searches calls of simulate, then each root's children's visit counts normalised "
-    "per game: an array [B, A].",
-}
-
-
 def _search_cases(method: str) -> list[Case]:
-    """One case per ``_settings()`` for ``MCTSParallel.method``, expected from the serial search: its policies
+    """One case per ``SETTINGS`` for ``MCTSParallel.method``, expected from the serial search: its policies
     (``search``), or its roots' tables ``[B, 3, A]`` (``_root_table``) after ``num_searches`` simulations
     (``simulate``) or, priors only, after one (``expand_roots``: the noise is drawn the same way)."""
     cases = []
-    for game, batch, config, seed in _settings():
+    for game, batch, config, seed in SETTINGS:
         net = RowNet(game, seed)
         states = ENDGAMES.copy() if seed == 5 else random_positions(game, batch, np.random.default_rng(seed))
         probs, roots = _serial(game, config, states, net, 1 if method == "expand_roots" else None)
         run = partial(_run_parallel, method=method, game=game, net=net, config=config, states=states)
-        if method == "search":
-            call = (f"{type(game).__name__}, {len(states)} games, num_searches={config.num_searches}, "
-                    f"dirichlet_epsilon={config.dirichlet_epsilon}; first game {board(states[0])}")  # fmt: skip
-            cases.append(Case(call, run, probs, PARALLEL_HINTS[method]))
-            continue
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
         call = (f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, SearchConfig(num_searches="
                 f"{config.num_searches}, C={config.C}{noise}, seed={config.seed}); first game "
                 f"{board(states[0])}")  # fmt: skip
+        if method == "search":
+            cases.append(Case(call, run, probs, HINTS[method]))
+            continue
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
         if method == "expand_roots":
             expected[:, 1:] = 0  # priors only: the serial roots ran one simulation, the parallel ones none
-        cases.append(Case(call, run, expected, PARALLEL_HINTS[method], same=_same_tables))
+        cases.append(Case(call, run, expected, HINTS[method], same=lambda got, exp: isinstance(got, np.ndarray)
+                          and got.shape == exp.shape and np.allclose(got, exp, atol=1e-9)))  # fmt: skip
     return cases
-
-
-def _same_tables(got: Any, expected: Any) -> bool:
-    return isinstance(got, np.ndarray) and got.shape == expected.shape and np.allclose(got, expected, atol=1e-9)
-
-
-def _tables(spgs: list, action_size: int) -> np.ndarray:
-    roots = [spg.root for spg in spgs]
-    if any(root is None for root in roots):
-        raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game.")
-    return np.stack([_root_table(root, action_size) for root in roots])
 
 
 def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchConfig, states: np.ndarray) -> Any:
@@ -556,81 +487,77 @@ def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchCo
             if mcts.network_calls - calls > 1:
                 raise Mismatch(f"{mcts.network_calls - calls} network calls in one simulation", "at most 1",
                                "collect every game's leaf first, then evaluate them all in one call.")  # fmt: skip
-        return _tables(spgs, game.action_size)
-    calls = mcts.network_calls
-    mcts.expand_roots(states, spgs)
-    untouched = np.random.default_rng(config.seed).bit_generator.state
-    if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
-        raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
-                       "draw the noise from self.rng (seeded once, as the serial search's), not from "
-                       "np.random")  # fmt: skip
-    if mcts.network_calls - calls != 1:
-        raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
-    visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
-    if any(v != 1 for v in visits):
-        raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in the "
-                       "serial search.")  # fmt: skip
-    tables = _tables(spgs, game.action_size)
-    tables[:, 1:] = 0  # only the priors are compared (the root's own visit is checked above)
+    else:
+        calls = mcts.network_calls
+        mcts.expand_roots(states, spgs)
+        untouched = np.random.default_rng(config.seed).bit_generator.state
+        if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
+            raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
+                           "draw the noise from self.rng (seeded once, as the serial search's), not from "
+                           "np.random")  # fmt: skip
+        if mcts.network_calls - calls != 1:
+            raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
+        visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
+        if any(v != 1 for v in visits):
+            raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in "
+                           "the serial search.")  # fmt: skip
+    roots = [spg.root for spg in spgs]
+    if any(root is None for root in roots):
+        raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game.")
+    tables = np.stack([_root_table(root, game.action_size) for root in roots])
+    if method == "expand_roots":
+        tables[:, 1:] = 0  # only the priors are compared (the root's own visit is checked above)
     return tables
 
 
-def _check_parallel(cls: type, method: str, reference: Callable[..., Any], mistakes: list[Mistake]) -> type:
-    return check_method(cls, method, reference, lambda cls: _search_cases(method), name=f"MCTSParallel.{method}",
-                        mistakes=mistakes)  # fmt: skip
+def _check_parallel(cls: type, method: str, mistakes: list[Mistake]) -> type:
+    return check_method(cls, method, getattr(MCTSParallel, method), lambda cls: _search_cases(method),
+                        name=f"MCTSParallel.{method}", mistakes=mistakes)  # fmt: skip
 
 
 def check_expand_roots(cls: type) -> type:
     """Check ``MCTSParallel.expand_roots``: every root child's prior (noise drawn game by game) as the serial
     search's, one network call for all games, roots visited once, children not yet."""
-    return _check_parallel(cls, "expand_roots", expand_roots, ROOT_MISTAKES)
+    return _check_parallel(cls, "expand_roots", ROOT_MISTAKES)
 
 
 def check_simulate(cls: type) -> type:
     """Check ``MCTSParallel.simulate``: after ``num_searches`` simulations on the reference's roots every root child's
     prior, visit count and value sum ``[B, 3, A]`` are the serial search's (finished games inside the trees too)."""
-    return _check_parallel(cls, "simulate", simulate, SIMULATE_MISTAKES)
+    return _check_parallel(cls, "simulate", SIMULATE_MISTAKES)
 
 
 def check_search(cls: type) -> type:
     """Check ``MCTSParallel.search``: each game's visit-count distribution ``[B, A]`` is the serial search's (one
     ``AlphaMCTS`` run on the games in order, so with noise on it draws the same noise game by game)."""
-    return _check_parallel(cls, "search", search, SEARCH_MISTAKES)
+    return _check_parallel(cls, "search", SEARCH_MISTAKES)
 
 
-ROOT_MISTAKES = [
-    Mistake("draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * len(legal))), "
-            "as the serial search does; not one draw over every action", _planted(_expand_roots, "all actions")),
-    Mistake("draw the noise from self.rng (seeded once), not from np.random", _planted(_expand_roots, "np.random")),
-]  # fmt: skip
-SIMULATE_MISTAKES = [
-    Mistake("a finished leaf's value comes from the rules, which score it for the player who just moved: back up "
-            "-value", _planted(_simulate, "terminal sign")),
-    Mistake("the network's value is already for the player to move at the leaf: back it up as it is",
-            _planted(_simulate, "network sign")),
-    Mistake("reset spg.node = None at the start of every simulation: a finished game's leaf must not wait from "
-            "the simulation before", _planted(_simulate, "stale node")),
-]  # fmt: skip
-SEARCH_MISTAKES = [  # the visits are right; what is returned is not
-    Mistake("return each game's visit SHARES: its counts divided by its own sum", _planted(_search, "counts")),
-    Mistake("normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
-            "games", _planted(_search, "one sum")),
-    Mistake("return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
-            _planted(_search, "a list")),
-]  # fmt: skip
+ROOT_MISTAKES = _planted(_expand_roots, {
+    "all actions": "draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * "
+    "len(legal))), as the serial search does; not one draw over every action",
+    "np.random": "draw the noise from self.rng (seeded once), not from np.random",
+})  # fmt: skip
+SIMULATE_MISTAKES = _planted(_simulate, {
+    "terminal sign": "a finished leaf's value comes from the rules, which score it for the player who just moved: "
+    "back up -value",
+    "network sign": "the network's value is already for the player to move at the leaf: back it up as it is",
+    "stale node": "reset spg.node = None at the start of every simulation: a finished game's leaf must not wait "
+    "from the simulation before",
+})  # fmt: skip
+SEARCH_MISTAKES = _planted(_search, {  # the visits are right; what is returned is not
+    "counts": "return each game's visit SHARES: its counts divided by its own sum",
+    "one sum": "normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
+    "games",
+    "a list": "return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
+})  # fmt: skip
 
 
 # ---- the self-play loop -----------------------------------------------------------------------------------------
 LOOP_SETTINGS = [  # (game, number of games, seed, temperature) of the loop's cases
-    (TicTacToe(), 1, 0, 1.25),
-    (TicTacToe(), 5, 1, 1.25),
-    (TicTacToe(), 8, 2, 1.0),
-    (TicTacToe(), 6, 3, 0.5),
-    (TicTacToe(), 4, 4, 0.0),
-    (TicTacToe(), 12, 5, 2.0),
-    (ConnectFour(), 3, 6, 1.25),
-    (ConnectFour(), 5, 7, 1.0),
-]
+    (TicTacToe(), 1, 0, 1.25), (TicTacToe(), 5, 1, 1.25), (TicTacToe(), 8, 2, 1.0), (TicTacToe(), 6, 3, 0.5),
+    (TicTacToe(), 4, 4, 0.0), (TicTacToe(), 12, 5, 2.0), (ConnectFour(), 3, 6, 1.25), (ConnectFour(), 5, 7, 1.0),
+]  # fmt: skip
 
 
 def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float) -> tuple[Any, list]:
@@ -638,58 +565,53 @@ def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperat
     search = FakeParallelSearch(game, seed, num_games)
     memory = f(game, search, num_games, np.random.default_rng(seed), temperature)
     if not search.games:
-        raise _miss("search was never called", "one call per step",
-                    "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
+        raise miss("search was never called", "one call per step",
+                   "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
     for k, spg in enumerate(search.games):
-        if not _over(game, spg.state):
-            raise _miss(f"game {k} not finished when the loop returned", "every game played to its end",
-                        "loop while any game is still playing (while spgs:), not until the first one "
-                        "ends.")  # fmt: skip
+        if not game.is_over(spg.state):
+            raise miss(f"game {k} not finished when the loop returned", "every game played to its end",
+                       "loop while any game is still playing (while spgs:), not until the first one ends.")  # fmt: skip
     return memory, search.moves()
 
 
 def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float, expected: dict) -> Any:
     memory, moves = _play(f, game, num_games, seed, temperature)
+
+    def common(want: list) -> int:  # how many moves each game has in common with ``want``'s, from the first, summed
+        return sum(next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+                   for a, b in zip(moves, want, strict=True))  # fmt: skip
+
     # the draws may go forwards or backwards through the list: compare with the reference that went the same way
-    scores = {way: _moves_in_common(moves, want) for way, (_, want) in expected.items()}
-    way = max(expected, key=lambda w: (scores[w], w == "backwards"))
+    way = max(expected, key=lambda w: (common(expected[w][1]), w == "backwards"))
     want_memory, want_moves = expected[way]
     for k, (got, want) in enumerate(zip(moves, want_moves, strict=True)):
         if got != want:
-            raise Mismatch(Text(f"game {k}'s moves {got}"), Text(f"{want}"))
+            raise miss(f"game {k}'s moves {got}", f"{want}")
     _compare_samples(game, memory, want_memory)
     return "agrees"
-
-
-def _moves_in_common(games: list, others: list) -> int:
-    """How many moves each game has in common with the other game of its number, from the first, summed."""
-    common = 0
-    for a, b in zip(games, others, strict=True):
-        common += next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    return common
 
 
 def _compare_samples(game: Game, got: Any, expected: list) -> None:
     """The samples of all games, as a multiset (games end in any order): positions, then policies, then outcomes."""
     if not isinstance(got, (list, tuple)):
-        raise Mismatch(got, Text(f"a list of {len(expected)} samples"),
+        raise Mismatch(got, core.Text(f"a list of {len(expected)} samples"),
                        "return one list with the samples (encoded state, probs, outcome) of every game.")  # fmt: skip
     shape = (3, game.row_count, game.column_count)
     for sample in got:
         if not isinstance(sample, (tuple, list)) or len(sample) != 3:
-            raise Mismatch(sample, Text("(encoded state, probs, outcome)"),
+            raise Mismatch(sample, core.Text("(encoded state, probs, outcome)"),
                            "each sample is (encoded state, probs, outcome), as game_memory makes them.")  # fmt: skip
         state, _, outcome = sample
         if not isinstance(state, np.ndarray) or state.shape != shape:
-            raise _miss(f"a sample's state {show(state, 60)}", f"an encoded state of shape {shape}",
-                        "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
+            raise miss(f"a sample's state {show(state, 60)}", f"an encoded state of shape {shape}",
+                       "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
         if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
-            raise _miss(f"a sample's outcome {show(outcome, 60)}", "a number (1, 0 or -1)",
-                        "the outcome is a number, seen by the position's mover.")  # fmt: skip
+            raise miss(f"a sample's outcome {show(outcome, 60)}", "a number (1, 0 or -1)",
+                       "the outcome is a number, seen by the position's mover.")  # fmt: skip
     if len(got) != len(expected):
-        raise _miss(f"{len(got)} samples", f"{len(expected)} samples", "one sample per position of every game, added "
-                    "once, when its game ends: game_memory(game, spg.memory, value, player), with each game's own "
-                    "spg.memory.")  # fmt: skip
+        raise miss(f"{len(got)} samples", f"{len(expected)} samples", "one sample per position of every game, added "
+                   "once, when its game ends: game_memory(game, spg.memory, value, player), with each game's own "
+                   "spg.memory.")  # fmt: skip
 
     def key(sample: Any) -> tuple[bytes, float]:
         return np.asarray(sample[0], dtype=np.float32).tobytes(), float(np.asarray(sample[2]))
@@ -697,18 +619,18 @@ def _compare_samples(game: Game, got: Any, expected: list) -> None:
     mine, theirs = sorted(got, key=key), sorted(expected, key=key)
     stray = sum((Counter(key(s)[0] for s in got) - Counter(key(s)[0] for s in expected)).values())
     if stray:
-        raise _miss(f"{stray} of {len(got)} samples at positions the games did not search",
-                    "each game's positions, seen by their movers", "store states[i] (the canonical board the "
-                    "search saw) in spg.memory; game_memory encodes it.")  # fmt: skip
+        raise miss(f"{stray} of {len(got)} samples at positions the games did not search",
+                   "each game's positions, seen by their movers", "store states[i] (the canonical board the "
+                   "search saw) in spg.memory; game_memory encodes it.")  # fmt: skip
     by_position = {key(s)[0]: s[1] for s in theirs}
     other = sum(not np.allclose(np.asarray(s[1], dtype=np.float64), by_position[key(s)[0]], atol=1e-5) for s in mine)
     if other:
-        raise _miss(f"{other} of {len(got)} samples with other probabilities", "the search's probabilities",
-                    "store probs[i], the search's probabilities of game i's board (before temperature).")  # fmt: skip
+        raise miss(f"{other} of {len(got)} samples with other probabilities", "the search's probabilities",
+                   "store probs[i], the search's probabilities of game i's board (before temperature).")  # fmt: skip
     if [key(s) for s in mine] != [key(s) for s in theirs]:
-        raise _miss(_outcome_counts(mine), _outcome_counts(theirs), "each position's outcome is seen by the player "
-                    "who moved there: game_memory(game, spg.memory, value, player) with the player who made the last "
-                    "move.")  # fmt: skip
+        raise miss(_outcome_counts(mine), _outcome_counts(theirs), "each position's outcome is seen by the player "
+                   "who moved there: game_memory(game, spg.memory, value, player) with the player who made the last "
+                   "move.")  # fmt: skip
 
 
 def _outcome_counts(samples: list) -> str:
@@ -723,46 +645,30 @@ def check_parallel_self_play(learner: Any) -> Any:
 
     def case(game: Game, num_games: int, seed: int, temperature: float) -> Case:
         args = (game, num_games, seed, temperature)
-        expected = {way: _play(_planted(_loop, way), *args) for way in ("backwards", "forwards")}
+        forwards = partial(parallel_self_play, backwards=False)
+        expected = {"backwards": _play(parallel_self_play, *args), "forwards": _play(forwards, *args)}
         call = (f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
                 f"temperature={temperature})")  # fmt: skip
-        return Case(call, lambda f, a=args, e=expected: _run_loop(f, *a, e), "agrees", LOOP_HINT)
+        return Case(call, lambda f, a=args, e=expected: _run_loop(f, *a, e), "agrees", HINTS["parallel_self_play"])
 
     return check("parallel_self_play", learner, _library_loop, lambda: [case(*r) for r in LOOP_SETTINGS], LOOP_MISTAKES)
 
 
-LOOP_HINT = (
-    "each step: ONE search for all games still playing; then for each game i its move rng.choice(game.action_size, "
-    "p=apply_temperature(probs[i], temperature)), one draw per game (through the list forwards or backwards); player "
-    "flips once per step."
-)
-
-
-def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator,
-                  temperature: float = 1.25) -> list:  # fmt: skip
-    return parallel_self_play(game, search, num_games, rng, temperature)
-
-
-LOOP_MISTAKES = [
-    Mistake("take a game out of the list when it ends: a finished game left in it is searched again",
-            _planted(_loop, "kept")),
-    Mistake("removing a game from the list you are looping over skips the game after it (and its row of probs "
-            "no longer lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the "
-            "video does, or build a new list of the games still playing", _planted(_loop, "skips")),
-    Mistake("deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
-            "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
-            _planted(_loop, "del forwards")),
-    Mistake("each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives the "
-            "other player's positions game.get_opponent_value(value)", _planted(_loop, "outcome")),
-    Mistake("each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
-            "into every finished game's samples", _planted(_loop, "shared")),
-    Mistake("game i's move and sample come from row i of probs (and of states), the row of ITS board: "
-            "enumerate(reversed(spgs)) counts from 0 at the last game", _planted(_loop, "wrong row")),
-    Mistake("all games move together: flip player once per step, after every game has moved",
-            _planted(_loop, "player per game")),
-    Mistake("draw each move from apply_temperature(probs[i], temperature), not from the search's probabilities as "
-            "they are", _planted(_loop, "no temperature")),
-]  # fmt: skip
+LOOP_MISTAKES = _planted(parallel_self_play, {
+    "kept": KEPT,
+    "skips": SKIPS,
+    "del forwards": "deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
+    "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
+    "outcome": "each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives the "
+    "other player's positions game.get_opponent_value(value)",
+    "shared": "each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
+    "into every finished game's samples",
+    "wrong row": "game i's move and sample come from row i of probs (and of states), the row of ITS board: "
+    "enumerate(reversed(spgs)) counts from 0 at the last game",
+    "player per game": "all games move together: flip player once per step, after every game has moved",
+    "no temperature": "draw each move from apply_temperature(probs[i], temperature), not from the search's "
+    "probabilities as they are",
+})  # fmt: skip
 
 
 # ---- the array exercises ----------------------------------------------------------------------------------------
@@ -803,16 +709,11 @@ def _select_cases() -> list[Case]:
             for array in args[:4]:
                 array[:, 5] = array[:, 3]
         out.append((f"select_actions(<seeded arrays [{B}, {A}]>, C={C})", args, C))
-    hint = ("score = Q + C * prior * sqrt(parent_visits) / (1 + n) with Q = -value_sum / n (0 when n = 0), -inf on "
-            "illegal actions, then argmax over axis 1 (the first maximum).")  # fmt: skip
     return [
-        Case(call, lambda f, a=args, c=C: _run_select(f, a, c), select_actions(*args, C=C), hint, same=_same_ints)
+        Case(call, partial(_run_select, args=args, C=C), select_actions(*args, C=C), HINTS["select_actions"],
+             same=lambda got, exp: _same_array(got, exp) and got.dtype.kind in "iu")
         for call, args, C in out
-    ]
-
-
-def _same_ints(got: Any, expected: np.ndarray) -> bool:
-    return isinstance(got, np.ndarray) and got.dtype.kind in "iu" and _same_array(got, expected)
+    ]  # fmt: skip
 
 
 def _same_array(got: Any, expected: np.ndarray) -> bool:
@@ -835,40 +736,37 @@ def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -
 
 
 def check_select_actions(learner: Any) -> Any:
-    """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low; cases
-    from ``_select_cases``, expected from the library's ``puct_selection`` (``Node.select``'s rule for every row)."""
+    """Check ``select_actions``: PUCT over ``[B, A]`` children statistics, illegal actions masked, ties low, against
+    the library's ``puct_selection`` (``Node.select``'s rule for every row)."""
     return check("select_actions", learner, select_actions, _select_cases, SELECT_MISTAKES)
 
 
-def _select_with(kind: str) -> Callable[..., Any]:
-    def select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0) -> Any:
-        if kind == "no zero":
-            q_value = -value_sum / visit_count
-        else:
-            q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
-        if kind == "q sign":
-            q_value = -q_value
-        exploration = C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
-        score = q_value + exploration
-        if kind == "no mask":
-            return score.argmax(axis=1)
-        if kind == "zero mask":
-            return (score * legal).argmax(axis=1)
-        return np.where(legal, score, -np.inf).argmax(axis=1)
+def _select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0,
+            kind: str = "") -> Any:  # fmt: skip
+    """PUCT's choice with a planted mistake ``kind``: Q's sign, 0 / 0 left as nan, the mask missing or multiplied."""
+    if kind == "no zero":
+        q_value = -value_sum / visit_count
+    else:
+        q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
+    if kind == "q sign":
+        q_value = -q_value
+    exploration = C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
+    score = q_value + exploration
+    if kind == "no mask":
+        return score.argmax(axis=1)
+    if kind == "zero mask":
+        return (score * legal).argmax(axis=1)
+    return np.where(legal, score, -np.inf).argmax(axis=1)
 
-    return select
 
-
-SELECT_MISTAKES = [
-    Mistake("Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
-            _select_with("q sign")),
-    Mistake("an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0) "
-            "(0 / 0 is nan, and argmax takes a nan)", _select_with("no zero")),
-    Mistake("illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
-            _select_with("no mask")),
-    Mistake("multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal ones: "
-            "use np.where(legal, score, -np.inf)", _select_with("zero mask")),
-]  # fmt: skip
+SELECT_MISTAKES = _planted(_select, {
+    "q sign": "Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
+    "no zero": "an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0) "
+    "(0 / 0 is nan, and argmax takes a nan)",
+    "no mask": "illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
+    "zero mask": "multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal "
+    "ones: use np.where(legal, score, -np.inf)",
+})  # fmt: skip
 
 
 def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np.ndarray, ...]:
@@ -913,14 +811,8 @@ def _backup_cases() -> list[Case]:
         path, depth, leaf_value = (show(a) for a in args[2:])
         call = f"backup(visit_count, value_sum, path, depth, leaf_value), {label}"
         call += "" if "seeded" in label else f": path={path}, depth={depth}, leaf_value={leaf_value}"
-        cases.append(Case(call, partial(_run_backup, args=args, expected=expected), expected, BACKUP_HINT))
+        cases.append(Case(call, partial(_run_backup, args=args, expected=expected), expected, HINTS["backup"]))
     return cases
-
-
-BACKUP_HINT = (
-    "for levels depth[b] down to 0: visit_count += 1 and value_sum += value at path[level, b], value = -value after "
-    "each level (the leaf gets +leaf_value); levels below depth[b] hold node 0 and stay untouched."
-)
 
 
 def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: tuple[np.ndarray, np.ndarray]) -> tuple:
@@ -935,14 +827,6 @@ def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: t
     return visit_count, value_sum
 
 
-STEP_HINTS = {
-    "on_path": "level l of game b is on the path when l <= depth[b]: np.arange(len(path))[:, None] <= "
-    "np.asarray(depth)[None, :] gives [L, B] booleans",
-    "level_signs": "+1 where depth[b] - level is even, -1 where it is odd: np.where((depth[None, :] - "
-    "np.arange(len(path))[:, None]) % 2 == 0, 1.0, -1.0)",
-}
-
-
 def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
     """Cases for the backup's two steps: ``HAND_PATHS`` and seeded batches; ``reference(path, depth)`` gives the
     expected ``[L, B]`` array."""
@@ -953,7 +837,7 @@ def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
         expected = reference(path, depth)
         run = partial(_run_step, path=path, depth=depth, kind=expected.dtype.kind)
         call = f"{name}(path, depth) with path={show(path)}, depth={show(depth)}"
-        cases.append(Case(call, run, expected, hint=STEP_HINTS[name], same=_same_array))
+        cases.append(Case(call, run, expected, hint=HINTS[name], same=_same_array))
     return cases
 
 
@@ -964,20 +848,19 @@ def _run_step(f: Callable[..., Any], path: np.ndarray, depth: np.ndarray, kind: 
         raise Mismatch("path or depth changed", "both untouched",
                        "compute a new array; do not write into path or depth")  # fmt: skip
     if not isinstance(got, np.ndarray):
-        raise Mismatch(got, Text("a numpy array [L, B]"),
+        raise Mismatch(got, core.Text("a numpy array [L, B]"),
                        "return a numpy array with one row per level, one column per game")  # fmt: skip
     if got.shape != path.shape:
-        raise _miss(f"shape {got.shape}", f"shape {path.shape} (levels, games)",
-                    "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
-                    "with depth[None, :] (broadcasting)")  # fmt: skip
+        raise miss(f"shape {got.shape}", f"shape {path.shape} (levels, games)",
+                   "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
+                   "with depth[None, :] (broadcasting)")  # fmt: skip
     if kind == "b" and got.dtype != bool:
-        raise _miss(f"dtype {got.dtype}", "dtype bool", "a comparison gives booleans: levels <= depth")
+        raise miss(f"dtype {got.dtype}", "dtype bool", "a comparison gives booleans: levels <= depth")
     return got.astype(float) if kind == "f" else got
 
 
 def check_on_path(learner: Any) -> Any:
-    """Check ``on_path(path, depth)``: ``[L, B]`` booleans, level ``l`` of game ``b`` on its path (``l <=
-    depth[b]``)."""
+    """Check ``on_path(path, depth)``: ``[L, B]`` booleans, True at the levels ``0..depth[b]`` of game ``b``."""
     return check("on_path", learner, on_path, lambda: _step_cases(on_path, "on_path"), ON_PATH_MISTAKES)
 
 
@@ -987,18 +870,17 @@ def check_level_signs(learner: Any) -> Any:
                  SIGN_MISTAKES)  # fmt: skip
 
 
-ON_PATH_MISTAKES = [
+ON_PATH_MISTAKES = [  # the library's on_path with one input or output changed, or the node numbers read instead
     Mistake("the leaf's own level is on the path: levels 0..depth[b], so levels <= depth (not <)",
-            lambda path, depth: np.arange(len(path))[:, None] < np.asarray(depth)[None, :]),
+            lambda path, depth: on_path(path, np.asarray(depth) - 1)),
     Mistake("read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
             "a level is on the path when level <= depth[b]", lambda path, depth: np.asarray(path) > 0),
     Mistake("rows are levels and columns games: np.arange(len(path))[:, None] <= depth[None, :] gives [L, B]",
             lambda path, depth: on_path(path, depth).T),
 ]  # fmt: skip
-SIGN_MISTAKES = [
+SIGN_MISTAKES = [  # the library's level_signs with one input or output changed
     Mistake("count from the LEAF, not from the root: the leaf's level depth[b] gets +1, so the sign depends on "
-            "depth[b] - level",
-            lambda path, depth: np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(np.shape(path))),
+            "depth[b] - level", lambda path, depth: level_signs(path, np.zeros_like(depth))),
     Mistake("the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
             lambda path, depth: -level_signs(path, depth)),
 ]  # fmt: skip
@@ -1010,26 +892,18 @@ def check_backup(learner: Any) -> Any:
     return check("backup", learner, backup, _backup_cases, BACKUP_MISTAKES)
 
 
-def _backup_with(kind: str) -> Callable[..., None]:
-    def wrong_backup(visit_count: Any, value_sum: Any, path: Any, depth: Any, leaf_value: Any) -> None:
-        for b, leaf_depth in enumerate(np.asarray(depth)):
-            if leaf_depth < 0 and kind != "all games":
-                continue
-            value = -float(leaf_value[b]) if kind == "first sign" else float(leaf_value[b])
-            top = len(path) - 1 if kind == "all levels" else max(int(leaf_depth), 0)  # "all games": -1 reads as 0
-            for level in range(top, -1, -1):
-                visit_count[b, path[level, b]] += 1
-                value_sum[b, path[level, b]] += value
-                value = value if kind == "no flip" else -value
-
-    return wrong_backup
+def _backup_without_flip(visit_count: Any, value_sum: Any, path: Any, depth: Any, leaf_value: Any) -> None:
+    """The library's ``backup`` level by level, each level a leaf of its own: the sign never flips."""
+    for level in range(len(path)):
+        backup(visit_count, value_sum, path[level : level + 1], np.where(np.asarray(depth) >= level, 0, -1), leaf_value)
 
 
-BACKUP_MISTAKES = [
-    Mistake("flip the value's sign at every level up: the players alternate", _backup_with("no flip")),
+BACKUP_MISTAKES = [  # the library's backup with one input changed
+    Mistake("flip the value's sign at every level up: the players alternate", _backup_without_flip),
     Mistake("the leaf itself gets +leaf_value (its player's view); the sign flips from its parent on",
-            _backup_with("first sign")),
+            lambda n, w, p, d, v: backup(n, w, p, d, -np.asarray(v))),
     Mistake("only levels 0..depth[b] are on the path; below the leaf path holds node 0, which stays untouched",
-            _backup_with("all levels")),
-    Mistake("a game with depth -1 is not searching: leave its rows alone", _backup_with("all games")),
+            lambda n, w, p, d, v: backup(n, w, p, np.where(np.asarray(d) >= 0, len(p) - 1, -1), v)),
+    Mistake("a game with depth -1 is not searching: leave its rows alone",
+            lambda n, w, p, d, v: backup(n, w, p, np.maximum(d, 0), v)),
 ]  # fmt: skip
