@@ -271,7 +271,7 @@ class BatchedSelfPlay:
 
     ``total`` games are played in all (None: a finished game is always replaced, for benchmarks). The search
     evaluates through ``evaluator`` (a ``FastEvaluator``); ``reuse_tree`` keeps the subtree of the move played.
-    Other hands can take three parts (the course's capstone, ``alphazero_lib.exercises.capstone``): ``mcts``, a
+    Other hands can take three parts (the course's capstone, ``alphazero_lib.capstone``): ``mcts``, a
     ready search with ``run``; ``make_samples``, ``game_samples``'s signature; ``choose``, ``select_action``'s.
     """
 

@@ -4,7 +4,7 @@
     python benchmarks/capstone.py --home runs/solved --minutes 20 --games 50 --out runs/capstone
 
 It loads the learner's pieces from ``HOME/my_alphazero`` (the library's stand in where a check did not pass, and the
-first line says which), trains with ``alphazero_lib.exercises.capstone.Capstone`` for ``--minutes`` of wall time,
+first line says which), trains with ``alphazero_lib.capstone.Capstone`` for ``--minutes`` of wall time,
 then plays Kaggle's ``negamax`` ``--games`` episodes on each seat with the learner's agent (their ``AlphaMCTS`` and
 ``make_agent``, counted by their ``evaluate_both_seats``), and ``random``; exports the submission file and plays it
 too. It prints every figure with its 95% Wilson interval, the calls made by the learner's code and the library's,
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
 
     import torch
 
-    from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces, serial_game_seconds
+    from alphazero_lib.capstone import Capstone, CapstoneSettings, load_pieces, serial_game_seconds
     from alphazero_lib.kaggle import load_submission
 
     torch.set_num_threads(1)

@@ -21,7 +21,7 @@ def one_torch_thread():
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     """An empty folder for the learner's my_alphazero/ (``MY_ALPHAZERO_HOME``), forgotten again afterwards."""
-    from alphazero_lib.exercises import mine
+    from alphazero_lib.course import mine
 
     monkeypatch.setenv(mine.HOME_VARIABLE, str(tmp_path))
     monkeypatch.delenv(mine.KEEP_VARIABLE, raising=False)

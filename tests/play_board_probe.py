@@ -61,8 +61,8 @@ def controls(root: Any) -> tuple[Any, Any]:
 def probe() -> dict[str, Any]:
     import ipywidgets
 
+    from alphazero_lib.course.play_board import board
     from alphazero_lib.games import ConnectFour, TicTacToe
-    from alphazero_lib.play_board import board
 
     transcript: list[dict[str, Any]] = []
     widgets: set[tuple[str, str, str]] = set()

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import torch
 
+from alphazero_lib import capstone
 from alphazero_lib.batched_mcts import BatchedMCTS
+from alphazero_lib.capstone import Capstone, CapstoneSettings, load_pieces, shown
 from alphazero_lib.config import SearchConfig
-from alphazero_lib.exercises import capstone, nb07_parallel
-from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces, shown
+from alphazero_lib.exercises import nb07_parallel
 from alphazero_lib.games import ConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResNet

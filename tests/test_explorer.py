@@ -32,7 +32,7 @@ def probe() -> dict[str, Any]:
     import ipywidgets
     from play_board_probe import walk  # the play board's probe walks its widgets the same way
 
-    from alphazero_lib.explorer import SearchExplorer, explorer_widget
+    from alphazero_lib.course.explorer import SearchExplorer, explorer_widget
     from alphazero_lib.games import TicTacToe
 
     explorer = SearchExplorer(vanilla, TicTacToe().get_initial_state(), num_searches=30, C=1.41)
@@ -73,7 +73,7 @@ if __name__ == "__main__":
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from alphazero_lib.explorer import SearchExplorer, child_by_move, score  # noqa: E402
+from alphazero_lib.course.explorer import SearchExplorer, child_by_move, score  # noqa: E402
 from alphazero_lib.games import TicTacToe  # noqa: E402
 
 

@@ -171,7 +171,7 @@ def test_notebook_5s_epoch_on_the_gpu(home):
 
     from test_capstone import TRAIN
 
-    from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
+    from alphazero_lib.capstone import Capstone, CapstoneSettings, load_pieces
     from alphazero_lib.exercises.nb05_self_play import library_minibatches, library_train_step
 
     run = Capstone(load_pieces(quiet=True), CapstoneSettings(games_per_iteration=4, searches=4, device=GPU))
@@ -195,7 +195,7 @@ def test_notebook_5s_epoch_on_the_gpu(home):
 def test_the_capstone_trains_on_the_gpu_with_device_auto(tmp_path, home, monkeypatch):
     """Notebook 10 with ``DEVICE = "auto"`` on a GPU runtime: the network trains there, the run is saved and
     continues, and the agent and the export (which run on the CPU) take its weights."""
-    from alphazero_lib.exercises.capstone import Capstone, CapstoneSettings, load_pieces
+    from alphazero_lib.capstone import Capstone, CapstoneSettings, load_pieces
 
     if GPU == "cpu":
         monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # "auto" is the CPU in a dry run

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from alphazero_lib.exercises import mine, nb05_self_play, nb06_connect_four
-from alphazero_lib.exercises.mine import Piece, keep, load_yours
+from alphazero_lib.course import mine
+from alphazero_lib.course.mine import Piece, keep, load_yours
+from alphazero_lib.exercises import nb05_self_play, nb06_connect_four
 from alphazero_lib.training import minibatches as library_minibatches
 
 COUNTER = itertools.count()

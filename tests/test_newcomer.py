@@ -107,7 +107,7 @@ def test_a_play_cell_shows_the_board_and_nothing_under_it(monkeypatch):
     pytest.importorskip("ipywidgets")
     import IPython.display
 
-    from alphazero_lib import play_board as play_module
+    from alphazero_lib.course import play_board as play_module
 
     shown = []
     monkeypatch.setattr(play_module, "interactive", lambda: True)

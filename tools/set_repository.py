@@ -53,7 +53,7 @@ elif "google.colab" in sys.modules:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"alphazero_lib[kaggle] @ {{url}}"], check=True)
     print(f"Installed the course library from github.com/{{REPOSITORY}}.")
     if KEEP_ON_DRIVE:  # Colab's files end with the session: the code your checks keep (my_alphazero/) goes to Drive
-        from alphazero_lib.exercises.mine import keep_on_drive
+        from alphazero_lib.course.mine import keep_on_drive
 
         keep_on_drive(DRIVE_FOLDER)
 elif importlib.util.find_spec("alphazero_lib") is not None:

@@ -299,7 +299,7 @@ def check(
     functions, its stub first (a ``NotImplementedError`` raised elsewhere, or after some cases agreed, is named).
     Never raises (except ``KeyboardInterrupt``): whatever goes wrong in the learner's code is reported as the
     failing case. ``remark()``, when given and not empty, is added to a passing line (a deviation the check allows).
-    A passing function or class is kept in ``my_alphazero/`` (``alphazero_lib.exercises.mine``) when it was written
+    A passing function or class is kept in ``my_alphazero/`` (``alphazero_lib.course.mine``) when it was written
     in a notebook cell; ``keep_as=(name, code)`` keeps something else (a method) under another name.
     """
     if is_stub(learner):
@@ -348,7 +348,7 @@ def check(
     if keep_as is None and isinstance(learner, type | types.FunctionType):
         keep_as = (learner.__name__, learner)
     if keep_as is not None and keep_as[1] is not None:
-        from alphazero_lib.exercises.mine import kept_by_check
+        from alphazero_lib.course.mine import kept_by_check
 
         kept_by_check(keep_as[0], keep_as[1], name)
     return _verdict(

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from alphazero_lib.play_board import interactive
+from alphazero_lib.course.play_board import interactive
 
 
 @dataclass

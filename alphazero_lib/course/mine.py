@@ -43,7 +43,7 @@ INDEX = "pieces.json"
 NOTEBOOK_MODULE = re.compile(r"^alphazero_lib\.exercises\.(nb\d\d_\w+)$")
 HEADER = '''"""Your code from the course's notebook {module}: every piece here passed its check.
 
-Written by the checks (alphazero_lib.exercises.mine); edit the code in the notebook and run its check again.
+Written by the checks (alphazero_lib.course.mine); edit the code in the notebook and run its check again.
 Pieces kept: {names}.
 """
 '''

@@ -38,8 +38,8 @@ from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
 from alphazero_lib.checkpoints import CheckpointError, check_game, load_checkpoint, load_state, make_checkpoint
 from alphazero_lib.config import SearchConfig, TrainConfig
+from alphazero_lib.course.mine import Piece, Yours, load_yours
 from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
-from alphazero_lib.exercises.mine import Piece, Yours, load_yours
 from alphazero_lib.games import ConnectFour as LibraryConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResBlock as LibraryResBlock
