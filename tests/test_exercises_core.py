@@ -230,6 +230,36 @@ def test_a_mistake_that_only_matches_the_failing_case_is_not_blamed(capsys):
     assert "you doubled" not in verdict(capsys)
 
 
+def test_on_copies_gives_the_code_copies_and_raises_what_it_is_told_when_one_changed():
+    from alphazero_lib.exercises.core import Mismatch, on_copies
+
+    state, obs = np.zeros(3), {"board": [0, 0]}
+
+    def writes(s, o, scale=1.0):
+        s[0], o["board"][1] = 1.0, 2
+        return scale
+
+    assert on_copies(lambda s, o: s.sum(), state, obs, changed=Mismatch("changed", "unchanged")) == 0.0
+    with pytest.raises(Mismatch, match="returned 'changed', expected 'unchanged'"):
+        on_copies(writes, state, obs, changed=Mismatch("changed", "unchanged"))
+    with pytest.raises(Mismatch) as raised:  # a function makes it from the answer and the copies written into
+        on_copies(writes, state, obs, scale=2.0, changed=lambda got, given: Mismatch(given, got))
+    assert raised.value.expected == 2.0 and raised.value.got[0][0] == 1.0 and raised.value.got[1]["board"] == [0, 2]
+    assert on_copies(writes, state, obs, changed=None) == 1.0, "None: nothing compared"
+    assert state[0] == 0.0 and obs == {"board": [0, 0]}, "the case's own inputs are never written into"
+
+
+def test_planted_mistakes_call_the_reference_with_each_kind_and_its_hint():
+    from alphazero_lib.exercises.core import planted
+
+    def reference(x, y=0, kind=""):
+        return (x, y, kind)
+
+    mistakes = planted(reference, {"flip": "flip the sign", "drop": "keep it"})
+    assert [m.hint for m in mistakes] == ["flip the sign", "keep it"]
+    assert [m.code(1, y=2) for m in mistakes] == [(1, 2, "flip"), (1, 2, "drop")]
+
+
 def test_hint_and_solution_on_request(capsys):
     from alphazero_lib.exercises.nb01_games import hint, solution
 

@@ -26,6 +26,7 @@ How a verdict is made (issue 24, "checks that judge like a teacher"):
 
 from __future__ import annotations
 
+import copy
 import difflib
 import inspect
 import math
@@ -75,6 +76,26 @@ def judged_in_run(got: Any, expected: Any) -> bool:
     return True
 
 
+def on_copies(
+    f: Callable[..., Any], *args: Any, changed: Mismatch | Callable[[Any, tuple], Mismatch] | None, **kwargs: Any
+) -> Any:
+    """``f(*copies, **kwargs)``, ``copies`` being deep copies of ``args``: the learner's code never gets a case's own
+    inputs, and a copy that no longer equals its input shows that it wrote into what it was given.
+
+    Then ``changed`` is raised: a ``Mismatch``, or ``changed(answer, copies)`` where the picture shows the answer or
+    the copies; ``None`` compares nothing. Keyword arguments are passed as they are, neither copied nor compared.
+    """
+    copies = copy.deepcopy(args)
+    answer = f(*copies, **kwargs)
+    if changed is not None and not all(_equal(c, a) for c, a in zip(copies, args, strict=True)):
+        raise changed(answer, copies) if callable(changed) else changed
+    return answer
+
+
+def _equal(a: Any, b: Any) -> bool:
+    return bool(np.array_equal(a, b)) if isinstance(b, np.ndarray) else bool(a == b)
+
+
 @dataclass
 class Case:
     """One trial: ``run(learner)`` calls the learner's code and returns its answer, to compare with ``expected``.
@@ -107,6 +128,16 @@ class Mistake:
 
     hint: str
     code: Any
+
+
+def planted(reference: Callable[..., Any], hints: dict[str, str]) -> list[Mistake]:
+    """An exercise's known mistakes: ``reference`` (a function, or a method: ``self`` first) called with
+    ``kind=`` each planted mistake of ``hints``, and that mistake's hint."""
+
+    def with_kind(kind: str) -> Callable[..., Any]:
+        return lambda *args, **kwargs: reference(*args, **kwargs, kind=kind)
+
+    return [Mistake(hint, with_kind(kind)) for kind, hint in hints.items()]
 
 
 # ---- comparing ---------------------------------------------------------------------------------------------------

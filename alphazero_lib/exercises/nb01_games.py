@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.arena import play_game as library_arena_game
+from alphazero_lib.exercises import core
 from alphazero_lib.exercises.core import Case, Mismatch, Mistake, board, check, check_method, hints_for, miss, show
 from alphazero_lib.exercises.positions import played_positions
 from alphazero_lib.games import TicTacToe as LibraryTicTacToe
@@ -82,13 +83,12 @@ def _case(method: str, state: np.ndarray, hint: str, untouched: bool = False, **
     call with ``action=None`` (no move yet) is on the empty board."""
     expected = getattr(LIBRARY, method)(state, *args.values())
 
+    def changed(got: Any, given: tuple) -> Mismatch:
+        return miss(f"{show(got)}, and your input became {board(given[0])}", f"{show(expected)} with the input "
+                    "unchanged", hint)  # fmt: skip
+
     def run(c: Any) -> Any:
-        given = state.copy()
-        got = getattr(c(), method)(given, *args.values())
-        if untouched and not np.array_equal(given, state):
-            raise miss(f"{show(got)}, and your input became {board(given)}", f"{show(expected)} with the input "
-                       "unchanged", hint)  # fmt: skip
-        return got
+        return core.on_copies(getattr(c(), method), state, *args.values(), changed=changed if untouched else None)
 
     shown = "".join(f", {k}={v}" for k, v in args.items())
     where = "empty board" if args.get("action", 0) is None else board(state)

@@ -285,12 +285,9 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
     cases with one legal move, large logits (a plain ``exp`` overflows), the largest logit on an illegal move."""
 
     def run(f: Callable[..., Any], logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        given_logits, given_valid = logits.copy(), valid.copy()
+        changed = Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
         with np.errstate(all="ignore"):
-            got = f(given_logits, given_valid)
-        if not (np.array_equal(given_logits, logits) and np.array_equal(given_valid, valid)):
-            raise Mismatch("the logits or valid changed", "inputs untouched", "compute on new arrays.")
-        return got
+            return core.on_copies(f, logits, valid, changed=changed)
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(13)
@@ -404,11 +401,9 @@ def _noise_read_back(got: Any, priors: np.ndarray, valid: np.ndarray, eps: float
 def _run_noise(
     f: Callable[..., Any], priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float, seed: int
 ) -> Any:
-    given = priors.copy()
     rng = np.random.default_rng(seed)
-    got = f(given, valid.copy(), eps, alpha, rng)
-    if not np.array_equal(given, priors):
-        raise Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
+    changed = Mismatch("the priors given changed", "priors untouched", "work on a copy: priors = priors.copy().")
+    got = core.on_copies(lambda given: f(given, valid.copy(), eps, alpha, rng), priors, changed=changed)
     if rng.bit_generator.state == np.random.default_rng(seed).bit_generator.state:
         raise Mismatch("no draw from rng", "a draw from rng", GIVEN_RNG)
     if not isinstance(got, np.ndarray) or got.shape != priors.shape:

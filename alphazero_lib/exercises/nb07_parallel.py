@@ -223,16 +223,6 @@ def select_actions(value_sum: np.ndarray, visit_count: np.ndarray, prior: np.nda
     return puct_selection(children, SearchConfig(C=C))
 
 
-def _planted(reference: Callable[..., Any], hints: dict[str, str]) -> list[Mistake]:
-    """An exercise's known mistakes: ``reference`` (a function, or a method: ``self`` first) with each planted mistake
-    ``kind`` of ``hints``, and its hint."""
-
-    def planted(kind: str) -> Callable[..., Any]:
-        return lambda *args, **kwargs: reference(*args, **kwargs, kind=kind)
-
-    return [Mistake(hint, planted(kind)) for kind, hint in hints.items()]
-
-
 # ---- helpers for the notebook -------------------------------------------------------------------------------
 class RowNet:
     """A fake policy-value network computed state by state (so batching cannot change a bit of any answer):
@@ -533,19 +523,19 @@ def check_search(cls: type) -> type:
     return _check_parallel(cls, "search", SEARCH_MISTAKES)
 
 
-ROOT_MISTAKES = _planted(_expand_roots, {
+ROOT_MISTAKES = core.planted(_expand_roots, {
     "all actions": "draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * "
     "len(legal))), as the serial search does; not one draw over every action",
     "np.random": "draw the noise from self.rng (seeded once), not from np.random",
 })  # fmt: skip
-SIMULATE_MISTAKES = _planted(_simulate, {
+SIMULATE_MISTAKES = core.planted(_simulate, {
     "terminal sign": "a finished leaf's value comes from the rules, which score it for the player who just moved: "
     "back up -value",
     "network sign": "the network's value is already for the player to move at the leaf: back it up as it is",
     "stale node": "reset spg.node = None at the start of every simulation: a finished game's leaf must not wait "
     "from the simulation before",
 })  # fmt: skip
-SEARCH_MISTAKES = _planted(_search, {  # the visits are right; what is returned is not
+SEARCH_MISTAKES = core.planted(_search, {  # the visits are right; what is returned is not
     "counts": "return each game's visit SHARES: its counts divided by its own sum",
     "one sum": "normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
     "games",
@@ -654,7 +644,7 @@ def check_parallel_self_play(learner: Any) -> Any:
     return check("parallel_self_play", learner, _library_loop, lambda: [case(*r) for r in LOOP_SETTINGS], LOOP_MISTAKES)
 
 
-LOOP_MISTAKES = _planted(parallel_self_play, {
+LOOP_MISTAKES = core.planted(parallel_self_play, {
     "kept": KEPT,
     "skips": SKIPS,
     "del forwards": "deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
@@ -727,12 +717,9 @@ def _arrays_call(args: tuple[np.ndarray, ...]) -> str:
 
 
 def _run_select(f: Callable[..., Any], args: tuple[np.ndarray, ...], C: float) -> Any:
-    copies = [a.copy() for a in args]
+    changed = Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
     with np.errstate(all="ignore"):
-        got = f(*copies, C=C)
-    if any(not np.array_equal(before, after) for before, after in zip(args, copies, strict=True)):
-        raise Mismatch("an input array changed", "inputs unchanged", "compute the scores in a new array.")
-    return got
+        return core.on_copies(f, *args, C=C, changed=changed)
 
 
 def check_select_actions(learner: Any) -> Any:
@@ -759,7 +746,7 @@ def _select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_vis
     return np.where(legal, score, -np.inf).argmax(axis=1)
 
 
-SELECT_MISTAKES = _planted(_select, {
+SELECT_MISTAKES = core.planted(_select, {
     "q sign": "Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
     "no zero": "an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0) "
     "(0 / 0 is nan, and argmax takes a nan)",
@@ -842,11 +829,8 @@ def _step_cases(reference: Callable[..., np.ndarray], name: str) -> list[Case]:
 
 
 def _run_step(f: Callable[..., Any], path: np.ndarray, depth: np.ndarray, kind: str) -> Any:
-    given_path, given_depth = path.copy(), depth.copy()
-    got = f(given_path, given_depth)
-    if not (np.array_equal(given_path, path) and np.array_equal(given_depth, depth)):
-        raise Mismatch("path or depth changed", "both untouched",
-                       "compute a new array; do not write into path or depth")  # fmt: skip
+    hint = "compute a new array; do not write into path or depth"
+    got = core.on_copies(f, path, depth, changed=Mismatch("path or depth changed", "both untouched", hint))
     if not isinstance(got, np.ndarray):
         raise Mismatch(got, core.Text("a numpy array [L, B]"),
                        "return a numpy array with one row per level, one column per game")  # fmt: skip

@@ -9,7 +9,6 @@ semantics of ``alphazero_lib.kaggle``) on many seeded cases.
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import random
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from alphazero_lib.exercises import positions
-from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, miss
+from alphazero_lib.exercises.core import Case, Mismatch, Mistake, check, hints_for, miss, on_copies
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.kaggle import board_to_state, import_kaggle_environments
 from alphazero_lib.kaggle.environment import episode_outcome, to_observation
@@ -98,11 +97,8 @@ def observation(game: Any, state: np.ndarray, mark: int, plain: bool = False) ->
 
 def _called(f: Any, *args: Any) -> Any:
     """``f(*args)`` on copies of ``args``; a Mismatch when ``f`` changed them."""
-    given = copy.deepcopy(args)
-    got = f(*given)
-    if not all(np.array_equal(g, a) if isinstance(a, np.ndarray) else g == a for g, a in zip(given, args, strict=True)):
-        raise miss("changed inputs", "inputs unchanged", "do not change what you are given: build new arrays.")
-    return got
+    hint = "do not change what you are given: build new arrays."
+    return on_copies(f, *args, changed=miss("changed inputs", "inputs unchanged", hint))
 
 
 def _python_int(got: Any, expected: int) -> Any:
