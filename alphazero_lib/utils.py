@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,6 +143,19 @@ def _file_in_the_way(path: Path) -> Path | None:
     if path.exists() and not path.is_dir():
         return path
     return None
+
+
+def replace_folder(staging: str | os.PathLike[str], out: str | os.PathLike[str]) -> None:
+    """Put the finished folder ``staging`` at ``out``, in its place: what was at ``out`` is retired beside it and
+    removed. Each step is one rename (``staging`` is beside ``out``), so ``out`` is never half old and half new."""
+    staging, out = Path(staging), Path(out)
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    retired = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old.", suffix=".tmp"))
+    os.replace(out, retired / out.name)
+    os.replace(staging, out)
+    shutil.rmtree(retired, ignore_errors=True)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

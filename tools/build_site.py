@@ -132,20 +132,18 @@ def build(out: Path, staging: Path, quiet: bool = True) -> int:
         print(f"the site's builder is not installed ({error.name}): pip install -e '.[docs]'", file=sys.stderr)
         return 2
     stage(staging)
-    # A clean build (Sphinx leaves the pages of objects no longer documented in place) beside ``out``, swapped in
-    # whole when Sphinx succeeds: a failed or stopped build leaves the earlier site as it was.
-    fresh, old = out.with_name(out.name + ".new"), out.with_name(out.name + ".old")
-    for folder in (fresh, old):
-        shutil.rmtree(folder, ignore_errors=True)
+    # A clean build (Sphinx leaves the pages of objects no longer documented in place) beside ``out``, put in its
+    # place when Sphinx succeeds: a failed or stopped build leaves the earlier site as it was.
+    from alphazero_lib.utils import replace_folder
+
+    fresh = out.with_name(out.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-j", "auto", str(staging), str(fresh)]
     code = subprocess.run([*command, *(["-q"] if quiet else [])], cwd=ROOT).returncode
     if code != 0:
         shutil.rmtree(fresh, ignore_errors=True)
         return code
-    if out.exists():
-        out.rename(old)
-    fresh.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+    replace_folder(fresh, out)
     return code
 
 

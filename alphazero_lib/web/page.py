@@ -20,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from alphazero_lib.utils import replace_folder
 from alphazero_lib.web.onnx_export import check_exportable, onnx_bytes
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -161,13 +162,7 @@ def export_web(
         (staging / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         (staging / "README.txt").write_text(readme_text(config))
         os.chmod(staging, 0o755)  # mkdtemp's 0700 would hide the folder from a web server run by someone else
-        if out.exists():
-            retired = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old.", suffix=".tmp"))
-            os.replace(out, retired / "page")
-            os.replace(staging, out)
-            shutil.rmtree(retired, ignore_errors=True)
-        else:
-            os.replace(staging, out)
+        replace_folder(staging, out)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
