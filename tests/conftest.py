@@ -19,6 +19,18 @@ def one_torch_thread():
 
 
 @pytest.fixture
+def verdict(capsys):
+    """``verdict()``: the one line an exercise check printed since the last call (it must print exactly one)."""
+
+    def read() -> str:
+        out = capsys.readouterr().out
+        assert out.count("\n") == 1, f"one verdict line, got {out!r}"
+        return out.strip()
+
+    return read
+
+
+@pytest.fixture
 def home(tmp_path, monkeypatch):
     """An empty folder for the learner's my_alphazero/ (``MY_ALPHAZERO_HOME``), forgotten again afterwards."""
     from alphazero_lib.course import mine

@@ -45,6 +45,11 @@ def random_positions(game, count: int, seed: int) -> list[np.ndarray]:
     return positions[:count]
 
 
+def encoded_positions(game, count: int, seed: int = 0) -> np.ndarray:
+    """``random_positions`` as the network reads them: ``[count, 3, rows, columns]``, float32."""
+    return game.get_encoded_state(np.stack(random_positions(game, count, seed))).astype(np.float32)
+
+
 def crowded_board() -> np.ndarray:
     """A ConnectX board (marks 1 and 2, as Kaggle sends it): columns 0 (the naive fallback) and 3 (the centre) full,
     the rest open; 7 stones each."""

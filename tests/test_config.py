@@ -40,10 +40,16 @@ def test_config_fields_are_checked(cls, settings, message):
 def test_valid_configs_keep_their_values():
     assert SearchConfig(num_searches=np.int64(5), C=2).num_searches == 5
     assert TrainConfig(augment_symmetries=np.bool_(False)).augment_symmetries is False
-    assert (
-        TrainConfig.from_preset("connect_four_small").to_dict()
-        == TrainConfig.from_preset("connect_four_small").to_dict()
-    )
+
+
+def test_a_preset_keeps_the_values_it_is_given_and_changes_nothing_else():
+    preset = TrainConfig.from_preset("connect_four_small")
+    hidden, searches = preset.num_hidden * 2, preset.search.num_searches + 1
+    changed = TrainConfig.from_preset("connect_four_small", num_hidden=hidden, num_searches=searches)
+    assert changed.changes_from(preset) == {
+        "num_hidden": (preset.num_hidden, hidden),
+        "search.num_searches": (preset.search.num_searches, searches),
+    }
 
 
 def test_train_config_roundtrip_through_json_still_works(tmp_path):

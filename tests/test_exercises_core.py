@@ -20,51 +20,45 @@ def square_cases():
     ]
 
 
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
-
-
-def test_stub_is_not_written_and_the_library_stands_in(capsys):
+def test_stub_is_not_written_and_the_library_stands_in(verdict):
     def square(x):
         raise NotImplementedError
 
     assert check("square", square, library_square, square_cases) is library_square
-    assert verdict(capsys) == "⏳ square: not written yet; the rest of this notebook uses the library's version"
+    assert verdict() == "⏳ square: not written yet; the rest of this notebook uses the library's version"
 
 
-def test_right_code_is_returned(capsys):
+def test_right_code_is_returned(verdict):
     def square(x):
         return x**2
 
     assert check("square", square, library_square, square_cases) is square
-    assert verdict(capsys) == "✅ square: agrees with the library on 3 cases; the cells below use yours"
+    assert verdict() == "✅ square: agrees with the library on 3 cases; the cells below use yours"
 
 
-def test_wrong_code_names_the_first_failing_case(capsys):
+def test_wrong_code_names_the_first_failing_case(verdict):
     assert check("square", lambda x: 2 * x, library_square, square_cases) is library_square
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(
         "❌ square: case 2 of 3, square(1): returned 2, expected 1 (yours is 1 higher). Hint: multiply x by itself"
     )
 
 
 @pytest.mark.parametrize("error", [ValueError("bad"), SystemExit(3), ZeroDivisionError(), RecursionError()])
-def test_errors_in_learner_code_never_escape(capsys, error):
+def test_errors_in_learner_code_never_escape(verdict, error):
     def square(x):
         raise error
 
     assert check("square", square, library_square, square_cases) is library_square
-    assert f"raised {type(error).__name__}" in verdict(capsys)
+    assert f"raised {type(error).__name__}" in verdict()
 
 
-def test_broken_case_setup_never_escapes(capsys):
+def test_broken_case_setup_never_escapes(verdict):
     def cases():
         raise TypeError("the class has no __init__")
 
     assert check("thing", object(), "library", cases) == "library"
-    assert "could not set up the cases: TypeError" in verdict(capsys)
+    assert "could not set up the cases: TypeError" in verdict()
 
 
 def test_same_compares_shapes_and_values():
@@ -154,21 +148,21 @@ def test_same_wants_the_types_the_cells_below_use():
     assert same([1.0, True], (1.0, True)), "a list where a tuple is only unpacked"
 
 
-def test_numbers_are_shown_with_the_digits_that_tell_them_apart(capsys):
+def test_numbers_are_shown_with_the_digits_that_tell_them_apart(verdict):
     check("rating", lambda: 1229.31, None, [Case("rating()", lambda f: f(), 1229.3)])
-    assert "returned 1229.31, expected 1229.3 (yours is 0.01 higher)." in verdict(capsys)
+    assert "returned 1229.31, expected 1229.3 (yours is 0.01 higher)." in verdict()
 
 
-def test_the_difference_is_named(capsys):
+def test_the_difference_is_named(verdict):
     check("flip", lambda x: -x, None, [Case("flip(2.0)", lambda f: f(2.0), 2.0)])
-    assert "(the opposite sign)" in verdict(capsys)
+    assert "(the opposite sign)" in verdict()
     check("mask", lambda: [1, 0], None, [Case("mask()", lambda f: f(), np.array([1, 0]))])
-    assert "(yours is a list, not a numpy array)" in verdict(capsys)
+    assert "(yours is a list, not a numpy array)" in verdict()
     check("planes", lambda: np.zeros(3), None, [Case("planes()", lambda f: f(), np.array([0.0, 1.0, 0.0]))])
-    assert "one entry differs, [1]: yours 0, expected 1" in verdict(capsys)
+    assert "one entry differs, [1]: yours 0, expected 1" in verdict()
 
 
-def test_a_not_implemented_error_elsewhere_is_named(capsys):
+def test_a_not_implemented_error_elsewhere_is_named(verdict):
     class Game:
         def double(self, x):
             return self.helper(x)
@@ -180,23 +174,23 @@ def test_a_not_implemented_error_elsewhere_is_named(capsys):
         return [Case(f"double({x})", lambda c, x=x: c().double(x), 2 * x) for x in range(3)]
 
     check_method(Game, "double", lambda self, x: 2 * x, cases)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("⏳ Game.double: `helper`, called from your code, still raises NotImplementedError"), line
 
 
-def test_a_method_unfinished_after_some_cases_is_named(capsys):
+def test_a_method_unfinished_after_some_cases_is_named(verdict):
     def square(x):
         if x < 0:
             raise NotImplementedError("negative numbers later")
         return x * x
 
     check("square", square, library_square, square_cases)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("⏳ square: `square` still raises NotImplementedError on case 3 of 3, square(-3)"), line
     assert "the 2 cases before agree" in line
 
 
-def test_a_misspelled_method_is_named_with_the_methods_expected(capsys):
+def test_a_misspelled_method_is_named_with_the_methods_expected(verdict):
     class Game:
         def dubble(self, x):
             return 2 * x
@@ -205,29 +199,29 @@ def test_a_misspelled_method_is_named_with_the_methods_expected(capsys):
         return [Case("double(1)", lambda c: c().double(1), 2)]
 
     check_method(Game, "double", lambda self, x: 2 * x, cases)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ Game.double: your Game has no method `double`, but `dubble`: rename it"), line
     assert "def double(self, x)" in line
     assert Game().double(3) == 6, "the library's method stands in"
 
 
-def test_the_hint_of_the_mistake_that_reproduces_the_answer(capsys):
+def test_the_hint_of_the_mistake_that_reproduces_the_answer(verdict):
     from alphazero_lib.exercises.core import Mistake
 
     mistakes = [Mistake("you doubled", lambda x: 2 * x), Mistake("you cubed", lambda x: x**3)]
     check("square", lambda x: x * x * x, library_square, square_cases, mistakes)
-    assert "Hint: you cubed." in verdict(capsys)
+    assert "Hint: you cubed." in verdict()
     check("square", lambda x: x + 1, library_square, square_cases, mistakes)
-    assert "Hint: multiply x by itself." in verdict(capsys), "no known mistake: the case's rule"
+    assert "Hint: multiply x by itself." in verdict(), "no known mistake: the case's rule"
 
 
-def test_a_mistake_that_only_matches_the_failing_case_is_not_blamed(capsys):
+def test_a_mistake_that_only_matches_the_failing_case_is_not_blamed(verdict):
     from alphazero_lib.exercises.core import Mistake
 
     # x * x * x and 2 * x... both give 8 at x = 2; only cubing gives the learner's 27 at x = 3
     cases = [Case(f"square({x})", lambda f, x=x: f(x), x * x) for x in (2, 3)]
     check("square", lambda x: x**3, library_square, cases, [Mistake("you doubled the 4", lambda x: 2 * x * x / 1)])
-    assert "you doubled" not in verdict(capsys)
+    assert "you doubled" not in verdict()
 
 
 def test_on_copies_gives_the_code_copies_and_raises_what_it_is_told_when_one_changed():
@@ -377,31 +371,31 @@ def halves_cases():
         (lambda x: x * 0.50001 if x else 1.0, "within 0.002% of the library's answer"),
     ],
 )
-def test_the_hint_comes_from_every_failing_case_not_the_first(capsys, wrong, words):
+def test_the_hint_comes_from_every_failing_case_not_the_first(verdict, wrong, words):
     check("half", wrong, lambda x: x / 2, halves_cases)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ half: case 1 of 14, half(0)"), line
     assert words in line and "zero stays zero" not in line, line
 
 
-def test_an_edge_case_alone_keeps_its_own_rule(capsys):
+def test_an_edge_case_alone_keeps_its_own_rule(verdict):
     check("half", lambda x: x / 2 if x else 1.0, lambda x: x / 2, halves_cases)
-    assert "Hint: zero stays zero." in verdict(capsys)
+    assert "Hint: zero stays zero." in verdict()
 
 
-def test_a_wrong_type_gets_a_hint_about_the_type(capsys):
+def test_a_wrong_type_gets_a_hint_about_the_type(verdict):
     check("half", lambda x: [x / 2], lambda x: x / 2, halves_cases)
-    assert "Hint: return a number, not a list." in verdict(capsys)
+    assert "Hint: return a number, not a list." in verdict()
     check(
         "halves",
         lambda x: list(x / 2),
         lambda x: x / 2,
         lambda: [Case("halves", lambda f: f(np.ones(3)), np.ones(3) / 2)],
     )
-    assert "Hint: return a numpy array (np.array(...)), not a list" in verdict(capsys)
+    assert "Hint: return a numpy array (np.array(...)), not a list" in verdict()
 
 
-def test_a_broadcasting_warning_names_the_shapes(capsys):
+def test_a_broadcasting_warning_names_the_shapes(verdict):
     import torch
     import torch.nn.functional as F
 
@@ -414,11 +408,11 @@ def test_a_broadcasting_warning_names_the_shapes(capsys):
         return float(F.mse_loss(prediction, targets)) + 0.5
 
     check("loss", loss, None, cases)
-    line = verdict(capsys)
+    line = verdict()
     assert "a prediction of shape [4, 1] with targets of shape [4]" in line and "[B, 1]" in line, line
 
 
-def test_what_a_later_case_knows_for_sure_beats_the_first_cases_rule(capsys):
+def test_what_a_later_case_knows_for_sure_beats_the_first_cases_rule(verdict):
     from alphazero_lib.exercises.core import Mismatch
 
     def run(f, x):
@@ -433,11 +427,11 @@ def test_what_a_later_case_knows_for_sure_beats_the_first_cases_rule(capsys):
         ]
 
     check("half", lambda x: x / 2 + 1, lambda x: x / 2, cases)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ half: case 1 of 4, half(0)") and "Hint: the later cases see that yours adds one" in line
 
 
-def test_an_answer_that_changes_between_two_runs_of_one_seeded_case_is_named(capsys):
+def test_an_answer_that_changes_between_two_runs_of_one_seeded_case_is_named(verdict):
     def cases():
         return [
             Case(f"noisy({s})", lambda f, s=s: f(np.random.default_rng(s)), float(s), hint="add the seed")
@@ -448,11 +442,11 @@ def test_an_answer_that_changes_between_two_runs_of_one_seeded_case_is_named(cap
         return float(np.random.random())
 
     check("noisy", noisy, None, cases)
-    assert "changed when the same case ran a second time" in verdict(capsys)
+    assert "changed when the same case ran a second time" in verdict()
     check("noisy", lambda rng: rng.random(), None, cases)  # the given generator: repeatable, so the case's rule
-    assert "Hint: add the seed." in verdict(capsys)
+    assert "Hint: add the seed." in verdict()
 
 
-def test_a_misspelled_word_is_named(capsys):
+def test_a_misspelled_word_is_named(verdict):
     check("word", lambda: "loss", None, lambda: [Case("word()", lambda f: f(), "losses", hint="the agent's side")])
-    assert "'loss' is not the word expected, 'losses': check its spelling" in verdict(capsys)
+    assert "'loss' is not the word expected, 'losses': check its spelling" in verdict()

@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
+from exercise_support import given_cell, read_notebook, run_cells, solve_notebooks, stubs_and_solutions
 
 from alphazero_lib.exercises import add_to_class
 from alphazero_lib.exercises import nb01_games as checks
 from alphazero_lib.exercises.positions import played_positions
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NB = nbformat.read(ROOT / "notebooks" / "01_games.ipynb", as_version=4)
+NB = read_notebook("01_games.ipynb")
 EXERCISES = solve_notebooks.exercises(NB)
-SKELETON = next(solve_notebooks.source(c) for c in NB.cells if solve_notebooks.source(c).startswith("class TicTacToe"))
+CODE = stubs_and_solutions(NB)
+SKELETON = given_cell(NB, "class TicTacToe")
 METHOD_CHECKS = [  # in notebook order: (checker, method names written in that exercise)
     (checks.check_get_initial_state, ["get_initial_state"]),
     (checks.check_get_next_state, ["get_next_state"]),
@@ -34,25 +28,15 @@ METHOD_CHECKS = [  # in notebook order: (checker, method names written in that e
 
 
 def stub(k: int) -> str:
-    return solve_notebooks.source(NB.cells[EXERCISES[k].exercise])
+    return CODE[k][0]
 
 
 def solution(k: int) -> str:
-    return EXERCISES[k].solution_code
+    return CODE[k][1]
 
 
 def namespace(*sources: str) -> dict:
-    ns = {"np": np, "add_to_class": add_to_class}
-    exec(SKELETON, ns)
-    for source in sources:
-        exec(source, ns)
-    return ns
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.strip()
+    return run_cells(SKELETON, *sources, np=np, add_to_class=add_to_class)
 
 
 def all_solutions() -> list[str]:
@@ -66,12 +50,12 @@ def test_the_notebook_has_these_exercises_in_order():
 
 
 @pytest.mark.parametrize("k", range(len(METHOD_CHECKS)), ids=[f.__name__ for f, _ in METHOD_CHECKS])
-def test_stub_is_not_written_and_the_library_stands_in(capsys, k):
+def test_stub_is_not_written_and_the_library_stands_in(verdict, k):
     checker, methods = METHOD_CHECKS[k]
     ns = namespace(stub(k))
     cls = ns["TicTacToe"]
     assert checker(cls) is cls
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("⏳") and "not written yet" in line
     for method in methods:
         assert getattr(cls.__dict__[method], "__stub__", False), "the library's method stands in"
@@ -81,12 +65,12 @@ def test_stub_is_not_written_and_the_library_stands_in(capsys, k):
 
 
 @pytest.mark.parametrize("k", range(len(METHOD_CHECKS)), ids=[f.__name__ for f, _ in METHOD_CHECKS])
-def test_solution_passes(capsys, k):
+def test_solution_passes(verdict, k):
     checker, methods = METHOD_CHECKS[k]
     ns = namespace(*all_solutions()[: k + 1])
     cls = ns["TicTacToe"]
     assert checker(cls) is cls
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("✅"), line
     for method in methods:
         assert not getattr(cls.__dict__[method], "__stub__", False), "the learner's method is kept"
@@ -134,13 +118,13 @@ WRONG = {
 
 
 @pytest.mark.parametrize("k", range(len(METHOD_CHECKS)), ids=[f.__name__ for f, _ in METHOD_CHECKS])
-def test_wrong_version_fails_with_its_case(capsys, k):
+def test_wrong_version_fails_with_its_case(verdict, k):
     checker, methods = METHOD_CHECKS[k]
     wrong, hint = WRONG[checker.__name__]
     ns = namespace(*all_solutions(), wrong)
     cls = ns["TicTacToe"]
     checker(cls)
-    line = verdict(capsys)
+    line = verdict()
     assert re.match(r"❌ TicTacToe\.\S+( and \S+)?: case \d+ of \d+, ", line), line
     assert hint in line, line
     assert all(getattr(cls.__dict__[m], "__stub__", False) for m in methods), "the library stands in"
@@ -153,16 +137,16 @@ def play_game_namespace(source: str) -> dict:
     return ns
 
 
-def test_play_game_stub(capsys):
+def test_play_game_stub(verdict):
     ns = play_game_namespace(stub(len(METHOD_CHECKS)))
     assert checks.check_play_game(ns["play_game"], ns["TicTacToe"]) is checks.library_play_game
-    assert "⏳ play_game: not written yet" in verdict(capsys)
+    assert "⏳ play_game: not written yet" in verdict()
 
 
-def test_play_game_solution(capsys):
+def test_play_game_solution(verdict):
     ns = play_game_namespace(solution(len(METHOD_CHECKS)))
     assert checks.check_play_game(ns["play_game"], ns["TicTacToe"]) is ns["play_game"]
-    assert verdict(capsys).startswith("✅ play_game: agrees with the library on 48 cases")
+    assert verdict().startswith("✅ play_game: agrees with the library on 48 cases")
 
 
 @pytest.mark.parametrize(
@@ -172,12 +156,12 @@ def test_play_game_solution(capsys):
         ("player = game.get_opponent(player)", "pass"),  # never switches players
     ],
 )
-def test_play_game_wrong(capsys, replace, where):
+def test_play_game_wrong(verdict, replace, where):
     source = solution(len(METHOD_CHECKS)).replace(replace, where)
     assert source != solution(len(METHOD_CHECKS))
     ns = play_game_namespace(source)
     assert checks.check_play_game(ns["play_game"], ns["TicTacToe"]) is checks.library_play_game
-    assert re.match(r"❌ play_game: case \d+ of 48, play_game\(", verdict(capsys))
+    assert re.match(r"❌ play_game: case \d+ of 48, play_game\(", verdict())
 
 
 def test_edge_games_end_as_labelled():

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-import sys
-from pathlib import Path
 
 import matplotlib
-import nbformat
 import numpy as np
 import pytest
+from exercise_support import given_cell, read_notebook, run_cells, solve_notebooks, stubs_and_solutions
 
 from alphazero_lib import TicTacToe
 from alphazero_lib.exercises import add_to_class
@@ -20,14 +18,10 @@ from alphazero_lib.mcts import Node as LibraryNode
 
 matplotlib.use("Agg")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NB = nbformat.read(ROOT / "notebooks" / "02_vanilla_mcts.ipynb", as_version=4)
+NB = read_notebook("02_vanilla_mcts.ipynb")
 EXERCISES = solve_notebooks.exercises(NB)
-SKELETON = next(solve_notebooks.source(c) for c in NB.cells if solve_notebooks.source(c).startswith("class Node"))
+CODE = stubs_and_solutions(NB)
+SKELETON = given_cell(NB, "class Node")
 NODE_CHECKS = [
     (checks.check_get_ucb, "get_ucb"),
     (checks.check_select, "select"),
@@ -40,29 +34,19 @@ IDS = [m for _, m in NODE_CHECKS]
 
 
 def stub(k: int) -> str:
-    return solve_notebooks.source(NB.cells[EXERCISES[k].exercise])
+    return CODE[k][0]
 
 
 def solution(k: int) -> str:
-    return EXERCISES[k].solution_code
+    return CODE[k][1]
 
 
 def namespace(*sources: str) -> dict:
-    ns = {"np": np, "math": math, "add_to_class": add_to_class, "game": TicTacToe()}
-    exec(SKELETON, ns)
-    for source in sources:
-        exec(source, ns)
-    return ns
+    return run_cells(SKELETON, *sources, np=np, math=math, add_to_class=add_to_class, game=TicTacToe())
 
 
 def node_solutions() -> list[str]:
     return [solution(k) for k in range(len(NODE_CHECKS))]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.strip()
 
 
 def test_the_notebook_has_these_exercises_in_order():
@@ -71,21 +55,21 @@ def test_the_notebook_has_these_exercises_in_order():
 
 
 @pytest.mark.parametrize("k", range(len(NODE_CHECKS)), ids=IDS)
-def test_stub_is_not_written_and_the_library_stands_in(capsys, k):
+def test_stub_is_not_written_and_the_library_stands_in(verdict, k):
     checker, method = NODE_CHECKS[k]
     ns = namespace(stub(k))
     assert checker(ns["Node"]) is ns["Node"]
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(f"⏳ Node.{method}: not written yet"), line
     assert getattr(ns["Node"].__dict__[method], "__stub__", False)
 
 
 @pytest.mark.parametrize("k", range(len(NODE_CHECKS)), ids=IDS)
-def test_solution_passes(capsys, k):
+def test_solution_passes(verdict, k):
     checker, method = NODE_CHECKS[k]
     ns = namespace(*node_solutions()[: k + 1])
     assert checker(ns["Node"]) is ns["Node"]
-    assert verdict(capsys).startswith(f"✅ Node.{method}: agrees with the library on")
+    assert verdict().startswith(f"✅ Node.{method}: agrees with the library on")
     assert not getattr(ns["Node"].__dict__[method], "__stub__", False)
 
 
@@ -105,60 +89,60 @@ WRONG = {
 
 
 @pytest.mark.parametrize("k", range(len(NODE_CHECKS)), ids=IDS)
-def test_wrong_version_fails_with_its_case(capsys, k):
+def test_wrong_version_fails_with_its_case(verdict, k):
     checker, method = NODE_CHECKS[k]
     old, new, hint = WRONG[method]
     wrong = solution(k).replace(old, new)
     assert wrong != solution(k)
     ns = namespace(*node_solutions(), wrong)
     checker(ns["Node"])
-    line = verdict(capsys)
+    line = verdict()
     assert re.match(rf"❌ Node\.{method}: case \d+ of \d+, ", line), line
     assert hint in line, line
     assert getattr(ns["Node"].__dict__[method], "__stub__", False), "the library's method stands in"
 
 
-def test_simulate_with_the_global_generator_is_told_to_use_rng(capsys):
+def test_simulate_with_the_global_generator_is_told_to_use_rng(verdict):
     wrong = solution(4).replace("rng.choice(", "np.random.choice(")
     ns = namespace(*node_solutions(), wrong)
     checks.check_simulate(ns["Node"])
-    assert verdict(capsys).startswith("❌ Node.simulate: case")
+    assert verdict().startswith("❌ Node.simulate: case")
 
 
 def search_namespace(source: str, *node_sources: str) -> dict:
     return namespace(*(node_sources or node_solutions()), source)
 
 
-def test_search_stub(capsys):
+def test_search_stub(verdict):
     ns = search_namespace(stub(6))
     assert checks.check_search(ns["MCTS"]) is checks.LibrarySearch
-    assert verdict(capsys).startswith("⏳ MCTS.search: not written yet")
+    assert verdict().startswith("⏳ MCTS.search: not written yet")
 
 
-def test_search_solution(capsys):
+def test_search_solution(verdict):
     ns = search_namespace(solution(6))
     assert checks.check_search(ns["MCTS"]) is ns["MCTS"]
-    assert verdict(capsys).startswith("✅ MCTS.search: agrees with the library on 7 cases")
+    assert verdict().startswith("✅ MCTS.search: agrees with the library on 7 cases")
     # the same draws as the library: the same visit counts
     state = checks.SEARCH_POSITIONS[4][1]  # the empty board
     ours = ns["MCTS"](TicTacToe(), num_searches=300, C=1.41, seed=5).search(state)
     assert np.array_equal(ours, checks.LibrarySearch(TicTacToe(), 300, 1.41, 5).search(state))
 
 
-def test_search_with_the_backup_sign_wrong_fails(capsys):
+def test_search_with_the_backup_sign_wrong_fails(verdict):
     wrong_node = solution(5).replace(
         "self.parent.backpropagate(self.game.get_opponent_value(value))", "self.parent.backpropagate(value)"
     )
     ns = search_namespace(solution(6), *node_solutions()[:5], wrong_node)
     assert checks.check_search(ns["MCTS"]) is checks.LibrarySearch
-    assert re.match(r"❌ MCTS\.search: case \d of 7, MCTS\(game, num_searches=600", verdict(capsys))
+    assert re.match(r"❌ MCTS\.search: case \d of 7, MCTS\(game, num_searches=600", verdict())
 
 
-def test_search_that_expands_terminal_nodes_fails(capsys):
+def test_search_that_expands_terminal_nodes_fails(verdict):
     wrong = solution(6).replace("if not node.is_terminal:", "if True:")
     ns = search_namespace(wrong)
     assert checks.check_search(ns["MCTS"]) is checks.LibrarySearch
-    assert verdict(capsys).startswith("❌ MCTS.search: case")
+    assert verdict().startswith("❌ MCTS.search: case")
 
 
 def test_library_stand_ins_match_the_library_node():
@@ -229,19 +213,19 @@ WRONG_DRAWS = {
 
 
 @pytest.mark.parametrize("draw", OTHER_DRAWS.values(), ids=list(OTHER_DRAWS))
-def test_any_uniform_draw_from_the_rng_given_passes(capsys, draw):
+def test_any_uniform_draw_from_the_rng_given_passes(verdict, draw):
     """The exercise is the design, not the library's order of draws: other correct draws pass."""
     assert DRAW in solution(EXPAND)
     ns = namespace(*node_solutions()[:EXPAND], solution(EXPAND).replace(DRAW, draw))
     assert checks.check_expand(ns["Node"]) is ns["Node"]
-    assert verdict(capsys).startswith("✅ Node.expand: agrees with the library on")
+    assert verdict().startswith("✅ Node.expand: agrees with the library on")
     assert not getattr(ns["Node"].__dict__["expand"], "__stub__", False)
 
 
 @pytest.mark.parametrize("draw, hint", WRONG_DRAWS.values(), ids=list(WRONG_DRAWS))
-def test_a_draw_that_is_not_uniform_or_not_from_the_rng_fails(capsys, draw, hint):
+def test_a_draw_that_is_not_uniform_or_not_from_the_rng_fails(verdict, draw, hint):
     np.random.seed(0)
     ns = namespace(*node_solutions()[:EXPAND], solution(EXPAND).replace(DRAW, draw))
     checks.check_expand(ns["Node"])
-    line = verdict(capsys)
+    line = verdict()
     assert re.match(r"❌ Node\.expand: case \d+ of \d+, ", line) and hint in line, line

@@ -3,15 +3,12 @@ wrong versions fail with their first failing case. Also the network diagram help
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import matplotlib
-import nbformat
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from exercise_support import failing, read_notebook, run_cells, stubs_and_solutions
 from torch import nn
 
 from alphazero_lib.exercises import add_to_class
@@ -21,61 +18,39 @@ from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
 
 matplotlib.use("Agg")
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = nbformat.read(ROOT / "notebooks" / "03_model.ipynb", as_version=4)
-EXERCISES = solve_notebooks.exercises(NOTEBOOK)
-STUBS = [solve_notebooks.source(NOTEBOOK.cells[ex.exercise]) for ex in EXERCISES]
-SOLUTIONS = [ex.solution_code for ex in EXERCISES]
+CODE = stubs_and_solutions(read_notebook("03_model.ipynb"))
+STUBS = [stub for stub, _ in CODE]
+SOLUTIONS = [solution for _, solution in CODE]
 ENCODE, RESBLOCK, LAYERS, FORWARD, PREDICT = range(5)
 
 
-def namespace(upto: int) -> dict:
-    """What the notebook has defined before exercise ``upto``: imports and the earlier solutions."""
-    ns = {"np": np, "torch": torch, "nn": nn, "F": F, "add_to_class": add_to_class}
-    for code in SOLUTIONS[:upto]:
-        exec(code, ns)
-    return ns
+def namespace(upto: int, *sources: str) -> dict:
+    """What the notebook has defined before exercise ``upto`` (imports and the earlier solutions), then ``sources``."""
+    return run_cells(*SOLUTIONS[:upto], *sources, np=np, torch=torch, nn=nn, F=F, add_to_class=add_to_class)
 
 
 def run(code: str, upto: int, name: str) -> object:
-    ns = namespace(upto)
-    exec(code, ns)
-    return ns[name]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.strip()
-
-
-def failing(line: str, name: str) -> None:
-    assert line.startswith(f"❌ {name}: case "), line
-    assert " of " in line and "Hint:" in line, line
+    return namespace(upto, code)[name]
 
 
 def test_five_exercises():
-    assert len(EXERCISES) == 5
+    assert len(CODE) == 5
 
 
 # ---- encode -----------------------------------------------------------------------------------------------
-def test_encode_stub_solution_and_wrong(capsys):
+def test_encode_stub_solution_and_wrong(verdict):
     library = nb03.library_encode
     assert nb03.check_encode(run(STUBS[ENCODE], ENCODE, "encode")) is library
-    assert verdict(capsys).startswith("⏳ encode: not written yet")
+    assert verdict().startswith("⏳ encode: not written yet")
     mine = run(SOLUTIONS[ENCODE], ENCODE, "encode")
     assert nb03.check_encode(mine) is mine
-    assert verdict(capsys).startswith("✅ encode: agrees with the library on 18 cases")
+    assert verdict().startswith("✅ encode: agrees with the library on 18 cases")
 
     def swapped(state):  # own and opponent planes swapped
         return np.stack((state == 1, state == 0, state == -1), axis=-3).astype(np.float32)
 
     assert nb03.check_encode(swapped) is library
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "encode")
     assert "case 2 of 18, encode(np.array(" in line  # the empty board agrees; the first real position fails
 
@@ -83,7 +58,7 @@ def test_encode_stub_solution_and_wrong(capsys):
         return np.stack((state == -1, state == 0, state == 1)).astype(np.float32)
 
     nb03.check_encode(batch_on_axis0)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "encode")
     assert "encode(batch of 1 states)" in line and "axis -3" in line
 
@@ -91,72 +66,72 @@ def test_encode_stub_solution_and_wrong(capsys):
         return np.stack((state == -1, state == 0, state == 1), axis=-3).astype(np.float64)
 
     nb03.check_encode(float64)
-    assert "dtype float32" in verdict(capsys)
+    assert "dtype float32" in verdict()
 
 
 # ---- ResBlock -----------------------------------------------------------------------------------------------
-def test_resblock_stub_solution_and_wrong(capsys):
+def test_resblock_stub_solution_and_wrong(verdict):
     assert nb03.check_resblock(run(STUBS[RESBLOCK], RESBLOCK, "ResBlock")) is LibraryResBlock
-    assert verdict(capsys).startswith("⏳ ResBlock: not written yet")
+    assert verdict().startswith("⏳ ResBlock: not written yet")
     mine = run(SOLUTIONS[RESBLOCK], RESBLOCK, "ResBlock")
     assert nb03.check_resblock(mine) is mine
-    assert verdict(capsys).startswith("✅ ResBlock: agrees with the library on 4 cases")
+    assert verdict().startswith("✅ ResBlock: agrees with the library on 4 cases")
 
     relu_before_sum = SOLUTIONS[RESBLOCK].replace("return F.relu(x + residual)", "return F.relu(x) + residual")
     assert relu_before_sum != SOLUTIONS[RESBLOCK]
     assert nb03.check_resblock(run(relu_before_sum, RESBLOCK, "ResBlock")) is LibraryResBlock
-    failing(verdict(capsys), "ResBlock")
+    failing(verdict(), "ResBlock")
 
     no_padding = SOLUTIONS[RESBLOCK].replace("kernel_size=3, padding=1", "kernel_size=3")
     nb03.check_resblock(run(no_padding, RESBLOCK, "ResBlock"))
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "ResBlock")
     assert "raised RuntimeError" in line  # the sum of a 1x1 map and a 3x3 map
 
     renamed = SOLUTIONS[RESBLOCK].replace("self.bn1", "self.norm1")
     nb03.check_resblock(run(renamed, RESBLOCK, "ResBlock"))
-    assert "no 'bn1.weight'" in verdict(capsys)
+    assert "no 'bn1.weight'" in verdict()
 
 
 # ---- ResNet layers -------------------------------------------------------------------------------------------
-def test_resnet_layers_stub_solution_and_wrong(capsys):
+def test_resnet_layers_stub_solution_and_wrong(verdict):
     fallback = nb03.check_resnet_layers(run(STUBS[LAYERS], LAYERS, "ResNet"))
-    assert verdict(capsys).startswith("⏳ ResNet layers: not written yet")
+    assert verdict().startswith("⏳ ResNet layers: not written yet")
     assert issubclass(fallback, LibraryResNet) and fallback is not LibraryResNet  # add_to_class stays off the library
     mine = run(SOLUTIONS[LAYERS], LAYERS, "ResNet")
     assert nb03.check_resnet_layers(mine) is mine
-    assert verdict(capsys).startswith("✅ ResNet layers: agrees with the library on 3 cases")
+    assert verdict().startswith("✅ ResNet layers: agrees with the library on 3 cases")
 
     no_tanh = SOLUTIONS[LAYERS].replace("            nn.Tanh(),\n", "")
     nb03.check_resnet_layers(run(no_tanh, LAYERS, "ResNet"))
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "ResNet layers")
     assert "case 1 of 3, ResNet(TicTacToe(), num_res_blocks=4, num_hidden=64)" in line and "Tanh" in line
 
     flatten_first = SOLUTIONS[LAYERS].replace("nn.Linear(32 * cells, game.action_size)", "nn.Linear(32 * 9, 9)")
     nb03.check_resnet_layers(run(flatten_first, LAYERS, "ResNet"))
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "ResNet layers")
     assert "case 3 of 3, ResNet(ConnectFour()" in line  # right for Tic-Tac-Toe only
 
     a_list = SOLUTIONS[LAYERS].replace("nn.ModuleList([ResBlock", "nn.Sequential(*[ResBlock")
     nb03.check_resnet_layers(run(a_list, LAYERS, "ResNet"))
-    assert "nn.ModuleList" in verdict(capsys)
+    assert "nn.ModuleList" in verdict()
 
 
 # ---- ResNet.forward ------------------------------------------------------------------------------------------
-def test_resnet_forward_stub_solution_and_wrong(capsys):
+def test_resnet_forward_stub_solution_and_wrong(verdict):
     ns = namespace(FORWARD)
     exec(STUBS[FORWARD], ns)
     cls = nb03.check_resnet_forward(ns["ResNet"])
-    assert verdict(capsys).startswith("⏳ ResNet.forward: not written yet")
+    assert verdict().startswith("⏳ ResNet.forward: not written yet")
     net = cls(TicTacToe(), 1, 8).eval()
     assert net(torch.zeros(2, 3, 3, 3))[0].shape == (2, 9)  # the library's forward stands in
 
     ns = namespace(FORWARD)
     exec(SOLUTIONS[FORWARD], ns)
     assert nb03.check_resnet_forward(ns["ResNet"]) is ns["ResNet"]
-    assert verdict(capsys).startswith("✅ ResNet.forward: agrees with the library on 6 cases")
+    assert verdict().startswith("✅ ResNet.forward: agrees with the library on 6 cases")
     assert ns["ResNet"].forward is ns["forward"]
 
     ns = namespace(FORWARD)
@@ -165,7 +140,7 @@ def test_resnet_forward_stub_solution_and_wrong(capsys):
     )
     exec(first_block_only, ns)
     nb03.check_resnet_forward(ns["ResNet"])
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "ResNet.forward")
     assert "case 1 of 6, ResNet(TicTacToe(), 4, 64).eval()(x of shape (1, 3, 3, 3))" in line
 
@@ -177,7 +152,7 @@ def test_resnet_forward_stub_solution_and_wrong(capsys):
         ns,
     )
     nb03.check_resnet_forward(ns["ResNet"])
-    failing(verdict(capsys), "ResNet.forward")
+    failing(verdict(), "ResNet.forward")
 
 
 def test_solution_network_loads_the_shipped_weights_strictly():
@@ -194,22 +169,22 @@ def test_solution_network_loads_the_shipped_weights_strictly():
 
 
 # ---- predict ---------------------------------------------------------------------------------------------------
-def test_predict_stub_solution_and_wrong(capsys):
+def test_predict_stub_solution_and_wrong(verdict):
     assert nb03.check_predict(run(STUBS[PREDICT], PREDICT, "predict")) is nb03.library_predict
-    assert verdict(capsys).startswith("⏳ predict: not written yet")
+    assert verdict().startswith("⏳ predict: not written yet")
     mine = run(SOLUTIONS[PREDICT], PREDICT, "predict")
     assert nb03.check_predict(mine) is mine
-    assert verdict(capsys).startswith("✅ predict: agrees with the library on")
+    assert verdict().startswith("✅ predict: agrees with the library on")
 
     no_eval = SOLUTIONS[PREDICT].replace("    model.eval()\n", "")
     nb03.check_predict(run(no_eval, PREDICT, "predict"))
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "predict")
     assert "case 1 of" in line and "model.eval()" in line
 
     no_mask = SOLUTIONS[PREDICT].replace("policy = policy * game.get_valid_moves(state)", "policy = policy * 1")
     nb03.check_predict(run(no_mask, PREDICT, "predict"))
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "predict")
     assert "case 1 of" not in line  # the empty board has no illegal move: the first occupied one fails
 
@@ -217,7 +192,7 @@ def test_predict_stub_solution_and_wrong(capsys):
         "return policy / policy.sum(), value.item()", "return policy, value.item()"
     )
     nb03.check_predict(run(not_renormalised, PREDICT, "predict"))
-    failing(verdict(capsys), "predict")
+    failing(verdict(), "predict")
 
 
 def test_check_predict_leaves_the_models_alone():

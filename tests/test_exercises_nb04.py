@@ -5,12 +5,10 @@ wrong versions fail with their first failing case. The checkers' reference funct
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
+from exercise_support import failing, given_cell, read_notebook, run_cells, stubs_and_solutions
 
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.alpha_mcts import Node as LibraryNode
@@ -22,51 +20,28 @@ from alphazero_lib.games import TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 from alphazero_lib.pretrained import load_pretrained
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = nbformat.read(ROOT / "notebooks" / "04_alphazero_search.ipynb", as_version=4)
-EXERCISES = solve_notebooks.exercises(NOTEBOOK)
-STUBS = [solve_notebooks.source(NOTEBOOK.cells[ex.exercise]) for ex in EXERCISES]
-SOLUTIONS = [ex.solution_code for ex in EXERCISES]
+NOTEBOOK = read_notebook("04_alphazero_search.ipynb")
+CODE = stubs_and_solutions(NOTEBOOK)
+STUBS = [stub for stub, _ in CODE]
+SOLUTIONS = [solution for _, solution in CODE]
 UCB, SELECT, EXPAND, MASKED, NOISE, SEARCH = range(6)
 GIVEN = {  # the given (non-exercise) code cells the exercises build on: the Node class and the AlphaMCTS class
-    name: next(
-        solve_notebooks.source(c) for c in NOTEBOOK.cells if solve_notebooks.source(c).startswith(f"class {name}")
-    )
-    for name in ("Node", "AlphaMCTS")
+    name: given_cell(NOTEBOOK, f"class {name}") for name in ("Node", "AlphaMCTS")
 }
 MODEL = load_pretrained("tictactoe")
 
 
-def namespace(upto: int, replace: dict[int, str] | None = None) -> dict:
-    """The notebook's names before exercise ``upto``: imports, the given classes and the earlier solutions."""
-    ns = {"np": np, "math": math, "add_to_class": add_to_class, "evaluate": evaluate}
-    exec(GIVEN["Node"], ns)
-    for index, code in enumerate(SOLUTIONS[:upto]):
-        if index == SEARCH:
-            break
-        exec((replace or {}).get(index, code), ns)
-    if upto >= SEARCH:
-        exec(GIVEN["AlphaMCTS"], ns)
-    return ns
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, out
-    return out.strip()
-
-
-def failing(line: str, name: str) -> None:
-    assert line.startswith(f"❌ {name}: case "), line
-    assert " of " in line and "Hint:" in line, line
+def namespace(upto: int, *sources: str, replace: dict[int, str] | None = None) -> dict:
+    """The notebook's names before exercise ``upto`` (imports, the given classes and the earlier solutions, or their
+    ``replace``-ments), then ``sources`` run there."""
+    earlier = [(replace or {}).get(index, code) for index, code in enumerate(SOLUTIONS[: min(upto, SEARCH)])]
+    given = [GIVEN["AlphaMCTS"]] if upto >= SEARCH else []
+    scope = {"np": np, "math": math, "add_to_class": add_to_class, "evaluate": evaluate}
+    return run_cells(GIVEN["Node"], *earlier, *given, *sources, **scope)
 
 
 def test_six_exercises():
-    assert len(EXERCISES) == 6
+    assert len(CODE) == 6
 
 
 # ---- the checkers' references are the library's semantics --------------------------------------------------------
@@ -103,26 +78,21 @@ def test_reference_noise_is_the_library_root_noise():
 
 
 # ---- get_ucb ---------------------------------------------------------------------------------------------------
-def exec_into(ns: dict, code: str) -> dict:
-    exec(code, ns)
-    return ns
-
-
-def test_get_ucb(capsys):
-    ns = exec_into(namespace(UCB), STUBS[UCB])
+def test_get_ucb(verdict):
+    ns = namespace(UCB, STUBS[UCB])
     node = nb04.check_get_ucb(ns["Node"])
-    assert verdict(capsys).startswith("⏳ Node.get_ucb: not written yet")
+    assert verdict().startswith("⏳ Node.get_ucb: not written yet")
     parent = nb04._family(node, 4, [(0, 0.5, 0, 0.0)])
     assert parent.get_ucb(parent.children[0], 2.0) == 2.0  # the library's stands in
 
-    ns = exec_into(namespace(UCB), SOLUTIONS[UCB])
+    ns = namespace(UCB, SOLUTIONS[UCB])
     nb04.check_get_ucb(ns["Node"])
-    assert verdict(capsys) == "✅ Node.get_ucb: agrees with the library on 8 cases; the cells below use yours"
+    assert verdict() == "✅ Node.get_ucb: agrees with the library on 8 cases; the cells below use yours"
     assert ns["Node"].get_ucb is ns["get_ucb"]
 
     sign_flip = SOLUTIONS[UCB].replace("-(child.value_sum / child.visit_count)", "child.value_sum / child.visit_count")
-    nb04.check_get_ucb(exec_into(namespace(UCB), sign_flip)["Node"])
-    line = verdict(capsys)
+    nb04.check_get_ucb(namespace(UCB, sign_flip)["Node"])
+    line = verdict()
     failing(line, "Node.get_ucb")
     assert "case 3 of 8" in line and "-(value_sum / visit_count)" in line
 
@@ -130,80 +100,80 @@ def test_get_ucb(capsys):
         "q_value = -(child.value_sum / child.visit_count)",
         "q_value = 1 - ((child.value_sum / child.visit_count) + 1) / 2",
     )
-    nb04.check_get_ucb(exec_into(namespace(UCB), video_q)["Node"])
-    failing(verdict(capsys), "Node.get_ucb")
+    nb04.check_get_ucb(namespace(UCB, video_q)["Node"])
+    failing(verdict(), "Node.get_ucb")
 
     no_plus_one = SOLUTIONS[UCB].replace("/ (1 + child.visit_count)", "/ max(child.visit_count, 1)")
-    nb04.check_get_ucb(exec_into(namespace(UCB), no_plus_one)["Node"])
-    assert "case 3 of 8" in verdict(capsys)
+    nb04.check_get_ucb(namespace(UCB, no_plus_one)["Node"])
+    assert "case 3 of 8" in verdict()
 
 
 # ---- select ------------------------------------------------------------------------------------------------------
-def test_select(capsys):
-    ns = exec_into(namespace(SELECT), STUBS[SELECT])
+def test_select(verdict):
+    ns = namespace(SELECT, STUBS[SELECT])
     nb04.check_select(ns["Node"])
-    assert verdict(capsys).startswith("⏳ Node.select: not written yet")
+    assert verdict().startswith("⏳ Node.select: not written yet")
 
-    ns = exec_into(namespace(SELECT), SOLUTIONS[SELECT])
+    ns = namespace(SELECT, SOLUTIONS[SELECT])
     nb04.check_select(ns["Node"])
-    assert verdict(capsys) == "✅ Node.select: agrees with the library on 20 cases; the cells below use yours"
+    assert verdict() == "✅ Node.select: agrees with the library on 20 cases; the cells below use yours"
 
     last_best = SOLUTIONS[SELECT].replace("if ucb > best_ucb:", "if ucb >= best_ucb:")
-    nb04.check_select(exec_into(namespace(SELECT), last_best)["Node"])
-    line = verdict(capsys)
+    nb04.check_select(namespace(SELECT, last_best)["Node"])
+    line = verdict()
     failing(line, "Node.select")
     assert "case 2 of 20, node.select(C=2.0).action_taken, a tie: the lowest action" in line
     assert "returned 7, expected 2" in line
 
     smallest = SOLUTIONS[SELECT].replace("if ucb > best_ucb:", "if -ucb > best_ucb:")
-    nb04.check_select(exec_into(namespace(SELECT), smallest)["Node"])
-    assert "case 1 of 20" in verdict(capsys)
+    nb04.check_select(namespace(SELECT, smallest)["Node"])
+    assert "case 1 of 20" in verdict()
 
 
 # ---- expand ------------------------------------------------------------------------------------------------------
-def test_expand(capsys):
-    ns = exec_into(namespace(EXPAND), STUBS[EXPAND])
+def test_expand(verdict):
+    ns = namespace(EXPAND, STUBS[EXPAND])
     nb04.check_expand(ns["Node"])
-    assert verdict(capsys).startswith("⏳ Node.expand: not written yet")
+    assert verdict().startswith("⏳ Node.expand: not written yet")
     node = ns["Node"](TicTacToe().get_initial_state())
     node.expand(TicTacToe(), np.full(9, 1 / 9))  # the stand-in makes children of the learner's class
     assert len(node.children) == 9 and all(type(c) is ns["Node"] for c in node.children)
 
-    ns = exec_into(namespace(EXPAND), SOLUTIONS[EXPAND])
+    ns = namespace(EXPAND, SOLUTIONS[EXPAND])
     nb04.check_expand(ns["Node"])
-    assert verdict(capsys) == "✅ Node.expand: agrees with the library on 9 cases; the cells below use yours"
+    assert verdict() == "✅ Node.expand: agrees with the library on 9 cases; the cells below use yours"
 
     no_flip = SOLUTIONS[EXPAND].replace("game.change_perspective(child_state, -1)", "child_state")
-    nb04.check_expand(exec_into(namespace(EXPAND), no_flip)["Node"])
-    line = verdict(capsys)
+    nb04.check_expand(namespace(EXPAND, no_flip)["Node"])
+    line = verdict()
     failing(line, "Node.expand")
     assert "case 1 of 9, Node(np.array([[0, 0, 0], [0, 0, 0], [0, 0, 0]])).expand(TicTacToe()" in line
 
     every_action = SOLUTIONS[EXPAND].replace(
         "np.flatnonzero(game.get_valid_moves(self.state))", "range(game.action_size)"
     )
-    nb04.check_expand(exec_into(namespace(EXPAND), every_action)["Node"])
-    line = verdict(capsys)
+    nb04.check_expand(namespace(EXPAND, every_action)["Node"])
+    line = verdict()
     failing(line, "Node.expand")
     assert "case 2 of 9" in line  # the empty board has every move legal
 
 
 # ---- masked_policy -------------------------------------------------------------------------------------------------
-def test_masked_policy(capsys):
-    stub = exec_into(namespace(MASKED), STUBS[MASKED])["masked_policy"]
+def test_masked_policy(verdict):
+    stub = namespace(MASKED, STUBS[MASKED])["masked_policy"]
     assert nb04.check_masked_policy(stub) is masked_softmax
-    assert verdict(capsys).startswith("⏳ masked_policy: not written yet")
+    assert verdict().startswith("⏳ masked_policy: not written yet")
 
-    mine = exec_into(namespace(MASKED), SOLUTIONS[MASKED])["masked_policy"]
+    mine = namespace(MASKED, SOLUTIONS[MASKED])["masked_policy"]
     assert nb04.check_masked_policy(mine) is mine
-    assert verdict(capsys) == "✅ masked_policy: agrees with the library on 15 cases; the cells below use yours"
+    assert verdict() == "✅ masked_policy: agrees with the library on 15 cases; the cells below use yours"
 
     def not_renormalised(logits, valid):
         e = np.exp(logits - logits.max())
         return e / e.sum() * valid
 
     nb04.check_masked_policy(not_renormalised)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "masked_policy")
     assert "case 3 of 15" in line
 
@@ -212,20 +182,20 @@ def test_masked_policy(capsys):
         return e / e.sum()
 
     nb04.check_masked_policy(overflow)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "masked_policy")
     assert "case 5 of 15" in line and "exp(800) overflows" in line
 
 
 # ---- add_dirichlet_noise ---------------------------------------------------------------------------------------------
-def test_dirichlet_noise(capsys):
-    stub = exec_into(namespace(NOISE), STUBS[NOISE])["add_dirichlet_noise"]
+def test_dirichlet_noise(verdict):
+    stub = namespace(NOISE, STUBS[NOISE])["add_dirichlet_noise"]
     assert nb04.check_dirichlet_noise(stub) is nb04.library_dirichlet_noise
-    assert verdict(capsys).startswith("⏳ add_dirichlet_noise: not written yet")
+    assert verdict().startswith("⏳ add_dirichlet_noise: not written yet")
 
-    mine = exec_into(namespace(NOISE), SOLUTIONS[NOISE])["add_dirichlet_noise"]
+    mine = namespace(NOISE, SOLUTIONS[NOISE])["add_dirichlet_noise"]
     assert nb04.check_dirichlet_noise(mine) is mine
-    assert verdict(capsys) == "✅ add_dirichlet_noise: agrees with the library on 15 cases; the cells below use yours"
+    assert verdict() == "✅ add_dirichlet_noise: agrees with the library on 15 cases; the cells below use yours"
 
     def video_noise(priors, valid, epsilon, alpha, rng):  # noise over every action, then mask and renormalise
         noise = rng.dirichlet([alpha] * len(priors))
@@ -233,7 +203,7 @@ def test_dirichlet_noise(capsys):
         return mixed / mixed.sum()
 
     nb04.check_dirichlet_noise(video_noise)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "add_dirichlet_noise")
     assert "case 13 of 15" in line  # each answer has the right form: its noise's distribution gives it away
     assert "over the legal moves only, not over every action followed by a mask" in line
@@ -244,25 +214,25 @@ def test_dirichlet_noise(capsys):
         return priors
 
     nb04.check_dirichlet_noise(in_place)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "add_dirichlet_noise")
     assert "case 1 of 15" in line and "priors untouched" in line
 
 
 # ---- search ----------------------------------------------------------------------------------------------------------
-def test_search(capsys):
-    ns = exec_into(namespace(SEARCH), STUBS[SEARCH])
+def test_search(verdict):
+    ns = namespace(SEARCH, STUBS[SEARCH])
     cls = nb04.check_search(ns["AlphaMCTS"], MODEL)
-    assert verdict(capsys).startswith("⏳ AlphaMCTS.search: not written yet")
+    assert verdict().startswith("⏳ AlphaMCTS.search: not written yet")
     config = SearchConfig(num_searches=30, dirichlet_epsilon=0.25, seed=5)
     state = TicTacToe().get_initial_state()
     assert np.array_equal(
         cls(TicTacToe(), MODEL, config).search(state), LibraryAlphaMCTS(TicTacToe(), MODEL, config).search(state)
     )
 
-    ns = exec_into(namespace(SEARCH), SOLUTIONS[SEARCH])
+    ns = namespace(SEARCH, SOLUTIONS[SEARCH])
     nb04.check_search(ns["AlphaMCTS"], MODEL)
-    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
+    assert verdict() == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
 
 
 @pytest.mark.parametrize(
@@ -273,11 +243,11 @@ def test_search(capsys):
         ("self.rng)", "np.random.default_rng(config.seed))", "case 43 of 43"),  # a new generator every search
     ],
 )
-def test_search_wrong_versions(capsys, old, new, where):
+def test_search_wrong_versions(verdict, old, new, where):
     assert old in SOLUTIONS[SEARCH]
-    ns = exec_into(namespace(SEARCH), SOLUTIONS[SEARCH].replace(old, new))
+    ns = namespace(SEARCH, SOLUTIONS[SEARCH].replace(old, new))
     nb04.check_search(ns["AlphaMCTS"], MODEL)
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "AlphaMCTS.search")
     assert where in line, line
 
@@ -291,19 +261,19 @@ GAMMA_NOISE = """def add_dirichlet_noise(priors, valid, epsilon, alpha, rng):
 """
 
 
-def test_noise_of_the_learners_own_design_passes_and_the_search_check_follows_it(capsys):
+def test_noise_of_the_learners_own_design_passes_and_the_search_check_follows_it(verdict):
     """Another correct order of draws (a gamma draw per cell, the legal ones normalised: a Dirichlet sample over
     the legal moves, from other numbers than rng.dirichlet's) passes the noise check; the search that uses it
     passes when the check is given it, as the notebook does, and not against the library's draws alone."""
-    noise = exec_into(namespace(NOISE), GAMMA_NOISE)["add_dirichlet_noise"]
+    noise = namespace(NOISE, GAMMA_NOISE)["add_dirichlet_noise"]
     assert nb04.check_dirichlet_noise(noise) is noise
-    assert verdict(capsys).startswith("✅ add_dirichlet_noise: agrees with the library on 15 cases")
-    ns = exec_into(namespace(SEARCH, replace={NOISE: GAMMA_NOISE}), SOLUTIONS[SEARCH])
+    assert verdict().startswith("✅ add_dirichlet_noise: agrees with the library on 15 cases")
+    ns = namespace(SEARCH, SOLUTIONS[SEARCH], replace={NOISE: GAMMA_NOISE})
     assert ns["add_dirichlet_noise"].__code__.co_code == noise.__code__.co_code
     nb04.check_search(ns["AlphaMCTS"], MODEL, noise=ns["add_dirichlet_noise"])
-    assert verdict(capsys) == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
+    assert verdict() == "✅ AlphaMCTS.search: agrees with the library on 43 cases; the cells below use yours"
     nb04.check_search(ns["AlphaMCTS"], MODEL)  # compared with the library's draws: the noisy cases differ
-    line = verdict(capsys)
+    line = verdict()
     failing(line, "AlphaMCTS.search")
     assert "dirichlet_epsilon=0.25" in line, line
 
@@ -311,7 +281,7 @@ def test_noise_of_the_learners_own_design_passes_and_the_search_check_follows_it
 def test_search_runs_on_the_learners_earlier_code():
     """The search solution calls the learner's Node methods, masked_policy and add_dirichlet_noise by name."""
     broken = SOLUTIONS[MASKED].replace("return weights / weights.sum()", "return weights")
-    ns = exec_into(namespace(SEARCH, replace={MASKED: broken}), SOLUTIONS[SEARCH])
+    ns = namespace(SEARCH, SOLUTIONS[SEARCH], replace={MASKED: broken})
     config = SearchConfig(num_searches=20, seed=0)
     state = TicTacToe().get_initial_state()
     ours = ns["AlphaMCTS"](TicTacToe(), MODEL, config).search(state)

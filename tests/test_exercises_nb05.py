@@ -4,37 +4,15 @@ the hint of the signal to look at."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import nbformat
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from exercise_support import exercise_code, read_notebook, run_cells
 
 from alphazero_lib.exercises import nb05_self_play as nb05
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = ROOT / "notebooks" / "05_self_play_training.ipynb"
-
-
-def notebook_code() -> dict[str, tuple[str, str]]:
-    """Exercise name -> (stub source, solution source), from the committed notebook."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    out = {}
-    for ex in solve_notebooks.exercises(nb):
-        stub = solve_notebooks.source(nb.cells[ex.exercise])
-        name = stub.split("def ", 1)[1].split("(", 1)[0]
-        out[name] = (stub, ex.solution_code)
-    return out
-
-
-CODE = notebook_code()
+CODE = exercise_code(read_notebook("05_self_play_training.ipynb"))
 LIBRARY = {
     "apply_temperature": nb05.library_apply_temperature,
     "game_memory": nb05._library_game_memory,
@@ -47,21 +25,10 @@ LIBRARY = {
 CHECKS = {name: getattr(nb05, f"check_{name}") for name in LIBRARY}
 
 
-def namespace() -> dict:
-    """What the notebook's cells see: numpy, torch, F and the library's versions of every exercise."""
-    return {"np": np, "torch": torch, "F": F, **LIBRARY}
-
-
 def define(source: str, name: str) -> object:
-    scope = namespace()
-    exec(source, scope)
-    return scope[name]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
+    """``name`` from ``source``, run where the notebook's cells see numpy, torch, F and the library's versions of
+    every exercise."""
+    return run_cells(source, np=np, torch=torch, F=F, **LIBRARY)[name]
 
 
 def test_the_notebook_has_the_seven_exercises_and_the_diagnosis():
@@ -69,17 +36,17 @@ def test_the_notebook_has_the_seven_exercises_and_the_diagnosis():
 
 
 @pytest.mark.parametrize("name", list(LIBRARY))
-def test_stub_is_not_written_yet(name, capsys):
+def test_stub_is_not_written_yet(name, verdict):
     stub = define(CODE[name][0], name)
     assert CHECKS[name](stub) is LIBRARY[name]
-    assert verdict(capsys).startswith(f"⏳ {name}: not written yet")
+    assert verdict().startswith(f"⏳ {name}: not written yet")
 
 
 @pytest.mark.parametrize("name", list(LIBRARY))
-def test_solution_passes(name, capsys):
+def test_solution_passes(name, verdict):
     solution = define(CODE[name][1], name)
     assert CHECKS[name](solution) is solution
-    assert verdict(capsys).startswith(f"✅ {name}: agrees with the library on")
+    assert verdict().startswith(f"✅ {name}: agrees with the library on")
 
 
 def wrong_temperature(probs, temperature):  # forgets to renormalise
@@ -164,25 +131,25 @@ WRONG = {
 
 
 @pytest.mark.parametrize("name", list(LIBRARY))
-def test_wrong_version_fails_with_its_case(name, capsys):
+def test_wrong_version_fails_with_its_case(name, verdict):
     wrong, hint = WRONG[name]
     assert CHECKS[name](wrong) is LIBRARY[name]
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(f"❌ {name}: case "), line
     assert " of " in line and hint in line, line
 
 
-def test_an_epoch_that_leaves_its_batches_on_the_cpu_fails_on_the_meta_device(capsys):
+def test_an_epoch_that_leaves_its_batches_on_the_cpu_fails_on_the_meta_device(verdict):
     """The GPU tweak checked without a GPU: every CPU case agrees, the model on 'meta' does not get its batches."""
     assert nb05.check_train(cpu_tensor_train) is nb05.library_train
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ train: case 5 of 5, train(<a model on the 'meta' device>"), line
     assert "device = next(model.parameters()).device" in line, line
 
 
-def test_library_train_step_agrees_with_the_trainer(capsys):
+def test_library_train_step_agrees_with_the_trainer(verdict):
     assert nb05.check_train_step(nb05.library_train_step) is nb05.library_train_step
-    assert verdict(capsys).startswith("✅ train_step")
+    assert verdict().startswith("✅ train_step")
 
 
 # ---- the diagnosis of the broken runs (section 11) -------------------------------------------------------------
@@ -203,26 +170,26 @@ def test_the_answer_names_every_cause_once():
         assert words in nb05.SIGNALS[cause] and cause not in nb05.SIGNALS[cause]
 
 
-def test_diagnosis_stub_is_not_written_yet(capsys):
+def test_diagnosis_stub_is_not_written_yet(verdict):
     stub = define(CODE["diagnosis"][0], "diagnosis")
     assert nb05.check_diagnosis(stub) is nb05.library_diagnosis
-    assert verdict(capsys).startswith("⏳ diagnosis: not written yet")
+    assert verdict().startswith("⏳ diagnosis: not written yet")
 
 
-def test_diagnosis_solution_passes(capsys):
+def test_diagnosis_solution_passes(verdict):
     solution = define(CODE["diagnosis"][1], "diagnosis")
     assert nb05.check_diagnosis(solution) is solution
-    assert verdict(capsys) == "✅ diagnosis: all four runs diagnosed right"
+    assert verdict() == "✅ diagnosis: all four runs diagnosed right"
 
 
 @pytest.mark.parametrize("label", sorted(KEY))
 @pytest.mark.parametrize("offset", [1, 2, 3])
-def test_each_wrong_run_gets_the_hint_of_its_signal(label, offset, capsys):
+def test_each_wrong_run_gets_the_hint_of_its_signal(label, offset, verdict):
     causes = list(nb05.CAUSES)
     guess = causes[(causes.index(KEY[label]) + offset) % len(causes)]
     answer = {**KEY, label: guess}
     assert nb05.check_diagnosis(lambda: answer) is nb05.library_diagnosis
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ diagnosis: 3 of 4 runs right. Hint: "), line
     assert f"{label} is not '{guess}': look at {label}" in line and SIGNAL_WORDS[KEY[label]] in line, line
     assert f"'{KEY[label]}'" not in line, "the hint names the signal, not the answer"
@@ -231,10 +198,10 @@ def test_each_wrong_run_gets_the_hint_of_its_signal(label, offset, capsys):
         assert other == KEY[label] or words not in line, "one hint per wrong run, the right runs get none"
 
 
-def test_two_swapped_runs_get_a_hint_each(capsys):
+def test_two_swapped_runs_get_a_hint_each(verdict):
     answer = {**KEY, "A": KEY["C"], "C": KEY["A"]}
     nb05.check_diagnosis(answer)  # a dict works as well as a function
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ diagnosis: 2 of 4 runs right. Hint: A is not "), line
     assert SIGNAL_WORDS[KEY["A"]] in line and SIGNAL_WORDS[KEY["C"]] in line and "exactly one" not in line
 
@@ -252,15 +219,15 @@ def test_two_swapped_runs_get_a_hint_each(capsys):
     ],
     ids=["other spelling", "inverted", "one left", "three left", "unknown cause", "fifth label", "a string"],
 )
-def test_diagnosis_verdicts(answer, start, words, capsys):
+def test_diagnosis_verdicts(answer, start, words, verdict):
     nb05.check_diagnosis(lambda: answer)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(start) and words in line, line
 
 
-def test_diagnosis_that_raises_is_reported(capsys):
+def test_diagnosis_that_raises_is_reported(verdict):
     def diagnosis():
         return {"A": causes}  # noqa: F821
 
     assert nb05.check_diagnosis(diagnosis) is nb05.library_diagnosis
-    assert verdict(capsys).startswith("❌ diagnosis: diagnosis() raised NameError")
+    assert verdict().startswith("❌ diagnosis: diagnosis() raised NameError")

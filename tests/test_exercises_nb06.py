@@ -3,22 +3,13 @@ wrong versions fail with their first failing case (and the library's rule stands
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import nbformat
 import numpy as np
 import pytest
+from exercise_support import exercise_code, given_cell, read_notebook, run_cells
 
 from alphazero_lib.exercises import add_to_class
 from alphazero_lib.exercises import nb06_connect_four as nb06
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = ROOT / "notebooks" / "06_connect_four.ipynb"
 METHODS = ["get_next_state", "get_valid_moves", "check_win"]
 CHECKS = {
     "get_next_state": nb06.check_get_next_state,
@@ -27,33 +18,14 @@ CHECKS = {
 }
 
 
-def notebook_sources() -> tuple[str, dict[str, tuple[str, str]]]:
-    """The given class cell, and per method (stub source, solution source)."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    given = next(solve_notebooks.source(c) for c in nb.cells if solve_notebooks.source(c).startswith("class "))
-    out = {}
-    for ex in solve_notebooks.exercises(nb):
-        stub = solve_notebooks.source(nb.cells[ex.exercise])
-        out[stub.split("def ", 1)[1].split("(", 1)[0]] = (stub, ex.solution_code)
-    return given, out
-
-
-GIVEN, CODE = notebook_sources()
+NOTEBOOK = read_notebook("06_connect_four.ipynb")
+GIVEN = given_cell(NOTEBOOK, "class ")  # the given class cell
+CODE = exercise_code(NOTEBOOK)  # per method (stub source, solution source)
 
 
 def learner_class(**sources: str) -> type:
     """The notebook's class with the given method sources (``solution``/``stub``) added cell by cell."""
-    scope = {"np": np, "add_to_class": add_to_class}
-    exec(GIVEN, scope)
-    for source in sources.values():
-        exec(source, scope)
-    return scope["ConnectFour"]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
+    return run_cells(GIVEN, *sources.values(), np=np, add_to_class=add_to_class)["ConnectFour"]
 
 
 def solutions(**replace: str) -> dict[str, str]:
@@ -65,10 +37,10 @@ def test_the_notebook_has_the_three_exercises():
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_stub_is_not_written_and_the_library_stands_in(name, capsys):
+def test_stub_is_not_written_and_the_library_stands_in(name, verdict):
     cls = learner_class(**solutions(**{name: CODE[name][0]}))
     assert CHECKS[name](cls) is cls
-    assert verdict(capsys).startswith(f"⏳ ConnectFour.{name}: not written yet")
+    assert verdict().startswith(f"⏳ ConnectFour.{name}: not written yet")
     game, library = cls(), nb06.LIBRARY
     state = nb06._position([3, 3, 4])
     if name == "get_next_state":
@@ -80,11 +52,11 @@ def test_stub_is_not_written_and_the_library_stands_in(name, capsys):
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_solution_passes(name, capsys):
+def test_solution_passes(name, verdict):
     cls = learner_class(**solutions())
     solution = cls.__dict__[name]
     assert CHECKS[name](cls) is cls and cls.__dict__[name] is solution
-    assert verdict(capsys).startswith(f"✅ ConnectFour.{name}: agrees with the library on")
+    assert verdict().startswith(f"✅ ConnectFour.{name}: agrees with the library on")
 
 
 WRONG = {
@@ -132,17 +104,17 @@ def check_win(self, state, action):
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_wrong_version_fails_with_its_case(name, capsys):
+def test_wrong_version_fails_with_its_case(name, verdict):
     wrong, hint = WRONG[name]
     cls = learner_class(**solutions(**{name: wrong}))
     assert CHECKS[name](cls) is cls
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(f"❌ ConnectFour.{name}: case "), line
     assert " of " in line and hint in line, line
     assert getattr(cls.__dict__[name], "__stub__", False), "the library's rule stands in"
 
 
-def test_a_full_column_must_raise(capsys):
+def test_a_full_column_must_raise(verdict):
     cls = learner_class(
         **solutions(
             get_next_state="""
@@ -155,12 +127,12 @@ def get_next_state(self, state, action, player):
         )
     )
     nb06.check_get_next_state(cls)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ ConnectFour.get_next_state: case 4 of") and "ValueError" in line, line
 
 
 @pytest.mark.parametrize("error", ["ValueError", "IndexError"])
-def test_an_error_on_a_legal_move_is_reported_as_the_learners_own(error, capsys):
+def test_an_error_on_a_legal_move_is_reported_as_the_learners_own(error, verdict):
     """A learner's method that raises ValueError or IndexError where the library does not: the line names their
     error and message (the case maker must not compare the expected array with a word to tell the two apart)."""
     cls = learner_class(
@@ -173,6 +145,6 @@ def get_next_state(self, state, action, player):
         )
     )
     nb06.check_get_next_state(cls)
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ ConnectFour.get_next_state: case 1 of"), line
     assert f"raised {error}: my own message" in line and "ambiguous" not in line, line

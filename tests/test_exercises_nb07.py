@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 from typing import ClassVar
 
-import nbformat
 import numpy as np
 import pytest
+from exercise_support import given_cell, read_notebook, run_cells, stubs_and_solutions
 
 from alphazero_lib.alpha_mcts import Node
 from alphazero_lib.batched_mcts import BatchedMCTS
@@ -19,27 +17,22 @@ from alphazero_lib.exercises import nb07_parallel as nb07
 from alphazero_lib.games import TicTacToe
 from alphazero_lib.inference import evaluate, masked_softmax
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = nbformat.read(ROOT / "notebooks" / "07_parallel_self_play.ipynb", as_version=4)
-EXERCISES = solve_notebooks.exercises(NOTEBOOK)
+NOTEBOOK = read_notebook("07_parallel_self_play.ipynb")
+CODE = stubs_and_solutions(NOTEBOOK)
+GIVEN = given_cell(NOTEBOOK, "class MCTSParallel")  # the given MCTSParallel (``__init__``, ``evaluate``)
 
 
 def exercise(name: str) -> tuple[str, str]:
     """The committed stub and the solution of the exercise that defines ``name``."""
-    for ex in EXERCISES:
-        stub = solve_notebooks.source(NOTEBOOK.cells[ex.exercise])
+    for stub, solution in CODE:
         if re.search(rf"^(class|def) {name}\b", stub, re.MULTILINE):
-            return stub, ex.solution_code
+            return stub, solution
     raise KeyError(name)
 
 
-def scaffold() -> dict:
-    """A namespace like the notebook's: imports and the given ``MCTSParallel`` (``__init__``, ``evaluate``)."""
-    namespace = {
+def scaffold(*sources: str) -> dict:
+    """A namespace like the notebook's: imports and the given ``MCTSParallel``, then ``sources`` run there."""
+    scope = {
         "np": np,
         "Node": Node,
         "evaluate": evaluate,
@@ -48,25 +41,11 @@ def scaffold() -> dict:
         "on_path": nb07.on_path,  # the backup's first two steps, as earlier cells define them
         "level_signs": nb07.level_signs,
     }
-    given = next(
-        solve_notebooks.source(c)
-        for c in NOTEBOOK.cells
-        if c.cell_type == "code" and solve_notebooks.source(c).startswith("class MCTSParallel")
-    )
-    exec(given, namespace)
-    return namespace
+    return run_cells(GIVEN, *sources, **scope)
 
 
 def run(source: str, name: str) -> dict:
-    namespace = scaffold()
-    exec(source, namespace)
-    return namespace
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
+    return scaffold(source)
 
 
 def failed(line: str, name: str) -> None:
@@ -74,13 +53,13 @@ def failed(line: str, name: str) -> None:
 
 
 # ---- SPG ---------------------------------------------------------------------------------------------------
-def test_spg_stub_solution_and_shared_memory(capsys):
+def test_spg_stub_solution_and_shared_memory(verdict):
     stub, solution = exercise("SPG")
     assert nb07.check_spg(run(stub, "SPG")["SPG"]) is nb07.SPG
-    assert verdict(capsys).startswith("⏳ SPG: not written yet")
+    assert verdict().startswith("⏳ SPG: not written yet")
     learner = run(solution, "SPG")["SPG"]
     assert nb07.check_spg(learner) is learner
-    assert verdict(capsys).startswith("✅ SPG: agrees with the library on")
+    assert verdict().startswith("✅ SPG: agrees with the library on")
 
     class SharedSPG:  # the mutable class attribute: every game appends to the same list
         memory: ClassVar[list] = []
@@ -89,7 +68,7 @@ def test_spg_stub_solution_and_shared_memory(capsys):
             self.state, self.root, self.node = game.get_initial_state(), None, None
 
     assert nb07.check_spg(SharedSPG) is nb07.SPG
-    line = verdict(capsys)
+    line = verdict()
     failed(line, "SPG")
     assert "ONE list shared" in line
 
@@ -103,11 +82,11 @@ CHECKS = {
 
 
 @pytest.mark.parametrize("method", list(CHECKS))
-def test_parallel_stub_falls_back_to_the_library(capsys, method):
+def test_parallel_stub_falls_back_to_the_library(verdict, method):
     stub, _ = exercise(method)
     cls = run(stub, method)["MCTSParallel"]
     assert CHECKS[method](cls) is cls
-    assert verdict(capsys) == (
+    assert verdict() == (
         f"⏳ MCTSParallel.{method}: not written yet; the rest of this notebook uses the library's version"
     )
     # the library's method stands in: the class now searches like the reference
@@ -124,21 +103,17 @@ def test_parallel_stub_falls_back_to_the_library(capsys, method):
 
 
 @pytest.mark.parametrize("method", list(CHECKS))
-def test_parallel_solution_passes(capsys, method):
-    namespace = scaffold()
-    for name in CHECKS:  # the notebook's order: each solution on top of the ones before
-        exec(exercise(name)[1], namespace)
+def test_parallel_solution_passes(verdict, method):
+    namespace = scaffold(*(exercise(name)[1] for name in CHECKS))  # the notebook's order, each on the ones before
     cls = namespace["MCTSParallel"]
     own = cls.__dict__[method]
     assert CHECKS[method](cls) is cls
-    assert verdict(capsys).startswith(f"✅ MCTSParallel.{method}: agrees with the library on 6 cases")
+    assert verdict().startswith(f"✅ MCTSParallel.{method}: agrees with the library on 6 cases")
     assert cls.__dict__[method] is own
 
 
 def with_method(method: str, function) -> type:
-    namespace = scaffold()
-    for name in CHECKS:
-        exec(exercise(name)[1], namespace)
+    namespace = scaffold(*(exercise(name)[1] for name in CHECKS))
     cls = namespace["MCTSParallel"]
     setattr(cls, method, function)
     return cls
@@ -214,10 +189,10 @@ def counts_not_normalised(self, states, spgs):
         ("search", counts_not_normalised, 1),
     ],
 )
-def test_parallel_mistakes_fail_with_their_case(capsys, method, wrong, case):
+def test_parallel_mistakes_fail_with_their_case(verdict, method, wrong, case):
     cls = with_method(method, wrong)
     assert CHECKS[method](cls) is cls
-    line = verdict(capsys)
+    line = verdict()
     failed(line, f"MCTSParallel.{method}")
     assert f"case {case} of 6" in line
     assert getattr(cls.__dict__[method], "__stub__", False)  # the library's method stands in
@@ -236,13 +211,13 @@ def test_parallel_reference_equals_the_serial_search_with_noise():
 
 
 # ---- the array exercises --------------------------------------------------------------------------------------
-def test_select_actions_three_ways(capsys):
+def test_select_actions_three_ways(verdict):
     stub, solution = exercise("select_actions")
     assert nb07.check_select_actions(run(stub, "select_actions")["select_actions"]) is nb07.select_actions
-    assert verdict(capsys).startswith("⏳ select_actions: not written yet")
+    assert verdict().startswith("⏳ select_actions: not written yet")
     learner = run(solution, "select_actions")["select_actions"]
     assert nb07.check_select_actions(learner) is learner
-    assert verdict(capsys).startswith("✅ select_actions: agrees with the library on")
+    assert verdict().startswith("✅ select_actions: agrees with the library on")
 
     def masked_by_prior(value_sum, visit_count, prior, legal, parent_visits, C=2.0):
         q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
@@ -255,18 +230,18 @@ def test_select_actions_three_ways(capsys):
 
     for wrong, case in ((masked_by_prior, "case 2 of 9, every legal child is bad"), (q_from_the_child, "case 3 of 9")):
         assert nb07.check_select_actions(wrong) is nb07.select_actions
-        line = verdict(capsys)
+        line = verdict()
         failed(line, "select_actions")
         assert case in line
 
 
-def test_backup_three_ways(capsys):
+def test_backup_three_ways(verdict):
     stub, solution = exercise("backup")
     assert nb07.check_backup(run(stub, "backup")["backup"]) is nb07.backup
-    assert verdict(capsys).startswith("⏳ backup: not written yet")
+    assert verdict().startswith("⏳ backup: not written yet")
     learner = run(solution, "backup")["backup"]
     assert nb07.check_backup(learner) is learner
-    assert verdict(capsys).startswith("✅ backup: agrees with the library on")
+    assert verdict().startswith("✅ backup: agrees with the library on")
 
     def sign_from_the_root(visit_count, value_sum, path, depth, leaf_value):
         for b, d in enumerate(depth):
@@ -284,7 +259,7 @@ def test_backup_three_ways(capsys):
 
     for wrong in (sign_from_the_root, whole_path):
         assert nb07.check_backup(wrong) is nb07.backup
-        line = verdict(capsys)
+        line = verdict()
         failed(line, "backup")
         assert "case 1 of" in line
 
@@ -301,17 +276,17 @@ def test_backup_three_ways(capsys):
          "-1.0, 1.0)", "the leaf gets +leaf_value"),
     ],
 )  # fmt: skip
-def test_the_backups_steps_three_ways(capsys, name, wrong, hint):
+def test_the_backups_steps_three_ways(verdict, name, wrong, hint):
     checker, library = getattr(nb07, f"check_{name}"), getattr(nb07, name)
     stub, solution = exercise(name)
     assert checker(run(stub, name)[name]) is library
-    assert verdict(capsys).startswith(f"⏳ {name}: not written yet")
+    assert verdict().startswith(f"⏳ {name}: not written yet")
     learner = run(solution, name)[name]
     assert checker(learner) is learner
-    assert verdict(capsys).startswith(f"✅ {name}: agrees with the library on 5 cases")
+    assert verdict().startswith(f"✅ {name}: agrees with the library on 5 cases")
     signature = solution.split("\n", 1)[0]
     assert checker(run(f"{signature}\n    {wrong}\n", name)[name]) is library
-    line = verdict(capsys)
+    line = verdict()
     failed(line, name)
     assert hint in line, line
 
@@ -358,15 +333,13 @@ def loop(source: str):
     return namespace["parallel_self_play"]
 
 
-def test_parallel_self_play_stub_solution_and_the_other_order(capsys):
+def test_parallel_self_play_stub_solution_and_the_other_order(verdict):
     stub, solution = exercise("parallel_self_play")
     assert nb07.check_parallel_self_play(loop(stub)) is nb07._library_loop
-    assert verdict(capsys) == (
-        "⏳ parallel_self_play: not written yet; the rest of this notebook uses the library's version"
-    )
+    assert verdict() == ("⏳ parallel_self_play: not written yet; the rest of this notebook uses the library's version")
     learner = loop(solution)
     assert nb07.check_parallel_self_play(learner) is learner
-    assert verdict(capsys) == "✅ parallel_self_play: agrees with the library on 8 cases; the cells below use yours"
+    assert verdict() == "✅ parallel_self_play: agrees with the library on 8 cases; the cells below use yours"
     # forwards through the list, a new list of the games still playing: the draws in the other order pass too
     forwards = edited(
         solution,
@@ -378,7 +351,7 @@ def test_parallel_self_play_stub_solution_and_the_other_order(capsys):
         ),
     )
     assert nb07.check_parallel_self_play(loop(forwards)).__name__ == "parallel_self_play"
-    assert verdict(capsys).startswith("✅ parallel_self_play")
+    assert verdict().startswith("✅ parallel_self_play")
 
 
 def edited(source: str, *edits: tuple[str, str]) -> str:
@@ -440,11 +413,11 @@ LOOP_MISTAKES = {
 
 
 @pytest.mark.parametrize("mistake", list(LOOP_MISTAKES))
-def test_parallel_self_play_mistakes_fail_with_their_hint(capsys, mistake):
+def test_parallel_self_play_mistakes_fail_with_their_hint(verdict, mistake):
     edits, case, words = LOOP_MISTAKES[mistake]
     source = edited(exercise("parallel_self_play")[1], *edits)
     assert nb07.check_parallel_self_play(loop(source)) is nb07._library_loop
-    line = verdict(capsys)
+    line = verdict()
     failed(line, "parallel_self_play")
     assert f"case {case} of 8" in line
     for text in words:
@@ -485,7 +458,7 @@ def test_parallel_self_play_orders_differ_and_games_leave_the_batch():
     assert runs[True][0] != runs[False][0]
 
 
-def test_a_backup_into_a_game_that_is_not_searching_gets_its_hint(capsys):
+def test_a_backup_into_a_game_that_is_not_searching_gets_its_hint(verdict):
     """A game with depth -1 did not search this simulation: a backup that still visits its root is named (the
     planted mistake backs up as if depth -1 were 0, as np.maximum(depth, 0) does)."""
 
@@ -496,6 +469,6 @@ def test_a_backup_into_a_game_that_is_not_searching_gets_its_hint(capsys):
                 value_sum[b, path[level, b]] += leaf_value[b] * (1 if (d - level) % 2 == 0 else -1)
 
     assert nb07.check_backup(every_game) is nb07.backup
-    line = verdict(capsys)
+    line = verdict()
     failed(line, "backup")
     assert "case 2 of" in line and "a game with depth -1 is not searching" in line, line

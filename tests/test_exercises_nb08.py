@@ -3,22 +3,14 @@ wrong versions fail with their first failing case (and the reference stands in).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import nbformat
+import exercise_support
 import numpy as np
 import pytest
+from exercise_support import exercise_code, read_notebook
 
 from alphazero_lib.exercises import nb08_kaggle as nb08
 from alphazero_lib.kaggle import import_kaggle_environments
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = ROOT / "notebooks" / "08_kaggle_playoffs.ipynb"
 NAMES = ["observation_to_state", "best_legal_action", "make_agent", "outcome", "evaluate_both_seats"]
 CHECKS = {
     "observation_to_state": (nb08.check_observation_to_state, nb08.reference_observation_to_state),
@@ -29,32 +21,14 @@ CHECKS = {
 }
 
 
-def notebook_code() -> dict[str, tuple[str, str]]:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    out = {}
-    for ex in solve_notebooks.exercises(nb):
-        stub = solve_notebooks.source(nb.cells[ex.exercise])
-        out[stub.split("def ", 1)[1].split("(", 1)[0]] = (stub, ex.solution_code)
-    return out
-
-
-CODE = notebook_code()
+CODE = exercise_code(read_notebook("08_kaggle_playoffs.ipynb"))
 
 
 def define(name: str, source: str):
     """``name`` from ``source``, executed after the other exercises' solutions (as in the solved notebook)."""
-    scope = {"np": np, "make": import_kaggle_environments().make, "outcome": nb08.reference_outcome}
-    for other in NAMES:
-        if other != name:
-            exec(CODE[other][1], scope)
-    exec(source, scope)
-    return scope[name]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
+    return exercise_support.define(
+        CODE, name, source, np=np, make=import_kaggle_environments().make, outcome=nb08.reference_outcome
+    )
 
 
 def test_the_notebook_has_the_five_exercises():
@@ -62,18 +36,18 @@ def test_the_notebook_has_the_five_exercises():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_stub_is_not_written_and_the_reference_stands_in(name, capsys):
+def test_stub_is_not_written_and_the_reference_stands_in(name, verdict):
     check, reference = CHECKS[name]
     assert check(define(name, CODE[name][0])) is reference
-    assert verdict(capsys) == f"⏳ {name}: not written yet; the rest of this notebook uses the library's version"
+    assert verdict() == f"⏳ {name}: not written yet; the rest of this notebook uses the library's version"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(name, capsys):
+def test_solution_passes(name, verdict):
     check, _ = CHECKS[name]
     solution = define(name, CODE[name][1])
     assert check(solution) is solution
-    assert verdict(capsys).startswith(f"✅ {name}: agrees with the library on")
+    assert verdict().startswith(f"✅ {name}: agrees with the library on")
 
 
 WRONG = {
@@ -131,16 +105,16 @@ WRONG = {
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_wrong_version_fails_with_its_case(name, capsys):
+def test_wrong_version_fails_with_its_case(name, verdict):
     check, reference = CHECKS[name]
     source, where, hint = WRONG[name]
     assert check(define(name, source)) is reference
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(f"❌ {name}: {where}"), line
     assert hint in line, line
 
 
-def test_a_search_on_the_absolute_board_is_caught(capsys):
+def test_a_search_on_the_absolute_board_is_caught(verdict):
     source = (
         "def make_agent(game, search):\n"
         "    def agent(observation, configuration):\n"
@@ -150,4 +124,4 @@ def test_a_search_on_the_absolute_board_is_caught(capsys):
         "    return agent\n"
     )
     assert nb08.check_make_agent(define("make_agent", source)) is nb08.reference_make_agent
-    assert "CANONICAL" in verdict(capsys)
+    assert "CANONICAL" in verdict()

@@ -3,22 +3,14 @@ wrong versions fail with their first failing case (and the library's version sta
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import nbformat
+import exercise_support
 import numpy as np
 import pytest
+from exercise_support import exercise_code, read_notebook
 
 from alphazero_lib import arena
 from alphazero_lib.exercises import nb09_evaluation as nb09
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import solve_notebooks  # noqa: E402
-
-NOTEBOOK = ROOT / "notebooks" / "09_evaluation.ipynb"
 NAMES = ["expected_score", "elo_update", "fit_elo", "wilson_interval", "gate"]
 CHECKS = {
     "expected_score": (nb09.check_expected_score, nb09.reference_expected_score),
@@ -29,32 +21,12 @@ CHECKS = {
 }
 
 
-def notebook_code() -> dict[str, tuple[str, str]]:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    out = {}
-    for ex in solve_notebooks.exercises(nb):
-        stub = solve_notebooks.source(nb.cells[ex.exercise])
-        out[stub.split("def ", 1)[1].split("(", 1)[0]] = (stub, ex.solution_code)
-    return out
-
-
-CODE = notebook_code()
+CODE = exercise_code(read_notebook("09_evaluation.ipynb"))
 
 
 def define(name: str, source: str):
-    """``name`` from ``source``, executed with the other exercises' solutions (as in the solved notebook)."""
-    scope = {"np": np}
-    for other in NAMES:
-        if other != name:
-            exec(CODE[other][1], scope)
-    exec(source, scope)
-    return scope[name]
-
-
-def verdict(capsys) -> str:
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1, f"one verdict line, got {out!r}"
-    return out.strip()
+    """``name`` from ``source``, executed after the other exercises' solutions (as in the solved notebook)."""
+    return exercise_support.define(CODE, name, source, np=np)
 
 
 def test_the_notebook_has_the_five_exercises():
@@ -62,18 +34,18 @@ def test_the_notebook_has_the_five_exercises():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_stub_is_not_written_and_the_library_stands_in(name, capsys):
+def test_stub_is_not_written_and_the_library_stands_in(name, verdict):
     check, library = CHECKS[name]
     assert check(define(name, CODE[name][0])) is library
-    assert verdict(capsys) == f"⏳ {name}: not written yet; the rest of this notebook uses the library's version"
+    assert verdict() == f"⏳ {name}: not written yet; the rest of this notebook uses the library's version"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_passes(name, capsys):
+def test_solution_passes(name, verdict):
     check, _ = CHECKS[name]
     solution = define(name, CODE[name][1])
     assert check(solution) is solution
-    assert verdict(capsys).startswith(f"✅ {name}: agrees with the library on")
+    assert verdict().startswith(f"✅ {name}: agrees with the library on")
 
 
 WRONG = {
@@ -107,19 +79,19 @@ WRONG = {
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_wrong_version_fails_with_its_case(name, capsys):
+def test_wrong_version_fails_with_its_case(name, verdict):
     check, library = CHECKS[name]
     source, where = WRONG[name]
     assert check(define(name, source)) is library
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith(f"❌ {name}: {where}"), line
     assert "Hint:" in line
 
 
-def test_gate_that_forgets_draws_names_the_half_point(capsys):
+def test_gate_that_forgets_draws_names_the_half_point(verdict):
     wrong = define(
         "gate", "def gate(w, d, l, threshold=0.55):\n    s = w / max(w + d + l, 1)\n    return s >= threshold, s\n"
     )
     assert nb09.check_gate(wrong) is nb09.reference_gate
-    line = verdict(capsys)
+    line = verdict()
     assert line.startswith("❌ gate: case 2 of") and "a draw counts half a point" in line

@@ -13,11 +13,11 @@ import os
 import numpy as np
 import pytest
 import torch
+from positions import encoded_positions
 
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
-from alphazero_lib.exercises.positions import batch
 from alphazero_lib.inference import MODES, FastEvaluator, evaluate, has_fast_bf16
 from alphazero_lib.model import ResNet
 from alphazero_lib.selfplay import BatchedSelfPlay
@@ -46,11 +46,6 @@ def network(game, seed: int = 0, blocks: int = 2, hidden: int = 32) -> ResNet:
     return ResNet(game, blocks, hidden).eval()
 
 
-def positions(game, count: int, seed: int = 0) -> np.ndarray:
-    """Encoded positions of random games, each up to 12 moves in, ``[count, 3, R, C]`` (the checks' generator)."""
-    return game.get_encoded_state(batch(game, count, np.random.default_rng(seed), 12)).astype(np.float32)
-
-
 # ---- the network --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", [m for m in MODES if m not in ("onnx", "compile")])
 def test_the_gpu_forward_agrees_with_the_cpu_forward(mode):
@@ -60,7 +55,7 @@ def test_the_gpu_forward_agrees_with_the_cpu_forward(mode):
         pytest.skip(f"{GPU} has no fast bfloat16")
     game = make_game("connect_four")
     cpu_model = network(game, blocks=4, hidden=64)
-    encoded = positions(game, 64)
+    encoded = encoded_positions(game, 64)
     logits, values = evaluate(cpu_model, encoded)
     gpu_model = network(game, blocks=4, hidden=64).to(GPU)
     fast = FastEvaluator(gpu_model, mode, batch_size=64, cache_dir=None)
@@ -79,7 +74,7 @@ def test_fp32_on_the_gpu_is_exact_without_tf32():
     """With TF32 off, the GPU's float32 forward is the CPU's up to float32 rounding (what differs with TF32 on is
     TF32's 10-bit mantissa, not the code)."""
     game = make_game("connect_four")
-    encoded = positions(game, 32, seed=1)
+    encoded = encoded_positions(game, 32, seed=1)
     logits, values = evaluate(network(game), encoded)
     saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from positions import encoded_positions
 
 from alphazero_lib.checkpoints import CheckpointError, load_model, make_checkpoint, save_checkpoint
 from alphazero_lib.games import make_game
@@ -34,24 +35,8 @@ def architectures() -> list[str]:
     return sorted(seen.values())
 
 
-def positions(game, count: int, seed: int = 0) -> np.ndarray:
-    """``count`` encoded positions ``[count, 3, R, C]`` from seeded random games (the mover's view)."""
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        state, player = game.get_initial_state(), 1
-        while len(found) < count:
-            found.append(game.get_encoded_state(game.change_perspective(state, player)))
-            action = int(rng.choice(np.flatnonzero(game.get_valid_moves(state, player))))
-            state = game.get_next_state(state, action, player)
-            if game.get_value_and_terminated(state, action)[1]:
-                break
-            player = game.get_opponent(player)
-    return np.stack(found)
-
-
 def largest_differences(model, path) -> tuple[float, float]:
-    encoded = positions(model.game, NUM_POSITIONS)
+    encoded = encoded_positions(model.game, NUM_POSITIONS)
     torch_logits, torch_values = evaluate(model, encoded)
     onnx_logits, onnx_values = OnnxNetwork(path).evaluate(encoded)
     assert onnx_logits.shape == torch_logits.shape and onnx_values.shape == torch_values.shape
@@ -95,7 +80,7 @@ def test_a_fresh_checkpoint_in_training_mode_exports_its_eval_network(tmp_path):
 def test_a_batch_of_one_and_a_batch_of_many_agree(tmp_path):
     model = load_pretrained("tictactoe")
     network = OnnxNetwork(export_onnx(model, tmp_path / "ttt.onnx"))
-    encoded = positions(model.game, 5)
+    encoded = encoded_positions(model.game, 5)
     many = network.evaluate(encoded)
     one = [network.evaluate(encoded[i : i + 1]) for i in range(5)]
     assert np.abs(np.concatenate([o[0] for o in one]) - many[0]).max() <= TOLERANCE
