@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.games.base import Game
 from alphazero_lib.games.outcome import winner_of
+from alphazero_lib.games.tictactoe import TicTacToe
 from alphazero_lib.players import Player
 from alphazero_lib.utils import Interrupted
 
@@ -27,11 +28,13 @@ Z_95 = 1.959963984540054
 
 @dataclass
 class GameRecord:
-    """One finished game: the winner (1 first player, -1 second, 0 draw) and every ``(player, action)``."""
+    """One finished game: the winner (1 first player, -1 second, 0 draw) and every ``(player, action)``; the
+    first ``opening`` moves were given (``play_game``'s ``opening``), the players chose the rest."""
 
     winner: int
     moves: list[tuple[int, int]] = field(default_factory=list)
     final_state: np.ndarray | None = None
+    opening: int = 0
 
 
 def play_game(
@@ -65,7 +68,7 @@ def play_game(
             winner = winner_of(value, player)
             if log:
                 log("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
-            return GameRecord(winner=winner, moves=moves, final_state=state)
+            return GameRecord(winner=winner, moves=moves, final_state=state, opening=len(opening))
         player = game.get_opponent(player)
 
 
@@ -132,6 +135,8 @@ class MatchResult:
     wins_second: int = 0
     draws_second: int = 0
     losses_second: int = 0
+    records: list[GameRecord] = field(default_factory=list, repr=False, compare=False)
+    """Every game in the order played (``play_match``: player 1 moved first in games 0, 2, ...)."""
 
     @property
     def wins(self) -> int:
@@ -233,7 +238,9 @@ def play_match(
         else:
             for i, opening in enumerate(openings):
                 first, second = (player1, player2) if i % 2 == 0 else (player2, player1)
-                result.add(play_game(game, first, second, opening=opening).winner, i % 2 == 0)
+                record = play_game(game, first, second, opening=opening)
+                result.records.append(record)
+                result.add(record.winner, i % 2 == 0)
                 bar.update(1)
                 bar.set_postfix(score=f"{result.score:.3f}")
     except KeyboardInterrupt:
@@ -263,6 +270,7 @@ def _play_side_by_side(
     seats = [(player1, player2) if i % 2 == 0 else (player2, player1) for i in range(num_games)]
     states = [game.get_initial_state() for _ in range(num_games)]
     to_move, plies = [1] * num_games, [0] * num_games
+    records = [GameRecord(winner=0, opening=len(opening)) for opening in openings]
     live = list(range(num_games))
     while live:
         actions: dict[int, int] = {}
@@ -287,15 +295,18 @@ def _play_side_by_side(
             mover = to_move[i]
             states[i] = game.get_next_state(states[i], actions[i], mover)  # raises ValueError for an illegal move
             plies[i] += 1
+            records[i].moves.append((mover, actions[i]))
             value, terminated = game.get_value_and_terminated(states[i], actions[i])
             if terminated:
-                result.add(winner_of(value, mover), i % 2 == 0)
+                records[i].winner, records[i].final_state = winner_of(value, mover), states[i]
+                result.add(records[i].winner, i % 2 == 0)
                 bar.update(1)
                 bar.set_postfix(score=f"{result.score:.3f}")
             else:
                 to_move[i] = game.get_opponent(mover)
                 still.append(i)
         live = still
+    result.records.extend(records)
 
 
 def expected_score(rating: Any, opponent_rating: Any) -> Any:
@@ -445,8 +456,11 @@ def exhaustive_check(game: Game, player: Player, seat: int, replies: Player | No
     every reply it rates best), counting the end of each line. Feasible for Tic-Tac-Toe.
 
     ``player`` should be deterministic (e.g. AlphaZero at temperature 0): its move in each position is
-    asked once and cached.
+    asked once and cached. Raises ``ValueError`` for any game but Tic-Tac-Toe (5,478 positions; Connect Four has
+    about 4.5 trillion).
     """
+    if not isinstance(game, TicTacToe):
+        raise ValueError(f"an exhaustive check walks every line of play: Tic-Tac-Toe only, not {game!r}")
     cache: dict[bytes, int] = {}
     result = ExhaustiveResult(seat=seat, replies="perfect-play" if replies is not None else "all legal")
 

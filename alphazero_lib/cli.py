@@ -236,7 +236,7 @@ def _arena(args: argparse.Namespace) -> int:
                 f"{' and '.join(ignored)} would be ignored; drop {'them' if len(ignored) > 1 else 'it'}"
             )
 
-        perfect = PerfectPlayer(game)  # raises a clear error for games other than Tic-Tac-Toe
+        perfect = PerfectPlayer(game)  # raises a clear error for a game it does not play
         results = [exhaustive_check(game, player1, seat, replies) for replies in (None, perfect) for seat in (1, -1)]
         if args.json:
             print(json.dumps({"game": args.game, "player": args.player1, "lines": [vars(r) for r in results]}))
@@ -753,23 +753,33 @@ def _strength(args: argparse.Namespace) -> int:
 
     import torch
 
+    from alphazero_lib.solver import require as require_solver
     from alphazero_lib.specs import make_player
     from alphazero_lib.strength import (
         ANCHOR_SOURCES,
         ERROR_RULE,
+        SETS,
         check_player,
         evaluate_player,
         evaluate_specs,
         format_table,
+        judge_games,
         paired_against_first,
         set_path,
     )
 
+    args.sets = list(SETS) if args.sets is None else args.sets
     for name in args.sets:
         set_path(name)  # an unknown set fails before any model loads
+    if not args.sets and args.against is None:
+        raise ValueError("nothing to measure: name Pons' sets with --sets, or games with --against SPEC")
     game = make_game("connect_four")
     players = [make_player(game, spec, seed=args.seed) for spec in args.player]
-    for player in players:
+    opponent = None
+    if args.against is not None:
+        opponent = make_player(game, args.against, seed=None if args.seed is None else args.seed + 1)
+        require_solver()  # before any measurement, not after the sets
+    for player in [*players, *([opponent] if opponent else [])]:
         check_player(player)
     _set_threads(args.threads, *players)
     if args.threads is not None:
@@ -790,6 +800,17 @@ def _strength(args: argparse.Namespace) -> int:
         results += evaluate_player(
             player, args.sets, limit=args.limit, batch_size=args.batch_size, progress=not args.no_progress
         )
+    if opponent is not None:
+        for player in players:
+            _, played = judge_games(
+                player,
+                opponent,
+                args.games,
+                opening_moves=args.openings,
+                seed=args.seed,
+                progress=not args.no_progress,
+            )
+            results.append(played)
     if args.json:
         summary = {"benchmark": "pons", "error_rule": ERROR_RULE, "seed": args.seed, "limit": args.limit}
         comparisons = [c.to_dict() for c in paired_against_first(results)]
@@ -818,10 +839,27 @@ def _strength_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sets",
-        nargs="+",
-        default=["end_easy", "middle_easy", "middle_medium"],
+        nargs="*",
+        default=None,
         metavar="SET",
-        help="which sets: end_easy, middle_easy, middle_medium (default all three, 1,000 positions each)",
+        help="which of Pons' sets, by name (default all six, beginning_easy to end_easy, 1,000 positions each; an "
+        "unknown name lists them); --sets alone measures none, for --against",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="SPEC",
+        default=None,
+        help="also play --games games against this player and judge every move each --player chose with the perfect "
+        'solver (the solver extra: pip install -e ".[solver]"), e.g. negamax:4 or perfect',
+    )
+    parser.add_argument(
+        "--games", type=_positive_int, default=20, help="games against --against, seats alternating (default 20)"
+    )
+    parser.add_argument(
+        "--openings",
+        type=_non_negative_int,
+        default=2,
+        help="random opening moves before each pair of games against --against (default 2; 0 for none)",
     )
     parser.add_argument("--limit", type=_positive_int, default=None, help="the first N positions of each set only")
     parser.add_argument("--seed", type=_seed, default=0, help="the players' seed (default 0)")

@@ -357,23 +357,44 @@ _TICTACTOE = TicTacToe()
 
 
 class PerfectPlayer(Player):
-    """Perfect Tic-Tac-Toe: exhaustive, memoised minimax; a random move among the equally good ones."""
+    """Perfect play, a random move among the best: Tic-Tac-Toe by exhaustive, memoised minimax; 6x7 Connect Four by
+    the exact solver of the optional ``solver`` extra (``alphazero_lib.solver``), which wins as soon as it can and
+    loses as late as it must.
+
+    Raises ``ValueError`` for any other game, and ``solver.SolverMissing`` (saying how to install it) for Connect
+    Four without the extra.
+    """
 
     name = "perfect"
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
-        if not isinstance(game, TicTacToe):
-            raise ValueError(f"the perfect player plays Tic-Tac-Toe only, not {game!r}; try negamax:DEPTH")
+        from alphazero_lib import solver
+
+        if not isinstance(game, TicTacToe) and game != solver.GAME:
+            raise ValueError(
+                f"the perfect player plays Tic-Tac-Toe and 6x7 Connect Four only, not {game!r}; try negamax:DEPTH"
+            )
+        if game == solver.GAME:
+            solver.require()  # SolverMissing now, not at the first move
         super().__init__(game)
         self.rng = np.random.default_rng(seed)
 
+    def move_scores(self, state: np.ndarray, player: int) -> dict[int, int]:
+        """Each legal move's score for ``player``: the game-theoretic value (1 win, 0 draw, -1 loss) in Tic-Tac-Toe,
+        the solver's score in Connect Four (its sign the value; larger: a sooner win or a later loss)."""
+        if isinstance(self.game, TicTacToe):
+            canonical = self.game.change_perspective(state, player)
+            return _tictactoe_action_values(canonical.astype(np.int8).tobytes())
+        from alphazero_lib.solver import move_scores
+
+        return move_scores(state, player)
+
     def action_values(self, state: np.ndarray, player: int) -> dict[int, int]:
         """Each legal move's game-theoretic value for ``player`` (1 win, 0 draw, -1 loss)."""
-        canonical = self.game.change_perspective(state, player)
-        return _tictactoe_action_values(canonical.astype(np.int8).tobytes())
+        return {action: int(np.sign(score)) for action, score in self.move_scores(state, player).items()}
 
     def get_action(self, state: np.ndarray, player: int) -> int:
-        return random_best(self.action_values(state, player), self.rng)
+        return random_best(self.move_scores(state, player), self.rng)
 
 
 #: The deepest negamax search a player may ask for (about a second a move on one core).

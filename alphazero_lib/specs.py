@@ -1,8 +1,8 @@
 """Player specs: one short string names a player and its settings, for the CLI, notebooks and scripts.
 
-``random``, ``human``, ``perfect`` (Tic-Tac-Toe), ``greedy`` (Othello), ``negamax:DEPTH`` (Connect Four),
-``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]`` (PUCT), ``gumbel:WEIGHTS[:SEARCHES]`` (Gumbel AlphaZero),
-``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
+``random``, ``human``, ``perfect`` (Tic-Tac-Toe; Connect Four with the ``solver`` extra), ``greedy`` (Othello),
+``negamax:DEPTH`` (Connect Four), ``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]`` (PUCT),
+``gumbel:WEIGHTS[:SEARCHES]`` (Gumbel AlphaZero), ``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
 ``value:WEIGHTS``, ``mc:WEIGHTS[:ROLLOUTS]`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
 """
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from alphazero_lib.arena import wilson_interval
+from alphazero_lib.arena import MatchResult, wilson_interval
 from alphazero_lib.choosers import batched_chooser
 from alphazero_lib.games.base import STATE_DTYPE
 from alphazero_lib.games.connect_four import ConnectFour
@@ -42,8 +42,12 @@ from alphazero_lib.players import HumanPlayer, Player
 #: Where the sets live (package data: a pip install carries them).
 DATA_DIR = Path(__file__).resolve().parent / "data" / "pons"
 
-#: The labelled sets, easiest first: ``load_set(name)`` reads ``DATA_DIR / f"pons_{name}.txt"``.
-SETS = ("end_easy", "middle_easy", "middle_medium")
+#: The labelled sets, Pons' six, in the order of the game (beginning, middle, end), easiest first within each:
+#: ``load_set(name)`` reads ``DATA_DIR / f"pons_{name}.txt"``.
+SETS = ("beginning_easy", "beginning_medium", "beginning_hard", "middle_easy", "middle_medium", "end_easy")
+
+#: How many moves have been played in a set's positions (inclusive): Pons' beginning, middle and end.
+MOVES_PLAYED = {"beginning": (0, 14), "middle": (15, 28), "end": (29, 41)}
 
 #: The error rule in words (printed with the figures).
 ERROR_RULE = "a move is an error when another legal move has a better result (win > draw > loss)"
@@ -82,9 +86,12 @@ ANCHOR_SOURCES = {
 
 #: Published error rates per set (``None``: not published).
 ANCHORS: dict[str, dict[str, Anchor | None]] = {
-    "end_easy": {"AlphaZero.jl": Anchor(0.0, 0.0, approximate=True), "minimax-5": None},
-    "middle_easy": {"AlphaZero.jl": Anchor(0.0, 0.0, approximate=True), "minimax-5": Anchor(0.007, 0.007)},
-    "middle_medium": {"AlphaZero.jl": Anchor(0.025, 0.03, approximate=True), "minimax-5": Anchor(0.092, 0.092)},
+    "beginning_easy": {"AlphaZero.jl": Anchor(0.0, 0.002, approximate=True), "minimax-5": Anchor(0.017, 0.017)},
+    "beginning_medium": {"AlphaZero.jl": Anchor(0.015, 0.02, approximate=True), "minimax-5": Anchor(0.073, 0.073)},
+    "beginning_hard": {"AlphaZero.jl": Anchor(0.06, 0.07, approximate=True), "minimax-5": Anchor(0.23, 0.23)},
+    "middle_easy": {"AlphaZero.jl": Anchor(0.0, 0.001, approximate=True), "minimax-5": Anchor(0.007, 0.007)},
+    "middle_medium": {"AlphaZero.jl": Anchor(0.02, 0.03, approximate=True), "minimax-5": Anchor(0.092, 0.092)},
+    "end_easy": {"AlphaZero.jl": Anchor(0.0, 0.0, approximate=True), "minimax-5": Anchor(0.014, 0.014)},
 }
 
 
@@ -193,8 +200,8 @@ def set_path(name: str) -> Path:
 
 
 def load_set(name: str | Path, limit: int | None = None) -> PositionSet:
-    """One labelled set: a name in ``SETS`` (``end_easy``, ``middle_easy``, ``middle_medium``), or the path of a
-    file in the same format; ``limit`` keeps the first positions only.
+    """One labelled set: a name in ``SETS`` (``beginning_easy`` ... ``end_easy``), or the path of a file in the
+    same format; ``limit`` keeps the first positions only.
 
     Every line is replayed with ``ConnectFour``'s rules and checked: the moves are legal and the game is not over,
     ``X`` marks exactly the full columns, and the best label agrees with the sign of Pons' score. Raises
@@ -323,6 +330,8 @@ class SetResult:
     """Indices (0-based, in file order) of the positions where the move was an error."""
     by_best_result: dict[str, dict[str, int]] = field(default_factory=dict)
     """``errors_by_best_result``: positions and errors by the best result on offer (empty when not measured)."""
+    against: str | None = None
+    """The opponent, when the positions are those of the player's own games (``judge_games``), else None."""
 
     @property
     def error_rate(self) -> float:
@@ -350,6 +359,7 @@ class SetResult:
             "anchors": {k: None if a is None else a.to_dict() for k, a in self.anchors.items()},
             "error_positions": list(self.error_positions),
             "by_best_result": {k: dict(v) for k, v in self.by_best_result.items()},
+            "against": self.against,
         }
 
     def __str__(self) -> str:
@@ -500,6 +510,88 @@ def evaluate_specs(
     return results
 
 
+# ---- the moves of real games -----------------------------------------------------------------------
+def played_positions(match: MatchResult, which: int = 1, progress: bool = False) -> tuple[PositionSet, np.ndarray]:
+    """The positions where player ``which`` (1 or 2) of ``match`` chose a move in its games, labelled by the solver
+    (``alphazero_lib.solver``), and the moves it chose there, ``[P]``: what ``_set_result`` judges.
+
+    ``match.records`` are ``play_match``'s games (player 1 moved first in games 0, 2, ...); the moves of a given
+    opening are left out. The set is named ``games against OPPONENT``. Raises ``SolverMissing`` without the solver.
+    """
+    from alphazero_lib.solver import labels_of, move_scores
+
+    if which not in (1, 2):
+        raise ValueError(f"which must be 1 or 2 (a player of the match), got {which!r}")
+    game = ConnectFour()
+    opponent = match.player2 if which == 1 else match.player1
+    moves, states, to_move, scores, labels, actions = [], [], [], [], [], []
+    bar = tqdm(match.records, desc=f"judging {match.player1 if which == 1 else match.player2}", disable=not progress)
+    for i, record in enumerate(bar):
+        color = 1 if (i % 2 == 0) == (which == 1) else -1  # player 1 moved first in the even-numbered games
+        state, played = game.get_initial_state(), ""
+        for ply, (mover, action) in enumerate(record.moves):
+            if ply >= record.opening and mover == color:
+                by_column = move_scores(state, mover)
+                moves.append(played)
+                states.append(state)
+                to_move.append(mover)
+                scores.append(max(by_column.values()))
+                labels.append(list(labels_of(by_column)))
+                actions.append(action)
+            state = game.get_next_state(state, action, mover)
+            played += str(action + 1)
+    if not actions:
+        raise ValueError(f"no moves to judge: the match has {len(match.records)} recorded games")
+    positions = PositionSet(
+        f"games against {opponent}",
+        np.array(moves),
+        np.stack(states).astype(STATE_DTYPE),
+        np.array(to_move, dtype=STATE_DTYPE),
+        np.array(scores, dtype=np.int64),
+        np.array(labels, dtype="<U1"),
+    )
+    return positions, np.array(actions, dtype=np.int64)
+
+
+def judge_games(
+    player: Player,
+    opponent: Player,
+    num_games: int,
+    *,
+    opening_moves: int = 0,
+    seed: int | None = 0,
+    batched: bool = False,
+    progress: bool = True,
+) -> tuple[MatchResult, SetResult]:
+    """Play ``num_games`` games of ``player`` against ``opponent`` (``arena.play_match``, seats alternating, each
+    pair of games from one random opening of ``opening_moves`` moves; ``batched`` as there) and judge every move
+    ``player`` chose with the solver: the match, and a ``SetResult`` whose positions are those moves (``errors``:
+    moves that threw a result away). ``seconds`` is the match's wall time. Raises ``SolverMissing`` without the solver.
+    """
+    from alphazero_lib.arena import play_match
+    from alphazero_lib.solver import require
+
+    check_player(player)
+    check_player(opponent)
+    require()  # before the games, not after them
+    start = time.perf_counter()
+    match = play_match(
+        player.game,
+        player,
+        opponent,
+        num_games,
+        progress=progress,
+        opening_moves=opening_moves,
+        seed=seed,
+        batched=batched,
+    )
+    seconds = time.perf_counter() - start
+    positions, actions = played_positions(match, 1, progress=progress)
+    result = _set_result(player.name, positions, actions, seconds)
+    result.against = opponent.name
+    return match, result
+
+
 # ---- two players on the same positions -----------------------------------------------------------
 def mcnemar_p_value(only_first: int, only_second: int) -> float:
     """McNemar's exact two-sided test: the chance of a split at least this uneven of the ``only_first +
@@ -532,7 +624,7 @@ class Paired:
 
     def __str__(self) -> str:
         return (
-            f"{self.set_name:<13}  only A errs: {self.only_first:>4}, only B: {self.only_second:>4}, both: "
+            f"{self.set_name:<16}  only A errs: {self.only_first:>4}, only B: {self.only_second:>4}, both: "
             f"{self.both:>4}; McNemar exact p = {self.p_value:.2g}"
         )
 
@@ -549,7 +641,9 @@ def paired(first: SetResult, second: SetResult) -> Paired:
 
 
 def paired_against_first(results: Sequence[SetResult]) -> list[Paired]:
-    """Every other player against the first one named, set by set (the order of ``evaluate_player``'s results)."""
+    """Every other player against the first one named, set by set (the order of ``evaluate_player``'s results);
+    the moves of played games (``judge_games``) are positions of their own, never paired."""
+    results = [r for r in results if r.against is None]
     if not results:
         return []
     reference = results[0].player
@@ -573,9 +667,10 @@ def format_by_best_result(groups: dict[str, dict[str, int]]) -> str:
 def format_table(results: Sequence[SetResult]) -> str:
     """The results as a text table, the published anchors beside each set, and a line on the error rule."""
     width = max([len("player"), *(len(r.player) for r in results)])
+    set_width = max([13, *(len(r.set_name) for r in results)])
     sources = list(ANCHOR_SOURCES)
     head = (
-        f"{'player':<{width}}  {'set':<13}  {'positions':>9}  {'errors':>6}  {'error rate':>10}  "
+        f"{'player':<{width}}  {'set':<{set_width}}  {'positions':>9}  {'errors':>6}  {'error rate':>10}  "
         f"{'95% interval':<15}  " + "  ".join(f"{s:>12}" for s in sources) + f"  {'seconds':>8}"
     )
     lines = [f"Pons' Connect Four benchmark: {ERROR_RULE}", head]
@@ -584,15 +679,15 @@ def format_table(results: Sequence[SetResult]) -> str:
         interval = f"[{100 * low:.1f}, {100 * high:.1f}]%"
         anchors = "  ".join(f"{r.anchors.get(s) or '-'!s:>12}" for s in sources)
         lines.append(
-            f"{r.player:<{width}}  {r.set_name:<13}  {r.positions:>9}  {r.errors:>6}  {100 * r.error_rate:>9.1f}%  "
-            f"{interval:<15}  {anchors}  {r.seconds:>8.1f}"
+            f"{r.player:<{width}}  {r.set_name:<{set_width}}  {r.positions:>9}  {r.errors:>6}  "
+            f"{100 * r.error_rate:>9.1f}%  {interval:<15}  {anchors}  {r.seconds:>8.1f}"
         )
     lines += [f"{name}: {text}" for name, text in ANCHOR_SOURCES.items()]
     broken_down = [r for r in results if r.by_best_result]
     if broken_down:
         lines.append("Errors by the best result on offer (where every move loses, no move can err):")
     for r in broken_down:
-        lines.append(f"  {r.player:<{width}}  {r.set_name:<13}  {format_by_best_result(r.by_best_result)}")
+        lines.append(f"  {r.player:<{width}}  {r.set_name:<{set_width}}  {format_by_best_result(r.by_best_result)}")
     comparisons = paired_against_first(results)
     if comparisons:
         lines.append("Paired on the same positions, each later player (A) against the first one named (B):")

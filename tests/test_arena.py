@@ -19,6 +19,7 @@ from alphazero_lib.arena import (
     round_robin,
     wilson_interval,
 )
+from alphazero_lib.games import ConnectFour
 from alphazero_lib.players import PerfectPlayer, Player, PolicyPlayer, RandomPlayer
 
 
@@ -153,6 +154,30 @@ def test_exhaustive_check_counts_every_line():
     weak = exhaustive_check(game, RandomPlayer(game, seed=0), 1)
     assert weak.losses > 0
     assert "as first (X) against all legal replies" in str(weak)
+    with pytest.raises(ValueError, match="Tic-Tac-Toe only"):
+        exhaustive_check(ConnectFour(), RandomPlayer(ConnectFour(), seed=0), 1)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_match_keeps_every_game_in_the_order_played(batched):
+    from alphazero_lib.arena import play_match
+
+    game = ConnectFour()
+    first, second = RandomPlayer(game, seed=1), RandomPlayer(game, seed=2)
+    result = play_match(game, first, second, 6, progress=False, opening_moves=3, seed=4, batched=batched)
+    assert len(result.records) == 6
+    wins = {"first": 0, "second": 0}
+    for i, record in enumerate(result.records):
+        assert record.opening == 3 and record.moves[:3] == result.records[i - i % 2].moves[:3]  # a pair's opening
+        state = game.get_initial_state()
+        for ply, (mover, action) in enumerate(record.moves):
+            assert mover == (1 if ply % 2 == 0 else -1)
+            state = game.get_next_state(state, action, mover)
+        assert np.array_equal(state, record.final_state)
+        if record.winner != 0:
+            player1_won = (record.winner == 1) == (i % 2 == 0)  # player 1 moved first in the even-numbered games
+            wins["first" if i % 2 == 0 else "second"] += player1_won
+    assert (wins["first"], wins["second"]) == (result.wins_first, result.wins_second)
 
 
 def test_openings_are_shared_by_each_pair_of_games():

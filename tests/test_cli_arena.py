@@ -55,7 +55,7 @@ def test_arena_is_reproducible_with_a_seed(capsys):
         ("connect_four", "mcts", "needs an argument"),
         ("connect_four", "mcts:0", "SEARCHES must be a positive integer"),
         ("connect_four", "random:3", "takes no argument"),
-        ("connect_four", "perfect", "Tic-Tac-Toe only"),
+        ("othello6", "perfect", "Tic-Tac-Toe and 6x7 Connect Four only"),
         ("connect_four", "greedy", "Othello only"),
         ("connect_four", "alphazero:/no/such/weights.pt:50", "neither a file nor shipped weights"),
         ("connect_four", "policy:/no/such/weights.pt", "neither a file nor shipped weights"),

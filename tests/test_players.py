@@ -69,8 +69,8 @@ def test_perfect_values_match_known_positions():
     assert values[4] == 0 and values[1] == -1  # only the centre holds against a corner opening
     for _name, _game, state, best in TACTICS[:2]:
         assert perfect.get_action(absolute(state, -1), -1) == best  # as O, on absolute states
-    with pytest.raises(ValueError, match="Tic-Tac-Toe only"):
-        PerfectPlayer(make_game("connect_four"))
+    with pytest.raises(ValueError, match="Tic-Tac-Toe and 6x7 Connect Four only"):
+        PerfectPlayer(make_game("othello6"))
 
 
 # ---- negamax Connect Four ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from alphazero_lib.specs import make_player
 from alphazero_lib.strength import (
     ANCHORS,
     DATA_DIR,
+    MOVES_PLAYED,
     SETS,
     PositionSet,
     SetResult,
@@ -73,9 +74,9 @@ def test_every_line_loads_and_agrees_with_the_rules(name):
         assert not GAME.is_over(state)
         best = max({"W": 1, "D": 0, "L": -1}[c] for c in labels if c != "X")
         assert best == np.sign(int(score)), f"{name} line {i}: best label against Pons' score {score}"
-    assert 15 <= min(len(m) for m in positions.moves)
-    if name == "end_easy":
-        assert min(len(m) for m in positions.moves) > 28
+    # Pons' phases: the moves played in every position of the set
+    low, high = MOVES_PLAYED[name.split("_")[0]]
+    assert low <= min(len(m) for m in positions.moves) and max(len(m) for m in positions.moves) <= high
 
 
 def test_a_limit_keeps_the_first_positions_and_the_sets_are_read_only():
@@ -88,7 +89,7 @@ def test_a_limit_keeps_the_first_positions_and_the_sets_are_read_only():
 
 
 def test_unknown_set_names_and_damaged_files_are_refused_with_the_line(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown Pons set 'end_hard'; sets: end_easy, middle_easy, middle_medium"):
+    with pytest.raises(ValueError, match=r"unknown Pons set 'end_hard'; sets: " + ", ".join(SETS)):
         load_set("end_hard")
     cases = {
         "4453 0 DDDLDDL extra": "expected 'MOVES SCORE LABELS'",
@@ -164,10 +165,10 @@ def test_perfect_play_makes_no_errors_and_the_worst_move_errs_wherever_results_d
 
 # ---- choosing moves: the batched path is the player's own choice ---------------------------------------
 def sample_positions(count: int = 40) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` positions from all three sets, both sides to move: states ``[P, 6, 7]`` and ``to_move [P]``."""
+    """``count`` positions from every set, both sides to move: states ``[P, 6, 7]`` and ``to_move [P]``."""
     sets = [load_set(name) for name in SETS]
-    states = np.concatenate([s.states[: count // 3 + 1] for s in sets])[:count]
-    to_move = np.concatenate([s.to_move[: count // 3 + 1] for s in sets])[:count]
+    states = np.concatenate([s.states[: count // len(SETS) + 1] for s in sets])[:count]
+    to_move = np.concatenate([s.to_move[: count // len(SETS) + 1] for s in sets])[:count]
     assert set(to_move.tolist()) == {1, -1}
     return states, to_move
 
@@ -278,10 +279,10 @@ def test_strength_command_prints_the_table_and_json(capsys):
     args = ["strength", "--player", "policy:connect_four", "--player", "negamax:2", "--limit", "6", "--no-progress"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    for text in (*SETS, "policy:connect_four", "negamax:2", "95% interval", "AlphaZero.jl", "minimax-5", "~2.5-3%"):
+    for text in (*SETS, "policy:connect_four", "negamax:2", "95% interval", "AlphaZero.jl", "minimax-5", "~2-3%"):
         assert text in out
-    assert "A = negamax:2, B = policy:connect_four" in out and out.count("McNemar exact p") == 3
-    assert "Errors by the best result on offer" in out and out.count(", loss ") == 6  # two players, three sets
+    assert "A = negamax:2, B = policy:connect_four" in out and out.count("McNemar exact p") == 6
+    assert "Errors by the best result on offer" in out and out.count(", loss ") == 12  # two players, six sets
     assert main([*args, "--sets", "middle_medium", "end_easy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["benchmark"] == "pons" and data["limit"] == 6 and data["seed"] == 0
@@ -414,8 +415,9 @@ def test_paired_counts_the_positions_each_player_alone_gets_wrong():
     [
         (["--player", "random", "--sets", "end_easy", "beginning"], "unknown Pons set 'beginning'"),
         (["--player", "alphazero:tictactoe:10"], "weights are for TicTacToe"),
-        (["--player", "perfect"], "Tic-Tac-Toe only"),
         (["--player", "human"], "cannot be benchmarked"),
+        (["--player", "random", "--against", "human"], "cannot be benchmarked"),
+        (["--player", "random", "--sets"], "nothing to measure"),
     ],
 )
 def test_strength_command_errors_are_one_line(capsys, args, message):
