@@ -189,9 +189,9 @@ def _add_game_argument(
 
 
 def _spec_help() -> str:
-    from alphazero_lib.specs import SPEC_HELP
+    from alphazero_lib.specs import spec_help
 
-    return SPEC_HELP
+    return spec_help()
 
 
 # ---- demo -----------------------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """Player specs: one short string names a player and its settings, for the CLI, notebooks and scripts.
 
-``random``, ``human``, ``perfect`` (Tic-Tac-Toe; Connect Four with the ``solver`` extra), ``greedy`` (Othello),
-``negamax:DEPTH`` (Connect Four), ``mcts:SEARCHES``, ``alphazero:WEIGHTS[:SEARCHES]`` (PUCT),
-``gumbel:WEIGHTS[:SEARCHES]`` (Gumbel AlphaZero), ``policy:WEIGHTS`` (greedy policy), ``sampled:WEIGHTS``,
-``value:WEIGHTS``, ``mc:WEIGHTS[:ROLLOUTS]`` (Monte-Carlo rollouts) and ``kaggle:AGENT`` (kaggle-environments' agents).
+``KINDS`` is the table of kinds, one entry each (``random``, ``perfect``, ``negamax:DEPTH``, ``mcts:SEARCHES``,
+``alphazero:WEIGHTS[:SEARCHES]``, ``kaggle:AGENT``, ...): its grammar, its help (``spec_help``) and the player it
+builds. A new kind of player is one entry there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +27,6 @@ from alphazero_lib.players import (
     RandomPlayer,
     ValuePlayer,
 )
-
-SPEC_HELP = (
-    "random | human | perfect | greedy | negamax:DEPTH | mcts:SEARCHES | alphazero:WEIGHTS[:SEARCHES] | "
-    "gumbel:WEIGHTS[:SEARCHES] | "
-    "policy:WEIGHTS | sampled:WEIGHTS | value:WEIGHTS | mc:WEIGHTS[:ROLLOUTS] | kaggle:AGENT; "
-    "WEIGHTS is a checkpoint path or shipped weights by name (connect_four, or connect_four@5 for iteration 5)"
-)
-
 
 #: ``gumbel:WEIGHTS`` without a count: Gumbel AlphaZero needs few simulations (the fast recipe trains with 32)
 GUMBEL_PLAY_SEARCHES = 64
@@ -87,55 +80,127 @@ def _positive_int(kind: str, text: str, spec: str) -> int:
     return int(text)
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of player spec: ``NAME``, ``NAME:ARGUMENT`` or ``NAME:WEIGHTS[:COUNT]``.
+
+    ``argument`` is what follows the colon (``None``: nothing may; ``number``: a positive integer), ``count`` the
+    optional number after the weights (``SEARCHES``, ``ROLLOUTS``) and ``default`` its value when left out
+    (``None``: the player's own default); ``build(game, argument, count, seed)`` makes the player."""
+
+    build: Callable[[Game, str, int | None, int | None], Player]
+    argument: str | None = None
+    number: bool = False
+    count: str | None = None
+    default: Callable[[], int] | None = None
+
+    def grammar(self, name: str) -> str:
+        """The spec's form, e.g. ``alphazero:WEIGHTS[:SEARCHES]``."""
+        if self.argument is None:
+            return name
+        return f"{name}:{self.argument}" + (f"[:{self.count}]" if self.count else "")
+
+
+def _kaggle_player(game: Game, agent: str, _: int | None, seed: int | None) -> Player:
+    from alphazero_lib.kaggle import KagglePlayer
+
+    return KagglePlayer(game, agent, seed=seed)
+
+
+def _search_player(policy: str) -> Callable[[Game, str, int | None, int | None], Player]:
+    def build(game: Game, weights: str, searches: int | None, seed: int | None) -> Player:
+        config = SearchConfig(num_searches=searches, seed=seed, policy=policy)
+        return AlphaZeroPlayer(game, resolve_weights(game, weights), config)
+
+    return build
+
+
+#: Every kind of player spec, by name: the grammar, the help and ``make_player`` all come from here.
+KINDS: dict[str, Kind] = {
+    "random": Kind(lambda game, _, __, seed: RandomPlayer(game, seed=seed)),
+    "human": Kind(lambda game, _, __, seed: HumanPlayer(game)),
+    # Tic-Tac-Toe; Connect Four with the solver extra
+    "perfect": Kind(lambda game, _, __, seed: PerfectPlayer(game, seed=seed)),
+    # Othello: the most discs now
+    "greedy": Kind(lambda game, _, __, seed: GreedyPlayer(game, seed=seed)),
+    "negamax": Kind(
+        lambda game, depth, _, seed: NegamaxPlayer(game, depth=int(depth), seed=seed),
+        argument="DEPTH",
+        number=True,
+    ),
+    "mcts": Kind(
+        lambda game, searches, _, seed: MCTSPlayer(game, MCTSConfig(num_searches=int(searches), seed=seed)),
+        argument="SEARCHES",
+        number=True,
+    ),
+    "alphazero": Kind(
+        _search_player("puct"),
+        argument="WEIGHTS",
+        count="SEARCHES",
+        default=lambda: SearchConfig().num_searches,
+    ),
+    "gumbel": Kind(
+        _search_player("gumbel"),
+        argument="WEIGHTS",
+        count="SEARCHES",
+        default=lambda: GUMBEL_PLAY_SEARCHES,
+    ),
+    "policy": Kind(
+        lambda game, weights, _, seed: PolicyPlayer(game, resolve_weights(game, weights), seed=seed),
+        argument="WEIGHTS",
+    ),
+    "sampled": Kind(
+        lambda game, weights, _, seed: PolicyPlayer(game, resolve_weights(game, weights), sample=True, seed=seed),
+        argument="WEIGHTS",
+    ),
+    "value": Kind(
+        lambda game, weights, _, seed: ValuePlayer(game, resolve_weights(game, weights), seed=seed),
+        argument="WEIGHTS",
+    ),
+    "mc": Kind(
+        lambda game, weights, rollouts, seed: MonteCarloPlayer(
+            game, resolve_weights(game, weights), seed=seed, **({} if rollouts is None else {"num_rollouts": rollouts})
+        ),
+        argument="WEIGHTS",
+        count="ROLLOUTS",
+    ),
+    # kaggle-environments' agents: kaggle:negamax, kaggle:random
+    "kaggle": Kind(_kaggle_player, argument="AGENT"),
+}
+
+
+def spec_help() -> str:
+    """Every kind's grammar, for ``--help`` and error messages (from ``KINDS``)."""
+    return (
+        " | ".join(kind.grammar(name) for name, kind in KINDS.items())
+        + "; WEIGHTS is a checkpoint path or shipped weights by name (connect_four, or connect_four@5 for iteration 5)"
+    )
+
+
 def make_player(game: Game, spec: str, seed: int | None = None) -> Player:
     """The player a spec names, e.g. ``make_player(game, "mcts:1000", seed=0)``; its ``name`` is the spec.
 
     Raises ``ValueError`` for an unknown or malformed spec, or a player that does not play ``game``.
     """
     spec = str(spec).strip()
-    kind, _, arg = spec.partition(":")
-    kind = kind.lower()
-    player: Player
-    if kind in ("random", "human", "perfect", "greedy") and arg:
-        raise ValueError(f"player spec {spec!r}: {kind!r} takes no argument")
-    if kind in ("negamax", "mcts", "alphazero", "gumbel", "policy", "sampled", "value", "mc", "kaggle") and not arg:
-        raise ValueError(f"player spec {spec!r}: {kind!r} needs an argument; specs: {SPEC_HELP}")
-    if kind == "random":
-        player = RandomPlayer(game, seed=seed)
-    elif kind == "human":
-        player = HumanPlayer(game)
-    elif kind == "perfect":
-        player = PerfectPlayer(game, seed=seed)
-    elif kind == "greedy":
-        player = GreedyPlayer(game, seed=seed)
-    elif kind == "negamax":
-        player = NegamaxPlayer(game, depth=_positive_int("DEPTH", arg, spec), seed=seed)
-    elif kind == "mcts":
-        player = MCTSPlayer(game, MCTSConfig(num_searches=_positive_int("SEARCHES", arg, spec), seed=seed))
-    elif kind in ("alphazero", "gumbel"):
-        weights, searches = arg, SearchConfig().num_searches if kind == "alphazero" else GUMBEL_PLAY_SEARCHES
-        head, _, tail = arg.rpartition(":")
+    name, _, argument = spec.partition(":")
+    name = name.lower()
+    if name not in KINDS:
+        raise ValueError(f"unknown player spec {spec!r}; specs: {spec_help()}")
+    kind = KINDS[name]
+    if kind.argument is None and argument:
+        raise ValueError(f"player spec {spec!r}: {name!r} takes no argument")
+    if kind.argument is not None and not argument:
+        raise ValueError(f"player spec {spec!r}: {name!r} needs an argument; specs: {spec_help()}")
+    count = None
+    if kind.count is not None:
+        head, _, tail = argument.rpartition(":")
         if head and tail.isdigit():
-            weights, searches = head, _positive_int("SEARCHES", tail, spec)
-        policy = {"alphazero": "puct", "gumbel": "gumbel"}[kind]
-        config = SearchConfig(num_searches=searches, seed=seed, policy=policy)
-        player = AlphaZeroPlayer(game, resolve_weights(game, weights), config)
-    elif kind in ("policy", "sampled"):
-        player = PolicyPlayer(game, resolve_weights(game, arg), sample=kind == "sampled", seed=seed)
-    elif kind == "value":
-        player = ValuePlayer(game, resolve_weights(game, arg), seed=seed)
-    elif kind == "mc":
-        weights, rollouts = arg, None
-        head, _, tail = arg.rpartition(":")
-        if head and tail.isdigit():
-            weights, rollouts = head, _positive_int("ROLLOUTS", tail, spec)
-        options = {} if rollouts is None else {"num_rollouts": rollouts}
-        player = MonteCarloPlayer(game, resolve_weights(game, weights), seed=seed, **options)
-    elif kind == "kaggle":
-        from alphazero_lib.kaggle import KagglePlayer
-
-        player = KagglePlayer(game, arg, seed=seed)
-    else:
-        raise ValueError(f"unknown player spec {spec!r}; specs: {SPEC_HELP}")
+            argument, count = head, _positive_int(kind.count, tail, spec)
+        elif kind.default is not None:
+            count = kind.default()
+    elif kind.number:
+        argument = str(_positive_int(kind.argument, argument, spec))
+    player = kind.build(game, argument, count, seed)
     player.name = spec
     return player

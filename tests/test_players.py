@@ -376,3 +376,28 @@ def test_network_players_search_on_one_thread_and_restore_the_setting():
         assert set(seen) == {2}
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_new_kind_of_player_is_one_entry_in_the_table(monkeypatch):
+    import alphazero_lib.specs as specs
+
+    class FirstLegal(RandomPlayer):
+        def get_action(self, state, player):
+            return int(self.game.legal_actions(state)[self.offset])
+
+    def build(game, offset, _, seed):
+        player = FirstLegal(game, seed=seed)
+        player.offset = int(offset)
+        return player
+
+    monkeypatch.setitem(specs.KINDS, "nth", specs.Kind(build, argument="N", number=True))
+    game = make_game("connect_four")
+    player = make_player(game, "nth:2", seed=0)
+    assert player.name == "nth:2" and player.get_action(game.get_initial_state(), 1) == 2
+    assert "nth:N" in specs.spec_help()
+    with pytest.raises(ValueError, match="'nth' needs an argument; specs: random .*nth:N"):
+        make_player(game, "nth")
+    with pytest.raises(ValueError, match="N must be a positive integer"):
+        make_player(game, "nth:x")
+    # every kind's grammar is in the help, in the table's order
+    assert specs.spec_help().split(";")[0].split(" | ") == [k.grammar(n) for n, k in specs.KINDS.items()]
