@@ -124,9 +124,7 @@ KINDS: dict[str, Kind] = {
     # Othello: the most discs now
     "greedy": Kind(lambda game, _, __, seed: GreedyPlayer(game, seed=seed)),
     "negamax": Kind(
-        lambda game, depth, _, seed: NegamaxPlayer(game, depth=int(depth), seed=seed),
-        argument="DEPTH",
-        number=True,
+        lambda game, depth, _, seed: NegamaxPlayer(game, depth=int(depth), seed=seed), argument="DEPTH", number=True
     ),
     "mcts": Kind(
         lambda game, searches, _, seed: MCTSPlayer(game, MCTSConfig(num_searches=int(searches), seed=seed)),
@@ -134,28 +132,20 @@ KINDS: dict[str, Kind] = {
         number=True,
     ),
     "alphazero": Kind(
-        _search_player("puct"),
-        argument="WEIGHTS",
-        count="SEARCHES",
-        default=lambda: SearchConfig().num_searches,
+        _search_player("puct"), argument="WEIGHTS", count="SEARCHES", default=lambda: SearchConfig().num_searches
     ),
     "gumbel": Kind(
-        _search_player("gumbel"),
-        argument="WEIGHTS",
-        count="SEARCHES",
-        default=lambda: GUMBEL_PLAY_SEARCHES,
+        _search_player("gumbel"), argument="WEIGHTS", count="SEARCHES", default=lambda: GUMBEL_PLAY_SEARCHES
     ),
     "policy": Kind(
-        lambda game, weights, _, seed: PolicyPlayer(game, resolve_weights(game, weights), seed=seed),
-        argument="WEIGHTS",
+        lambda game, weights, _, seed: PolicyPlayer(game, resolve_weights(game, weights), seed=seed), argument="WEIGHTS"
     ),
     "sampled": Kind(
         lambda game, weights, _, seed: PolicyPlayer(game, resolve_weights(game, weights), sample=True, seed=seed),
         argument="WEIGHTS",
     ),
     "value": Kind(
-        lambda game, weights, _, seed: ValuePlayer(game, resolve_weights(game, weights), seed=seed),
-        argument="WEIGHTS",
+        lambda game, weights, _, seed: ValuePlayer(game, resolve_weights(game, weights), seed=seed), argument="WEIGHTS"
     ),
     "mc": Kind(
         lambda game, weights, rollouts, seed: MonteCarloPlayer(

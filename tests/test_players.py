@@ -395,7 +395,7 @@ def test_a_new_kind_of_player_is_one_entry_in_the_table(monkeypatch):
     player = make_player(game, "nth:2", seed=0)
     assert player.name == "nth:2" and player.get_action(game.get_initial_state(), 1) == 2
     assert "nth:N" in specs.spec_help()
-    with pytest.raises(ValueError, match="'nth' needs an argument; specs: random .*nth:N"):
+    with pytest.raises(ValueError, match=r"'nth' needs an argument; specs: random .*nth:N"):
         make_player(game, "nth")
     with pytest.raises(ValueError, match="N must be a positive integer"):
         make_player(game, "nth:x")
