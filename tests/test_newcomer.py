@@ -155,9 +155,9 @@ def test_the_quick_start_is_the_steps_ci_runs_in_order():
 def test_ci_installs_nothing_the_quick_start_does_not_say():
     installs = [c for c in ci_commands() if "pip install" in c or "conda install" in c]
     said = {same_step(step) for step in fenced(quick_start(), "bash")[0]}
-    # the extras, each named as CI runs it: Ray for train --ray, the site's builder (the docs extra), the solver, a pinned
-    # Playwright for the browser tests, and ipywidgets 7.7.1 beside the environment, for the play board as Colab's
-    # widget manager meets it
+    # the extras, each named as CI runs it: Ray for train --ray, the site's builder (the docs extra), the solver, a
+    # pinned Playwright for the browser tests, and ipywidgets 7.7.1 beside the environment, for the play board as
+    # Colab's widget manager meets it
     extras = {
         'pip install -e ".[distributed]"',
         'pip install -e ".[docs]"',
