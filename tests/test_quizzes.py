@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from test_course import IDS, NOTEBOOKS, OPTION, QUESTION, end_matter
 
 from alphazero_lib.alpha_mcts import AlphaMCTS
 from alphazero_lib.arena import Z_95, expected_score, wilson_interval
@@ -22,7 +23,6 @@ from alphazero_lib.games import TicTacToe
 from alphazero_lib.mcts import MCTS
 from alphazero_lib.model import ResBlock, ResNet
 from alphazero_lib.search_policies.puct import exploration_weight
-from test_course import IDS, NOTEBOOKS, OPTION, QUESTION, end_matter
 
 WHY_NOT = "Why not the others: "
 
