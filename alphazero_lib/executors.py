@@ -246,7 +246,6 @@ class RaySelfPlay:
         from ray.util.queue import Queue
 
         self.progress = Queue()
-        self.replayed = 0  # shares played again after their actor died
 
     def _new_actor(self) -> Any:
         return self._actor_class.remote(self.cpus_per_actor)
@@ -275,7 +274,6 @@ class RaySelfPlay:
                         if bar is not None and done_games[i]:
                             bar.update(-done_games[i])
                         done_games[i] = 0
-                        self.replayed += 1
                         self.actors[i] = self._new_actor()
                         pending[self._submit(i, game, config, weights, shares[i])] = i
             self._count(done_games, bar)

@@ -216,7 +216,6 @@ class FastEvaluator:
             )
         self.batch_size = int(batch_size)
         self.cache_path = _cache_path(cache_dir)
-        self.requested_mode = mode
         self.timings: dict[str, float] = {}  # mode -> evaluations per second, when "auto" measured them
         self.mode = self._choose_mode() if mode == "auto" else mode
         self.refresh()

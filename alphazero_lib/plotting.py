@@ -149,17 +149,6 @@ def plot_training_curves(history: Any, fig: Any = None) -> Any:
     return fig
 
 
-def plot_policy(game: Game, state: np.ndarray, probs: np.ndarray, ax: Any = None, title: str | None = None) -> Any:
-    """A policy ``[action_size]`` (network or search) as a heatmap on the board ``state``; returns the axes.
-
-    Raises ``ValueError`` when ``probs`` does not have one entry per action.
-    """
-    probs = np.asarray(probs, dtype=float).reshape(-1)
-    if probs.shape != (game.action_size,):
-        raise ValueError(f"probs must have one entry per action ({game.action_size}), got shape {probs.shape}")
-    return draw_board(game, state, ax=ax, heatmap=probs, title=title)
-
-
 def tree_node_label(node: Any, parent: Any) -> str:
     """A search-tree node's box: the move into it, its prior (AlphaZero nodes), visits N and mean value Q.
 
@@ -223,8 +212,16 @@ def draw_search_tree(
             ax.plot([px, x], [-py, -y], color="0.6", lw=1, zorder=1)
         q = -node.value_sum / node.visit_count if parent is not None and node.visit_count else None
         face = "#eeeeee" if q is None else colours(0.15 + 0.35 * (q + 1))  # light ends: the text stays legible
-        ax.text(x, -y, label(node, parent), ha="center", va="center", fontsize=7, zorder=2,
-                bbox={"boxstyle": "round,pad=0.3", "facecolor": face, "edgecolor": "0.4"})  # fmt: skip
+        ax.text(
+            x,
+            -y,
+            label(node, parent),
+            ha="center",
+            va="center",
+            fontsize=7,
+            zorder=2,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": face, "edgecolor": "0.4"},
+        )
         if depth < max_depth:
             for child in shown(node):
                 draw(child, node, depth + 1)
@@ -252,8 +249,15 @@ def draw_training_cycle(ax: Any = None) -> Any:
     ax = _axes(ax, (7.5, 4.6))
     spots = [(0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0)]  # top, right, bottom, left: clockwise
     for (name, what, _), (x, y) in zip(TRAINING_CYCLE, spots, strict=True):
-        ax.text(x, y, f"{name}\n{what}", ha="center", va="center", fontsize=8.5,
-                bbox={"boxstyle": "round,pad=0.5", "facecolor": "#e3f2fd", "edgecolor": "#1565c0"})  # fmt: skip
+        ax.text(
+            x,
+            y,
+            f"{name}\n{what}",
+            ha="center",
+            va="center",
+            fontsize=8.5,
+            bbox={"boxstyle": "round,pad=0.5", "facecolor": "#e3f2fd", "edgecolor": "#1565c0"},
+        )
     for i, (_, _, handed) in enumerate(TRAINING_CYCLE):
         (x0, y0), (x1, y1) = spots[i], spots[(i + 1) % len(spots)]
         start, end = (x0 + 0.3 * (x1 - x0), y0 + 0.3 * (y1 - y0)), (x0 + 0.7 * (x1 - x0), y0 + 0.7 * (y1 - y0))

@@ -233,23 +233,3 @@ def _directory_lock(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor drops the lock
-
-
-class SourceCode:
-    """Source text that notebooks show as a highlighted Markdown code block (plain text elsewhere)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def _repr_markdown_(self) -> str:
-        return f"```python\n{self.text.rstrip()}\n```"
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def show_source(obj: Any) -> SourceCode:
-    """The source of a library function or class, for display in a notebook."""
-    import inspect
-
-    return SourceCode(inspect.getsource(obj))

@@ -89,17 +89,23 @@ def main(argv: list[str]) -> int:
     )
     games = settings.games()
     capstone = Capstone(yours, settings)
-    print(f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {games} games an iteration, "
-          f"{args.minutes:g} min, network on {device_name(capstone.device)}", flush=True)  # fmt: skip
+    print(
+        f"{settings.num_res_blocks} x {settings.num_hidden} ResNet, {games} games an iteration, "
+        f"{args.minutes:g} min, network on {device_name(capstone.device)}",
+        flush=True,
+    )
     start = time.perf_counter()
     if args.network is not None:  # an earlier run's network: play it, train nothing
         capstone.model.load_state_dict(torch.load(args.network, map_location=capstone.device, weights_only=True))
         print(f"playing {args.network} (no training)", flush=True)
     else:
-        capstone.run(on_iteration=lambda r: print(
-            f"iteration {r['iteration']}: {r['games']} games, {r['samples']} samples, policy loss "
-            f"{r['policy_loss']:.3f}, value loss {r['value_loss']:.3f}, {r['minutes']:.1f} min",
-            flush=True))  # fmt: skip
+        capstone.run(
+            on_iteration=lambda r: print(
+                f"iteration {r['iteration']}: {r['games']} games, {r['samples']} samples, policy loss "
+                f"{r['policy_loss']:.3f}, value loss {r['value_loss']:.3f}, {r['minutes']:.1f} min",
+                flush=True,
+            )
+        )
     train_seconds = time.perf_counter() - start
     print(yours.counter.report())
     training_calls = dict(yours.counter.per_piece)

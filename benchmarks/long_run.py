@@ -154,8 +154,11 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
     for run, colour in colours.items():
         # this run's points measured on the set with so many searches (0: alone), as (hours, error, iteration)
         def measured(searches, run=run):
-            return [(p.hours, p.errors[set_name], p.iteration) for p in points
-                    if p.run == run and p.searches == searches and set_name in p.errors]  # fmt: skip
+            return [
+                (p.hours, p.errors[set_name], p.iteration)
+                for p in points
+                if p.run == run and p.searches == searches and set_name in p.errors
+            ]
 
         alone = [(hours, error) for hours, error, _ in measured(0)]
         if alone:
@@ -164,13 +167,25 @@ def plot(points: list[Point], set_name: str, out: Path) -> Path:
             shown = [(hours, error) for hours, error, _ in measured(searches)]
             if shown:
                 size = 110 if marker == "*" else 40
-                ax.scatter(*zip(*shown, strict=True), color=colour, marker=marker, s=size, zorder=3,
-                           label=f"{run}: {searches} PUCT simulations")  # fmt: skip
+                ax.scatter(
+                    *zip(*shown, strict=True),
+                    color=colour,
+                    marker=marker,
+                    s=size,
+                    zorder=3,
+                    label=f"{run}: {searches} PUCT simulations",
+                )
         last = None  # dense markers (neighbouring checkpoints) get one label for a stretch of 0.4 hours
         for hours, error, iteration in measured(600):
             if last is None or hours - last >= 0.4:
-                ax.annotate(f"it. {iteration}", (hours, error), textcoords="offset points", xytext=(8, -4),
-                            fontsize=8, color=colour)  # fmt: skip
+                ax.annotate(
+                    f"it. {iteration}",
+                    (hours, error),
+                    textcoords="offset points",
+                    xytext=(8, -4),
+                    fontsize=8,
+                    color=colour,
+                )
                 last = hours
     low, high = ANCHORS[set_name]
     label = "AlphaZero.jl, 600 simulations (published)"

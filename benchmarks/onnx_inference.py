@@ -140,8 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--networks", nargs="+", default=list(NETWORKS), choices=list(NETWORKS))
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts, each run (1 2)")
-    parser.add_argument("--batches", type=int, nargs="+", default=None,
-                        help="batch sizes for (a) (default: the iteration's slots, 32, 8, 1)")  # fmt: skip
+    parser.add_argument(
+        "--batches",
+        type=int,
+        nargs="+",
+        default=None,
+        help="batch sizes for (a) (default: the iteration's slots, 32, 8, 1)",
+    )
     parser.add_argument("--games", type=int, default=None, help="games in the iteration (default: the preset's)")
     parser.add_argument("--slots", type=int, default=None, help="games in flight (default: the preset's)")
     parser.add_argument("--searches", type=int, default=None, help="searches a move (default: the preset's)")
@@ -152,10 +157,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     command = " ".join(["python benchmarks/onnx_inference.py", *(sys.argv[1:] if argv is None else argv)])
-    record: dict[str, Any] = {"machine": machine(), "torch": torch.__version__, "onnxruntime": onnxruntime.__version__,
-                              "command": command, "runs": []}  # fmt: skip
-    lines = [f"machine: {record['machine']}; torch {torch.__version__}, onnxruntime {onnxruntime.__version__}",
-             f"at the start: {load()}"]  # fmt: skip
+    record: dict[str, Any] = {
+        "machine": machine(),
+        "torch": torch.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "command": command,
+        "runs": [],
+    }
+    lines = [
+        f"machine: {record['machine']}; torch {torch.__version__}, onnxruntime {onnxruntime.__version__}",
+        f"at the start: {load()}",
+    ]
     print("\n".join(lines), flush=True)
 
     def say(text: str) -> None:
@@ -177,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             slots = min(config.num_parallel_games, config.games_per_iteration)
             batches = args.batches or sorted({slots, min(32, slots), min(8, slots), 1}, reverse=True)
             model = load_pretrained(weights)
-            say(f"\n== {label} ({weights}), {threads} thread{'s' if threads > 1 else ''} for torch and "
-                f"onnxruntime; {load()}")  # fmt: skip
+            say(
+                f"\n== {label} ({weights}), {threads} thread{'s' if threads > 1 else ''} for torch and "
+                f"onnxruntime; {load()}"
+            )
             start = time.perf_counter()
             onnx = FastEvaluator(model, "onnx", batch_size=slots, cache_dir=None)  # on torch's threads
             first_export = time.perf_counter() - start
@@ -195,32 +209,52 @@ def main(argv: list[str] | None = None) -> int:
 
             torch_side = FastEvaluator(model, mode, batch_size=slots, cache_dir=None)
             refresh = refresh_seconds(torch_side, onnx, args.repeats)
-            say(f"(b) a refresh, seconds (torch {mode}: a new inference copy; onnxruntime: export + session), "
+            say(
+                f"(b) a refresh, seconds (torch {mode}: a new inference copy; onnxruntime: export + session), "
                 f"{args.repeats} turns: torch {refresh['torch']}, onnxruntime {refresh['onnxruntime']}; "
-                f"the first export for this network and thread count took {first_export:.2f} s")  # fmt: skip
+                f"the first export for this network and thread count took {first_export:.2f} s"
+            )
 
             iteration = one_iteration(model, mode, config)
             t, o = iteration["torch"], iteration["onnxruntime"]
-            say(f"(c) one iteration: {iteration['games']} games, {iteration['slots']} in flight, "
-                f"{iteration['searches']} searches a move, seed {args.seed}, moves in turns")  # fmt: skip
-            say(f"  {'':18}{'refresh s':>10}{'self-play s':>12}{'total s':>9}{'positions':>10}"
-                f"{'positions/s':>12}{'network s':>10}")  # fmt: skip
+            say(
+                f"(c) one iteration: {iteration['games']} games, {iteration['slots']} in flight, "
+                f"{iteration['searches']} searches a move, seed {args.seed}, moves in turns"
+            )
+            say(
+                f"  {'':18}{'refresh s':>10}{'self-play s':>12}{'total s':>9}{'positions':>10}"
+                f"{'positions/s':>12}{'network s':>10}"
+            )
             for name, side in (("torch " + mode, t), ("onnxruntime", o)):
                 rate = side["positions"] / side["selfplay_seconds"]
-                say(f"  {name:<18}{side['refresh_seconds']:>10.2f}{side['selfplay_seconds']:>12.2f}"
+                say(
+                    f"  {name:<18}{side['refresh_seconds']:>10.2f}{side['selfplay_seconds']:>12.2f}"
                     f"{side['total_seconds']:>9.2f}{side['positions']:>10}{rate:>12.1f}"
-                    f"{side['network_seconds']:>10.2f}")  # fmt: skip
+                    f"{side['network_seconds']:>10.2f}"
+                )
             gain = t["selfplay_seconds"] - o["selfplay_seconds"]
             cost = o["refresh_seconds"] - t["refresh_seconds"]
             alone = ratio(t["selfplay_seconds"], o["selfplay_seconds"])
             total = ratio(t["total_seconds"], o["total_seconds"])
-            say(f"  torch / onnxruntime time: self-play alone {alone}, with the refresh {total} (above 1: "
+            say(
+                f"  torch / onnxruntime time: self-play alone {alone}, with the refresh {total} (above 1: "
                 f"onnxruntime faster); onnxruntime saves {gain:.2f} s of self-play, "
-                f"its refresh costs {cost:.2f} s more")  # fmt: skip
+                f"its refresh costs {cost:.2f} s more"
+            )
             say(f"  {load()}")
-            record["runs"].append({"network": label, "weights": weights, "preset": preset, "threads": threads,
-                                   "first_export_seconds": round(first_export, 2), "network_alone": rates,
-                                   "torch_mode": mode, "refresh_seconds": refresh, "iteration": iteration})  # fmt: skip
+            record["runs"].append(
+                {
+                    "network": label,
+                    "weights": weights,
+                    "preset": preset,
+                    "threads": threads,
+                    "first_export_seconds": round(first_export, 2),
+                    "network_alone": rates,
+                    "torch_mode": mode,
+                    "refresh_seconds": refresh,
+                    "iteration": iteration,
+                }
+            )
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

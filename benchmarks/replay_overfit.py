@@ -29,8 +29,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="the run directory (its checkpoints/ holds the networks)")
     parser.add_argument("--replay", type=Path, help="the checkpoint holding the replay memory (default RUN/latest.pt)")
-    parser.add_argument("--networks", type=int, nargs="+", help="iterations whose networks to measure (default: the "
-                        "last 6, the one before the oldest games first)")  # fmt: skip
+    parser.add_argument(
+        "--networks",
+        type=int,
+        nargs="+",
+        help="iterations whose networks to measure (default: the last 6, the one before the oldest games first)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     saved = load_checkpoint(args.replay or args.run / "latest.pt")
@@ -44,8 +48,10 @@ def main() -> None:
         if i >= len(saved["replay"]) - 6
     }
     networks = args.networks or list(range(min(shown) - 1, last + 1))[-6:]
-    print(f"replay memory after iteration {last}: the games of iterations {first}-{last}; columns "
-          f"{min(shown)}-{last}, policy loss / value loss, * = trained on")  # fmt: skip
+    print(
+        f"replay memory after iteration {last}: the games of iterations {first}-{last}; columns "
+        f"{min(shown)}-{last}, policy loss / value loss, * = trained on"
+    )
     print(f"{'network':<8} " + " ".join(f"{f'games {k}':<16}" for k in shown) + "  seen / next (value)")
     for network in networks:
         model = load_model(iteration_path(args.run, network))

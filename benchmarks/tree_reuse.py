@@ -41,8 +41,9 @@ def compare(weights: str, games: int, rounds: int, searches: int | None = None, 
     for round_ in range(rounds):
         for reuse in (False, True):
             start = time.perf_counter()
-            result = play_batched(game, model, dataclasses.replace(config, reuse_tree=reuse), games, games,
-                                  (seed, round_))  # fmt: skip
+            result = play_batched(
+                game, model, dataclasses.replace(config, reuse_tree=reuse), games, games, (seed, round_)
+            )
             search = result.search
             rows.append(
                 {
@@ -60,8 +61,10 @@ def compare(weights: str, games: int, rounds: int, searches: int | None = None, 
 
 def summary(rows: list[dict[str, Any]]) -> str:
     """The rows as a table, then each setting's sums and the ratios of reuse on to reuse off."""
-    lines = [f"{'round':>5}  {'reuse':5}  {'positions':>9}  {'seconds':>8}  {'positions/s':>11}  "
-             f"{'evaluations/position':>20}  {'reused roots':>12}"]  # fmt: skip
+    lines = [
+        f"{'round':>5}  {'reuse':5}  {'positions':>9}  {'seconds':>8}  {'positions/s':>11}  "
+        f"{'evaluations/position':>20}  {'reused roots':>12}"
+    ]
     for r in rows:
         lines.append(
             f"{r['round']:>5}  {'on' if r['reuse_tree'] else 'off':5}  {r['positions']:>9}  {r['seconds']:>8.1f}  "
@@ -69,10 +72,12 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"{r['reused_roots']:>12}"
         )
     total = {
-        reuse: {key: sum(r[key] for r in rows if r["reuse_tree"] is reuse) for key in ("positions", "seconds",
-                                                                                        "network_evaluations")}
+        reuse: {
+            key: sum(r[key] for r in rows if r["reuse_tree"] is reuse)
+            for key in ("positions", "seconds", "network_evaluations")
+        }
         for reuse in (False, True)
-    }  # fmt: skip
+    }
     speed = {reuse: t["positions"] / t["seconds"] for reuse, t in total.items()}
     cost = {reuse: t["network_evaluations"] / t["positions"] for reuse, t in total.items()}
     lines.append(

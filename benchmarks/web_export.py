@@ -143,11 +143,18 @@ def main() -> None:
             page = browser_seconds(folder, states, args.searches)
             python = {n: python_seconds(weights, states, n) for n in args.searches}
             rates = throughput(model, Path(work), args.batch)
-            record["networks"][label] = {"weights": weights, "page_bytes": sizes, "page_seconds": page,
-                                         "python_seconds": python, "throughput": rates}  # fmt: skip
+            record["networks"][label] = {
+                "weights": weights,
+                "page_bytes": sizes,
+                "page_seconds": page,
+                "python_seconds": python,
+                "throughput": rates,
+            }
             wasm = sizes["ort-wasm-simd-threaded.wasm"]
-            lines.append(f"\n{label} ({weights}): page {sizes['total']:,} bytes (model.onnx {sizes['model.onnx']:,}, "
-                         f"ort-wasm-simd-threaded.wasm {wasm:,})")  # fmt: skip
+            lines.append(
+                f"\n{label} ({weights}): page {sizes['total']:,} bytes (model.onnx {sizes['model.onnx']:,}, "
+                f"ort-wasm-simd-threaded.wasm {wasm:,})"
+            )
             lines.append(f"  {'searches':>8}  {'Chromium s/move':>16}  {'Python s/move':>14}  ratio")
             for n in args.searches:
                 web, py = float(np.mean(page[n])), float(np.mean(python[n]))

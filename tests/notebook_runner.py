@@ -111,9 +111,12 @@ class NotebookRun:
             check_source = solve_notebooks.source(self.notebook.cells[ex.check])
             name = check_name(check_source)
             self.exercises[name] = Exercise(
-                name, solve_notebooks.source(self.notebook.cells[ex.exercise]), ex.solution_code, check_source,
+                name,
+                solve_notebooks.source(self.notebook.cells[ex.exercise]),
+                ex.solution_code,
+                check_source,
                 ex.exercise,
-            )  # fmt: skip
+            )
         unknown = set(self.answers) - set(self.exercises)
         if unknown:
             raise ValueError(f"{self.path.name} has no exercise checked by {sorted(unknown)}")

@@ -41,8 +41,14 @@ def snapshot(root: Any) -> dict[str, Any]:
     """What a person sees: the status line, the cells' labels, colours and which ones can be clicked."""
     status, *rest = root.children
     grid = next(w for w in rest if type(w).__name__ == "GridBox")
-    drops = next((w for w in rest if type(w).__name__ == "HBox" and len(w.children) and
-                  getattr(w.children[0], "description", "") == "↓"), None)  # fmt: skip
+    drops = next(
+        (
+            w
+            for w in rest
+            if type(w).__name__ == "HBox" and len(w.children) and getattr(w.children[0], "description", "") == "↓"
+        ),
+        None,
+    )
     return {
         "status": status.value,
         "cells": "".join(b.description or "." for b in grid.children),

@@ -139,8 +139,14 @@ def test_the_config_runs_change_one_setting_and_the_patched_runs_none():
     correct = broken_runs.run_config("correct")
     assert correct.search.dirichlet_epsilon == 0.25 and correct.replay_window == 2 and correct.temperature == 1.25
     assert correct.changes_from(TrainConfig.from_preset("tictactoe")).keys() == {
-        "num_res_blocks", "num_hidden", "batch_size", "num_iterations", "self_play", "num_parallel_games", "device",
-    }  # fmt: skip
+        "num_res_blocks",
+        "num_hidden",
+        "batch_size",
+        "num_iterations",
+        "self_play",
+        "num_parallel_games",
+        "device",
+    }
     changes = {name: broken_runs.run_config(name).changes_from(correct) for name in broken_runs.RUNS}
     assert changes == {
         "correct": {},
@@ -192,6 +198,7 @@ def test_distinct_positions_count_symmetric_copies_once():
     probs = np.full(9, 1 / 9, dtype=np.float32)
     samples = selfplay.game_samples(game, [(state, probs, -1)], 1.0, 1, augment=True)
     assert len(samples) == 8 and broken_runs.distinct_positions(samples) == 1
-    centre = selfplay.game_samples(game, [(game.get_next_state(game.get_initial_state(), 4, 1), probs, -1)], 1.0, 1,
-                                   augment=True)  # fmt: skip
+    centre = selfplay.game_samples(
+        game, [(game.get_next_state(game.get_initial_state(), 4, 1), probs, -1)], 1.0, 1, augment=True
+    )
     assert broken_runs.distinct_positions(samples + centre) == 2

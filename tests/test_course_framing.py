@@ -140,9 +140,12 @@ def test_the_gpu_notes_give_the_recorded_figures():
         assert f"| {row} | {figures} |" in overview, f"notebook 0's row {row!r} is not the record's"
     records = [json.loads(line) for line in (GPU_RECORD / "cells_gpu.jsonl").read_text().splitlines()]
     live_run = next(
-        output["text"] for r in records if r["notebook"] == NOTEBOOKS[5].name
-        for output in r["outputs"] if "took" in output.get("text", "")
-    )  # fmt: skip
+        output["text"]
+        for r in records
+        if r["notebook"] == NOTEBOOKS[5].name
+        for output in r["outputs"]
+        if "took" in output.get("text", "")
+    )
     took_gpu = re.search(r"took (\d+\.\d) s", live_run).group(1)
     took_cpu = re.search(r"took (\d+\.\d) s", NOTEBOOKS[5].read_text()).group(1)
     assert f"**{took_gpu} s there against {took_cpu} s**" in "\n".join(c["source"] for c in cells(NOTEBOOKS[5]))

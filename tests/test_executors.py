@@ -56,8 +56,10 @@ def test_worker_processes_play_the_shares_this_process_would_play():
 def test_this_process_plays_serial_or_batched_as_the_config_says():
     game = make_game("tictactoe")
     model = ResNet(game, 1, 8).eval()
-    for kind, play in (("serial", lambda c: play_serial(game, model, c, 5, (c.seed, 2))),
-                       ("batched", lambda c: play_batched(game, model, c, 5, 2, (c.seed, 2)))):  # fmt: skip
+    for kind, play in (
+        ("serial", lambda c: play_serial(game, model, c, 5, (c.seed, 2))),
+        ("batched", lambda c: play_batched(game, model, c, 5, 2, (c.seed, 2))),
+    ):
         settings = config(self_play=kind)
         assert same(InThisProcess().play(game, settings, model, iteration=2), play(settings)), kind
 

@@ -74,18 +74,33 @@ def test_solution_passes(verdict, k):
 
 
 WRONG = {
-    "get_ucb": ("q_value = 1 - (child.value_sum / child.visit_count + 1) / 2",
-                "q_value = (child.value_sum / child.visit_count + 1) / 2", "your opponent"),
+    "get_ucb": (
+        "q_value = 1 - (child.value_sum / child.visit_count + 1) / 2",
+        "q_value = (child.value_sum / child.visit_count + 1) / 2",
+        "your opponent",
+    ),
     "select": ("if ucb > best_ucb:", "if ucb >= best_ucb:", "keep the FIRST child"),
-    "is_fully_expanded": ("return np.sum(self.expandable_moves) == 0 and len(self.children) > 0",
-                          "return np.sum(self.expandable_moves) == 0", "without legal moves"),
-    "expand": ("child_state = self.game.change_perspective(child_state, player=-1)", "",
-               "then change_perspective(child_state, -1)"),
-    "simulate": ("return value if rollout_player == 1 else self.game.get_opponent_value(value)",
-                 "return value", "negate the value"),
-    "backpropagate": ("self.parent.backpropagate(self.game.get_opponent_value(value))",
-                      "self.parent.backpropagate(value)", "the parent gets -value"),
-}  # fmt: skip
+    "is_fully_expanded": (
+        "return np.sum(self.expandable_moves) == 0 and len(self.children) > 0",
+        "return np.sum(self.expandable_moves) == 0",
+        "without legal moves",
+    ),
+    "expand": (
+        "child_state = self.game.change_perspective(child_state, player=-1)",
+        "",
+        "then change_perspective(child_state, -1)",
+    ),
+    "simulate": (
+        "return value if rollout_player == 1 else self.game.get_opponent_value(value)",
+        "return value",
+        "negate the value",
+    ),
+    "backpropagate": (
+        "self.parent.backpropagate(self.game.get_opponent_value(value))",
+        "self.parent.backpropagate(value)",
+        "the parent gets -value",
+    ),
+}
 
 
 @pytest.mark.parametrize("k", range(len(NODE_CHECKS)), ids=IDS)
@@ -194,22 +209,26 @@ EXPAND = 3  # the index of check_expand in NODE_CHECKS
 DRAW = "    action = int(rng.choice(np.flatnonzero(self.expandable_moves)))\n"
 OTHER_DRAWS = {  # correct: uniform among the expandable moves, from the rng given, in other orders of draws
     "an index from rng.integers": "    moves = np.flatnonzero(self.expandable_moves)\n"
-                                  "    action = int(moves[rng.integers(len(moves))])\n",
+    "    action = int(moves[rng.integers(len(moves))])\n",
     "the first of a permutation": "    action = int(rng.permutation(np.flatnonzero(self.expandable_moves))[0])\n",
     "rejection sampling over all cells": "    action = int(rng.integers(9))\n"
-                                         "    while not self.expandable_moves[action]:\n"
-                                         "        action = int(rng.integers(9))\n",
+    "    while not self.expandable_moves[action]:\n"
+    "        action = int(rng.integers(9))\n",
     "the last of a shuffled list": "    moves = list(np.flatnonzero(self.expandable_moves))\n"
-                                   "    rng.shuffle(moves)\n    action = int(moves[-1])\n",
-}  # fmt: skip
+    "    rng.shuffle(moves)\n    action = int(moves[-1])\n",
+}
 WRONG_DRAWS = {
-    "np.random instead of rng": ("    action = int(np.random.choice(np.flatnonzero(self.expandable_moves)))\n",
-                                 "not np.random or random"),
+    "np.random instead of rng": (
+        "    action = int(np.random.choice(np.flatnonzero(self.expandable_moves)))\n",
+        "not np.random or random",
+    ),
     "always the first move": ("    action = int(np.flatnonzero(self.expandable_moves)[0])\n", "not the first one"),
-    "the first move twice as often": ("    moves = np.flatnonzero(self.expandable_moves)\n"
-                                      "    action = int(moves[max(0, rng.integers(len(moves) + 1) - 1)])\n",
-                                      "draw uniformly among the expandable moves"),
-}  # fmt: skip
+    "the first move twice as often": (
+        "    moves = np.flatnonzero(self.expandable_moves)\n"
+        "    action = int(moves[max(0, rng.integers(len(moves) + 1) - 1)])\n",
+        "draw uniformly among the expandable moves",
+    ),
+}
 
 
 @pytest.mark.parametrize("draw", OTHER_DRAWS.values(), ids=list(OTHER_DRAWS))

@@ -270,12 +270,18 @@ def test_backup_three_ways(verdict):
         ("on_path", "return np.arange(len(path))[:, None] < np.asarray(depth)[None, :]", "levels <= depth (not <)"),
         ("on_path", "return path > 0", "read depth, not the node numbers"),
         ("on_path", "return (np.arange(len(path))[:, None] <= np.asarray(depth)[None, :]).T", "rows are levels"),
-        ("level_signs", "return np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(path.shape)",
-         "count from the LEAF"),
-        ("level_signs", "return np.where((np.asarray(depth)[None, :] - np.arange(len(path))[:, None]) % 2 == 0, "
-         "-1.0, 1.0)", "the leaf gets +leaf_value"),
+        (
+            "level_signs",
+            "return np.where(np.arange(len(path))[:, None] % 2 == 0, 1.0, -1.0) * np.ones(path.shape)",
+            "count from the LEAF",
+        ),
+        (
+            "level_signs",
+            "return np.where((np.asarray(depth)[None, :] - np.arange(len(path))[:, None]) % 2 == 0, -1.0, 1.0)",
+            "the leaf gets +leaf_value",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_backups_steps_three_ways(verdict, name, wrong, hint):
     checker, library = getattr(nb07, f"check_{name}"), getattr(nb07, name)
     stub, solution = exercise(name)

@@ -43,10 +43,17 @@ def probe() -> dict[str, Any]:
     transcript = []
 
     def seen(what: str) -> None:
-        transcript.append({
-            "did": what, "status": status.value, "details": details.value, "png": picture.value[:4] == b"\x89PNG",
-            "children": [b.description for b in children.children], "up": not up.disabled, "step": not step.disabled,
-        })  # fmt: skip
+        transcript.append(
+            {
+                "did": what,
+                "status": status.value,
+                "details": details.value,
+                "png": picture.value[:4] == b"\x89PNG",
+                "children": [b.description for b in children.children],
+                "up": not up.disabled,
+                "step": not step.disabled,
+            }
+        )
 
     seen("start")
     step.click()

@@ -332,7 +332,7 @@ def test_each_game_counts_its_board_symmetries():
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_picture_of_a_board_refuses_what_is_not_one(name):
-    """Issue 52, item 4: render, draw_board, plot_policy, the animation's frames and the Kaggle adapters refuse a
+    """Issue 52, item 4: render, draw_board, the animation's frames and the Kaggle adapters refuse a
     wrong shape or foreign values with get_next_state's ValueError. Before, TicTacToe.render(np.full((3, 3), 7))
     raised a bare KeyError: 7 and render(np.zeros((4, 4))) drew a garbled 3 x 3 picture."""
     import matplotlib
@@ -341,7 +341,7 @@ def test_every_picture_of_a_board_refuses_what_is_not_one(name):
     import matplotlib.pyplot as plt
 
     from alphazero_lib.animation import final_position, game_frames, playoff_html
-    from alphazero_lib.plotting import draw_board, plot_policy
+    from alphazero_lib.plotting import draw_board
 
     game = make_game(name)
     rows, cols = game.row_count, game.column_count
@@ -358,8 +358,6 @@ def test_every_picture_of_a_board_refuses_what_is_not_one(name):
             game.render(state)
         with pytest.raises(ValueError, match=message):
             draw_board(game, state)
-        with pytest.raises(ValueError, match=message):
-            plot_policy(game, state, np.full(game.action_size, 1 / game.action_size))
         good = game.get_initial_state()
         for draw in (game_frames, final_position, playoff_html):
             with pytest.raises(ValueError, match=message):

@@ -17,8 +17,25 @@ def test_the_benchmark_prints_and_records_the_three_comparisons(tmp_path, capsys
     spec = importlib.util.spec_from_file_location("onnx_inference", SCRIPT)
     onnx_inference = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(onnx_inference)
-    argv = ["--networks", "4x64", "--threads", "1", "--batches", "4", "1", "--games", "2", "--searches", "2",
-            "--turn", "0.02", "--repeats", "1", "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "--networks",
+        "4x64",
+        "--threads",
+        "1",
+        "--batches",
+        "4",
+        "1",
+        "--games",
+        "2",
+        "--searches",
+        "2",
+        "--turn",
+        "0.02",
+        "--repeats",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     assert onnx_inference.main(argv) == 0
     printed = capsys.readouterr().out
     assert "onnx/fastest torch" in printed and "a refresh, seconds" in printed and "with the refresh" in printed

@@ -58,8 +58,12 @@ def test_ipywidgets_7_plays_the_same_games_with_core_widgets(here):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(IPYWIDGETS7), str(ROOT)])}
     out = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "play_board_probe.py")],
-        env=env, capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     there = json.loads(out.stdout)
     assert there["ipywidgets"] == "7.7.1"
     assert {module for _, module, _ in there["widgets"]} <= CORE, there["widgets"]

@@ -75,11 +75,20 @@ def jupyterlab(tmp_path):
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     env["JUPYTERLAB_SETTINGS_DIR"] = str(tmp_path / "settings")
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-        f"--ServerApp.root_dir={work}", f"--IdentityProvider.token={TOKEN}", "--ServerApp.password=",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly", "--allow-root",  # nothing from the network; CI runs as root
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        f"--ServerApp.root_dir={work}",
+        f"--IdentityProvider.token={TOKEN}",
+        "--ServerApp.password=",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--allow-root",  # nothing from the network; CI runs as root
+    ]
     log = (tmp_path / "jupyterlab.log").open("w")
     process = subprocess.Popen(command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -13,7 +13,7 @@ from reference import has_line
 from alphazero_lib import TicTacToe, make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import PRESETS, TrainConfig
-from alphazero_lib.plotting import plot_policy, plot_training_curves
+from alphazero_lib.plotting import plot_training_curves
 from alphazero_lib.training import AlphaZero, build_trainer, minibatches
 
 TTT = make_game("tictactoe")
@@ -240,13 +240,6 @@ def test_plots():
     history = [{"iteration": i, "policy_loss": 2.0 / i, "value_loss": 0.5 / i, "epochs": []} for i in (1, 2)]
     fig = plot_training_curves(history)
     assert [ax.get_title() for ax in fig.axes] == ["policy loss", "value loss"]
-    game = make_game("tictactoe")
-    ax = plot_policy(game, game.get_initial_state(), np.arange(9) / 36)
-    written = [(*text.get_position(), text.get_text()) for text in ax.texts]
-    expected = [(cell % 3, cell // 3, f"{cell / 36:.2f}") for cell in range(1, 9)]  # (column, row); cell 0 has 0
-    assert written == expected
-    with pytest.raises(ValueError, match="one entry per action"):
-        plot_policy(game, game.get_initial_state(), np.ones(7))
 
 
 # ---- CLI ------------------------------------------------------------------------------------------

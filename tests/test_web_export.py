@@ -72,8 +72,11 @@ def test_export_web_writes_the_page_for_shipped_weights_and_a_capstone_agent(wei
     assert config["kind"] == KIND and config["game"] == {"name": "connect_four", "rows": 6, "columns": 7, "in_a_row": 4}
     assert config["searches"] == 30 and config["C"] == 2.0 and config["onnx"] == "model.onnx"
     assert config["onnxruntime_web"] == "1.30.0" and config["style"]["colors"] == ["#e53935", "#fdd835"]
-    assert config["arch"] == ({"num_res_blocks": 5, "num_hidden": 128} if weights == "connect_four" else
-                              {"num_res_blocks": 4, "num_hidden": 64})  # fmt: skip
+    assert config["arch"] == (
+        {"num_res_blocks": 5, "num_hidden": 128}
+        if weights == "connect_four"
+        else {"num_res_blocks": 4, "num_hidden": 64}
+    )
     for name in PAGE_FILES:
         assert (out / name).read_bytes() == (STATIC_DIR / name).read_bytes()
     # the ONNX file is the checkpoint's network

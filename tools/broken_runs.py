@@ -236,8 +236,15 @@ class MeasuredTrainer(AlphaZero):
 
 
 # ---- running ------------------------------------------------------------------------------------------------------
-SERIES = ("policy_loss", "value_loss", "draw_rate", "first_player_win_rate", "perfect_moves", "value_error",
-          "distinct_positions")  # fmt: skip
+SERIES = (
+    "policy_loss",
+    "value_loss",
+    "draw_rate",
+    "first_player_win_rate",
+    "perfect_moves",
+    "value_error",
+    "distinct_positions",
+)
 
 
 def train_run(run: str, base: dict[str, Any] | None = None, bar: Any = None) -> dict[str, Any]:
@@ -280,8 +287,10 @@ def train_run(run: str, base: dict[str, Any] | None = None, bar: Any = None) -> 
 def machine() -> str:
     """The CPU model, cores and the versions that make the numbers."""
     model = cpu_model()
-    return (f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
-            f"numpy {np.__version__}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")  # fmt: skip
+    return (
+        f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
+        f"numpy {np.__version__}; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -300,9 +309,10 @@ def main(argv: list[str]) -> int:
         old = json.loads(args.out.read_text())
         if old.get("format") == FORMAT:
             data["runs"] = {
-                name: record for name, record in old["runs"].items()
+                name: record
+                for name, record in old["runs"].items()
                 if name in args.runs and record["config"] == run_config(name, base).to_dict()
-            }  # fmt: skip
+            }
     todo = [run for run in args.runs if run not in data["runs"]]
     if len(todo) < len(args.runs):
         print(f"kept from {args.out}: {', '.join(r for r in args.runs if r not in todo)}", file=sys.stderr)

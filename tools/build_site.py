@@ -36,8 +36,11 @@ LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\]]*\])*\]\()([^)\s]+)((?:\s+\"[^\"]*\")
 
 def repository(root: Path = ROOT) -> str:
     """``OWNER/NAME`` from pyproject.toml, as tools/set_repository.py reads it."""
-    match = re.search(r'^Repository\s*=\s*"https://github\.com/([^"/]+/[^"/]+?)(?:\.git)?"', (root / "pyproject.toml")
-                      .read_text(), re.MULTILINE)  # fmt: skip
+    match = re.search(
+        r'^Repository\s*=\s*"https://github\.com/([^"/]+/[^"/]+?)(?:\.git)?"',
+        (root / "pyproject.toml").read_text(),
+        re.MULTILINE,
+    )
     if match is None:
         raise SystemExit('pyproject.toml has no [project.urls] Repository = "https://github.com/OWNER/NAME"')
     return match.group(1)

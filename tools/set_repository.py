@@ -31,7 +31,7 @@ REPOSITORY_LINE_JSON = re.compile(r'(REPOSITORY = \\")([^"\\]*)(\\")')
 REPOSITORY_LINE = re.compile(r'^REPOSITORY = "([^"]*)"', re.MULTILINE)
 
 #: The first code cell of every notebook, with the address as ``{repository}``; tests compare against it.
-#: Its first line is a Colab form title, and the cell's metadata ``cellView: form`` (SETUP_CELL_METADATA): Colab shows
+#: Its first line is a Colab form title, and the cell's metadata ``cellView: form``: Colab shows
 #: the title and hides the code until it is clicked.
 SETUP_CELL = """\
 #@title Setup: run this cell first {{ display-mode: "form" }}
@@ -64,7 +64,6 @@ else:
         "Install it by running this line in a cell, then run this cell again:\\n"
         f'%pip install "alphazero_lib[kaggle] @ git+https://github.com/{{REPOSITORY}}"'
     )"""
-SETUP_CELL_METADATA = {"cellView": "form"}
 
 
 def notebooks(root: Path = ROOT) -> list[Path]:

@@ -536,9 +536,3 @@ def _counted_class(cls: type, methods: dict[str, Any], counter: CallCounter, who
     for method in methods:
         setattr(sub, method, counter.wrap(f"{cls.__name__}.{method}", getattr(cls, method), whose))
     return sub
-
-
-def kept_names(module: str) -> list[str]:
-    """The pieces of ``module`` kept so far (from the index)."""
-    entry = _read_index(package_dir()).get(module, {})
-    return [b["name"] for b in entry.get("blocks", []) if b["kept"]]

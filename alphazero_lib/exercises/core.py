@@ -353,8 +353,9 @@ def check(
         except NotImplementedError as error:
             return _verdict(_unfinished(name, error, own, number - 1, case, len(cases)), library)
         except Mismatch as miss:
-            found = _diagnose(case, ("mismatch", miss.got), mistakes, adapt, learner if verify else None,
-                              _around(cases, number))  # fmt: skip
+            found = _diagnose(
+                case, ("mismatch", miss.got), mistakes, adapt, learner if verify else None, _around(cases, number)
+            )
             failures = [Failure(case, miss.got, miss.hint, _warned_now())]
             if not found and verify:
                 failures[0].again = _outcome(case, learner)
@@ -367,8 +368,14 @@ def check(
             raise
         except BaseException as error:  # SystemExit and friends too: a check cell must never stop "Run all"
             detail = " ".join(str(error).split())[:200]
-            found = _diagnose(case, ("error", type(error).__name__), mistakes, adapt, learner if verify else None,
-                              _around(cases, number))  # fmt: skip
+            found = _diagnose(
+                case,
+                ("error", type(error).__name__),
+                mistakes,
+                adapt,
+                learner if verify else None,
+                _around(cases, number),
+            )
             return _verdict(
                 f"{where} raised {type(error).__name__}: {detail}.{_hint(found or case.hint)} "
                 f"For now {_short(FALLBACK)}.",
@@ -499,8 +506,11 @@ def _warning_hint(message: str) -> str:
     """A hint from a warning the learner's code raised while it gave a wrong answer, or ""."""
     import re
 
-    sizes = re.search(r"target size \(torch\.Size\((\[[^]]*\])\)\) that is different to the input size "
-                      r"\(torch\.Size\((\[[^]]*\])\)\)", message)  # fmt: skip
+    sizes = re.search(
+        r"target size \(torch\.Size\((\[[^]]*\])\)\) that is different to the input size "
+        r"\(torch\.Size\((\[[^]]*\])\)\)",
+        message,
+    )
     if sizes:
         target, output = sizes.groups()
         return (
@@ -777,12 +787,6 @@ def _short(fallback: str) -> str:
 def _verdict(line: str, result: Any) -> Any:
     print(line, file=sys.stdout, flush=True)
     return result
-
-
-def stub(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark an exercise's placeholder (its body raises ``NotImplementedError``); checks report it as not written."""
-    function.__stub__ = True  # type: ignore[attr-defined]
-    return function
 
 
 def add_to_class(cls: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

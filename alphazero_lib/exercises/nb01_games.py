@@ -84,8 +84,9 @@ def _case(method: str, state: np.ndarray, hint: str, untouched: bool = False, **
     expected = getattr(LIBRARY, method)(state, *args.values())
 
     def changed(got: Any, given: tuple) -> Mismatch:
-        return miss(f"{show(got)}, and your input became {board(given[0])}", f"{show(expected)} with the input "
-                    "unchanged", hint)  # fmt: skip
+        return miss(
+            f"{show(got)}, and your input became {board(given[0])}", f"{show(expected)} with the input unchanged", hint
+        )
 
     def run(c: Any) -> Any:
         return core.on_copies(getattr(c(), method), state, *args.values(), changed=changed if untouched else None)
@@ -105,21 +106,29 @@ def check_get_initial_state(cls: type) -> type:
         return game.get_initial_state()  # ...the next empty board must still be empty
 
     def cases(c: type) -> list[Case]:
-        runs = {"TicTacToe().get_initial_state()": lambda c: c().get_initial_state(),
-                "get_initial_state() after writing on an earlier empty board": fresh}  # fmt: skip
+        runs = {
+            "TicTacToe().get_initial_state()": lambda c: c().get_initial_state(),
+            "get_initial_state() after writing on an earlier empty board": fresh,
+        }
         return [Case(call, run, EMPTY, HINTS["get_initial_state"]) for call, run in runs.items()]
 
     return check_method(cls, "get_initial_state", library("get_initial_state"), cases, mistakes=INITIAL_MISTAKES)
 
 
 INITIAL_MISTAKES = [  # the library's empty board with one change
-    Mistake("np.zeros makes floats unless told: dtype=np.int8 (a board holds the integers -1, 0 and 1)",
-            lambda self: LIBRARY.get_initial_state().astype(np.float64)),
-    Mistake("a board is a numpy array (np.zeros), not a list: the cells below call .copy() and .reshape on it",
-            lambda self: LIBRARY.get_initial_state().tolist()),
-    Mistake("the board is 2-D: shape (row_count, column_count), not one row of 9 cells",
-            lambda self: LIBRARY.get_initial_state().reshape(-1)),
-]  # fmt: skip
+    Mistake(
+        "np.zeros makes floats unless told: dtype=np.int8 (a board holds the integers -1, 0 and 1)",
+        lambda self: LIBRARY.get_initial_state().astype(np.float64),
+    ),
+    Mistake(
+        "a board is a numpy array (np.zeros), not a list: the cells below call .copy() and .reshape on it",
+        lambda self: LIBRARY.get_initial_state().tolist(),
+    ),
+    Mistake(
+        "the board is 2-D: shape (row_count, column_count), not one row of 9 cells",
+        lambda self: LIBRARY.get_initial_state().reshape(-1),
+    ),
+]
 
 
 # ---- exercise 2: a move -------------------------------------------------------------------------------------
@@ -144,15 +153,24 @@ def _put(state: np.ndarray, cell: tuple[int, int], mark: int) -> np.ndarray:
 
 
 NEXT_MISTAKES = [  # get_next_state with one known mistake: another cell, a fixed mark, the caller's board written on
-    Mistake("row and column are swapped: row = action // column_count, column = action % column_count",
-            lambda self, state, a, player: _put(state.copy(), (a % 3, a // 3), player)),
-    Mistake("write player (1 or -1) into the cell, not always 1",
-            lambda self, state, a, player: _put(state.copy(), divmod(a, 3), 1)),
-    Mistake("state.reshape(-1) is a view of the same memory: writing into it changes the caller's board; "
-            "start from state.copy()", lambda self, state, a, player: _put(state, divmod(a, 3), player)),
-    Mistake("cells are numbered from 0 (top left) to 8 (bottom right): row = action // 3, column = action % 3",
-            lambda self, state, a, player: _put(state.copy(), divmod(a - 1, 3), player)),
-]  # fmt: skip
+    Mistake(
+        "row and column are swapped: row = action // column_count, column = action % column_count",
+        lambda self, state, a, player: _put(state.copy(), (a % 3, a // 3), player),
+    ),
+    Mistake(
+        "write player (1 or -1) into the cell, not always 1",
+        lambda self, state, a, player: _put(state.copy(), divmod(a, 3), 1),
+    ),
+    Mistake(
+        "state.reshape(-1) is a view of the same memory: writing into it changes the caller's board; "
+        "start from state.copy()",
+        lambda self, state, a, player: _put(state, divmod(a, 3), player),
+    ),
+    Mistake(
+        "cells are numbered from 0 (top left) to 8 (bottom right): row = action // 3, column = action % 3",
+        lambda self, state, a, player: _put(state.copy(), divmod(a - 1, 3), player),
+    ),
+]
 
 
 # ---- exercise 3: the legal moves ----------------------------------------------------------------------------
@@ -167,22 +185,36 @@ def check_get_valid_moves(cls: type) -> type:
 
 
 VALID_MISTAKES = [  # the library's mask with one change
-    Mistake("one entry per action: flatten the board (state.reshape(-1)) so the shape is (9,)",
-            lambda self, state: LIBRARY.get_valid_moves(state).reshape(state.shape)),
-    Mistake("1 marks an EMPTY cell (a legal move), 0 a taken one",
-            lambda self, state: 1 - LIBRARY.get_valid_moves(state)),
-    Mistake("return a mask with one 0/1 entry per action, not the numbers of the legal actions "
-            "(np.flatnonzero(mask) gives those)", lambda self, state: np.flatnonzero(LIBRARY.get_valid_moves(state))),
-    Mistake("a mask of integers (or booleans): (state.reshape(-1) == 0).astype(np.uint8), not floats",
-            lambda self, state: LIBRARY.get_valid_moves(state) * 1.0),
-    Mistake("return a numpy array, not a list: the cells below use numpy on it",
-            lambda self, state: LIBRARY.get_valid_moves(state).tolist()),
-]  # fmt: skip
+    Mistake(
+        "one entry per action: flatten the board (state.reshape(-1)) so the shape is (9,)",
+        lambda self, state: LIBRARY.get_valid_moves(state).reshape(state.shape),
+    ),
+    Mistake(
+        "1 marks an EMPTY cell (a legal move), 0 a taken one", lambda self, state: 1 - LIBRARY.get_valid_moves(state)
+    ),
+    Mistake(
+        "return a mask with one 0/1 entry per action, not the numbers of the legal actions "
+        "(np.flatnonzero(mask) gives those)",
+        lambda self, state: np.flatnonzero(LIBRARY.get_valid_moves(state)),
+    ),
+    Mistake(
+        "a mask of integers (or booleans): (state.reshape(-1) == 0).astype(np.uint8), not floats",
+        lambda self, state: LIBRARY.get_valid_moves(state) * 1.0,
+    ),
+    Mistake(
+        "return a numpy array, not a list: the cells below use numpy on it",
+        lambda self, state: LIBRARY.get_valid_moves(state).tolist(),
+    ),
+]
 
 
 # ---- exercise 4: the win check ------------------------------------------------------------------------------
-LINE_NAMES = {"row": "the row", "column": "the column", "main": "the main diagonal (np.diag(state))",
-              "anti": "the anti-diagonal (np.diag(np.fliplr(state)))"}  # fmt: skip
+LINE_NAMES = {
+    "row": "the row",
+    "column": "the column",
+    "main": "the main diagonal (np.diag(state))",
+    "anti": "the anti-diagonal (np.diag(np.fliplr(state)))",
+}
 
 
 def _lines_through(action: int) -> dict[str, list[int]]:
@@ -226,11 +258,15 @@ def _win_mistake(skip: tuple[str, ...] = (), target: int | None = None) -> Calla
 WIN_MISTAKES = [
     Mistake("the anti-diagonal (cells 2, 4, 6: np.trace(np.fliplr(state))) is a line too", _win_mistake(("anti",))),
     Mistake("the main diagonal (cells 0, 4, 8: np.trace(state)) is a line too", _win_mistake(("main",))),
-    Mistake("the two diagonals are lines too: np.trace(state) and np.trace(np.fliplr(state))",
-            _win_mistake(("main", "anti"))),
-    Mistake("O's line sums to -3: compare each sum with 3 * player, where player = state[row, column]",
-            _win_mistake(target=3)),
-]  # fmt: skip
+    Mistake(
+        "the two diagonals are lines too: np.trace(state) and np.trace(np.fliplr(state))",
+        _win_mistake(("main", "anti")),
+    ),
+    Mistake(
+        "O's line sums to -3: compare each sum with 3 * player, where player = state[row, column]",
+        _win_mistake(target=3),
+    ),
+]
 
 
 # ---- exercise 5: value and terminated -----------------------------------------------------------------------
@@ -279,20 +315,28 @@ def check_get_opponent(cls: type) -> type:
     calls = [(methods[0], p) for p in (1, -1)] + [(methods[1], v) for v in (1.0, -1.0, 0.0, 0.25, -0.6)]
 
     def cases(c: type) -> list[Case]:
-        return [Case(f"{m}({x})", lambda c, m=m, x=x: getattr(c(), m)(x), getattr(LIBRARY, m)(x), HINTS["get_opponent"])
-                for m, x in calls]  # fmt: skip
+        return [
+            Case(f"{m}({x})", lambda c, m=m, x=x: getattr(c(), m)(x), getattr(LIBRARY, m)(x), HINTS["get_opponent"])
+            for m, x in calls
+        ]
 
     return check_method(cls, methods, [library(m) for m in methods], cases, mistakes=OPPONENT_MISTAKES)
 
 
 OPPONENT_MISTAKES = [
-    Mistake("a value is seen from the other side by negating it: 1 (a win) becomes -1 (a loss), 0 stays 0",
-            {"get_opponent_value": lambda self, value: 1 - value}),
-    Mistake("the other player's value is the negated value (-value), not the same value",
-            {"get_opponent_value": lambda self, value: value}),
-    Mistake("the players here are 1 and -1 (not kaggle's marks 1 and 2): the other player is -player",
-            {"get_opponent": lambda self, player: 3 - player}),
-]  # fmt: skip
+    Mistake(
+        "a value is seen from the other side by negating it: 1 (a win) becomes -1 (a loss), 0 stays 0",
+        {"get_opponent_value": lambda self, value: 1 - value},
+    ),
+    Mistake(
+        "the other player's value is the negated value (-value), not the same value",
+        {"get_opponent_value": lambda self, value: value},
+    ),
+    Mistake(
+        "the players here are 1 and -1 (not kaggle's marks 1 and 2): the other player is -player",
+        {"get_opponent": lambda self, player: 3 - player},
+    ),
+]
 
 
 # ---- exercise 7: perspective --------------------------------------------------------------------------------
@@ -301,20 +345,27 @@ def check_change_perspective(cls: type) -> type:
 
     def cases(c: type) -> list[Case]:
         states = [s for s, _, _ in positions(16, 15)]
-        return [_case("change_perspective", s, HINTS["change_perspective"], True, player=p) for s in states
-                for p in (1, -1)]  # fmt: skip
+        return [
+            _case("change_perspective", s, HINTS["change_perspective"], True, player=p) for s in states for p in (1, -1)
+        ]
 
     return check_method(cls, "change_perspective", library("change_perspective"), cases, mistakes=PERSPECTIVE_MISTAKES)
 
 
 PERSPECTIVE_MISTAKES = [  # the library's with one change: always -1, -player, empty cells changed too
-    Mistake("player 1 sees the board as it is: multiply by player (1 changes nothing), do not always negate",
-            lambda self, state, player: LIBRARY.change_perspective(state, -1)),
-    Mistake("the player's own pieces become 1: multiply by player, not by -player",
-            lambda self, state, player: LIBRARY.change_perspective(state, -player)),
-    Mistake("empty cells stay 0: multiply by player instead of mapping every cell to 1 or -1",
-            lambda self, state, player: np.where(state == player, 1, -1).astype(state.dtype)),
-]  # fmt: skip
+    Mistake(
+        "player 1 sees the board as it is: multiply by player (1 changes nothing), do not always negate",
+        lambda self, state, player: LIBRARY.change_perspective(state, -1),
+    ),
+    Mistake(
+        "the player's own pieces become 1: multiply by player, not by -player",
+        lambda self, state, player: LIBRARY.change_perspective(state, -player),
+    ),
+    Mistake(
+        "empty cells stay 0: multiply by player instead of mapping every cell to 1 or -1",
+        lambda self, state, player: np.where(state == player, 1, -1).astype(state.dtype),
+    ),
+]
 
 
 # ---- exercise 8: a game loop --------------------------------------------------------------------------------
@@ -352,9 +403,13 @@ def scripted_agent(moves: Sequence[int]) -> Agent:
 
     def agent(state: np.ndarray, player: int) -> int:
         if not queue:
-            raise miss("another call to an agent whose moves ran out", "no such call", "an agent was asked once more "
-                       "than it had turns: either the game went on after its end, or the wrong agent was asked "
-                       "(agent_x moves when player is 1, agent_o when it is -1).")  # fmt: skip
+            raise miss(
+                "another call to an agent whose moves ran out",
+                "no such call",
+                "an agent was asked once more "
+                "than it had turns: either the game went on after its end, or the wrong agent was asked "
+                "(agent_x moves when player is 1, agent_o when it is -1).",
+            )
         return int(queue.pop(0))
 
     return agent
@@ -404,24 +459,43 @@ def check_play_game(play_game: Callable[..., Any], game_class: type | None = Non
         for label, moves in SCRIPTED_GAMES.items():
             xs, os = moves[0::2], moves[1::2]
             hint = "a full board without a line is a draw: winner 0" if label == "a full-board draw" else WINNER
-            out.append(_game_case(f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}", LibraryTicTacToe,
-                                  lambda xs=xs, os=os: (scripted_agent(xs), scripted_agent(os)), hint))  # fmt: skip
+            out.append(
+                _game_case(
+                    f"play_game(TicTacToe(), X plays {xs}, O plays {os})  # {label}",
+                    LibraryTicTacToe,
+                    lambda xs=xs, os=os: (scripted_agent(xs), scripted_agent(os)),
+                    hint,
+                )
+            )
         games = [("TicTacToe()", LibraryTicTacToe)] + ([("your TicTacToe()", game_class)] if game_class else [])
         for label, make in games:
             reading = f"play_game({label}, reading_agent, reading_agent)  # each plays after its own last piece"
             out.append(_game_case(reading, make, lambda: (reading_agent("x"), reading_agent("o")), AS_IT_IS))
             out += [
-                _game_case(f"play_game({label}, random_agent({2 * s}), random_agent({2 * s + 1}))", make,
-                           lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)), HINTS["play_game"])
+                _game_case(
+                    f"play_game({label}, random_agent({2 * s}), random_agent({2 * s + 1}))",
+                    make,
+                    lambda s=s: (random_agent(2 * s), random_agent(2 * s + 1)),
+                    HINTS["play_game"],
+                )
                 for s in range(20)
-            ]  # fmt: skip
+            ]
         return out
 
     return check("play_game", play_game, library_play_game, cases, PLAY_MISTAKES)
 
 
-def _loop(game: Any, agent_x: Agent, agent_o: Agent, *, winner: str = "player * value", switch: bool = True,
-          swap: bool = False, canonical: bool = False, stop: bool = True) -> tuple[int, list[int]]:  # fmt: skip
+def _loop(
+    game: Any,
+    agent_x: Agent,
+    agent_o: Agent,
+    *,
+    winner: str = "player * value",
+    switch: bool = True,
+    swap: bool = False,
+    canonical: bool = False,
+    stop: bool = True,
+) -> tuple[int, list[int]]:
     """The game loop with one known mistake switched on (for the diagnosis)."""
     agents = {1: agent_o, -1: agent_x} if swap else {1: agent_x, -1: agent_o}
     state, player, moves = game.get_initial_state(), 1, []
@@ -439,14 +513,20 @@ def _loop(game: Any, agent_x: Agent, agent_o: Agent, *, winner: str = "player * 
 
 PLAY_MISTAKES = [
     Mistake(WINNER, lambda g, x, o: _loop(g, x, o, winner="value")),
-    Mistake("switch players after every move: player = game.get_opponent(player)",
-            lambda g, x, o: _loop(g, x, o, switch=False)),
-    Mistake("agent_x plays X (player 1) and moves first; agent_o plays O (player -1): the agents are swapped",
-            lambda g, x, o: _loop(g, x, o, swap=True)),
+    Mistake(
+        "switch players after every move: player = game.get_opponent(player)",
+        lambda g, x, o: _loop(g, x, o, switch=False),
+    ),
+    Mistake(
+        "agent_x plays X (player 1) and moves first; agent_o plays O (player -1): the agents are swapped",
+        lambda g, x, o: _loop(g, x, o, swap=True),
+    ),
     Mistake(AS_IT_IS, lambda g, x, o: _loop(g, x, o, canonical=True)),
-    Mistake("stop as soon as get_value_and_terminated says the game is over, a win before the board is full",
-            lambda g, x, o: _loop(g, x, o, stop=False)),
-]  # fmt: skip
+    Mistake(
+        "stop as soon as get_value_and_terminated says the game is over, a win before the board is full",
+        lambda g, x, o: _loop(g, x, o, stop=False),
+    ),
+]
 
 
 def _as_result(result: Any) -> Any:
@@ -463,6 +543,7 @@ def _as_result(result: Any) -> Any:
     except (TypeError, ValueError):
         raise Mismatch(result, "(winner, moves)", "return the pair (winner, moves)") from None
     if not whole(winner) or isinstance(moves, (str, bytes)) or not all(whole(m) for m in moves):
-        raise Mismatch(result, "(winner, moves)",
-                       "the winner is 1, -1 or 0 and moves a list of the actions (ints) played")  # fmt: skip
+        raise Mismatch(
+            result, "(winner, moves)", "the winner is 1, -1 or 0 and moves a list of the actions (ints) played"
+        )
     return int(winner), [int(m) for m in moves]

@@ -131,16 +131,26 @@ def _ucb(q: Callable[[float], float] | None = None, bonus: Callable[[int, int], 
 
 
 UCB_MISTAKES = [
-    Mistake("the child's value_sum is from the view of the player to move at the child, your opponent: the "
-            "parent's Q is 1 - (mean + 1) / 2, not (mean + 1) / 2", _ucb(q=lambda m: (m + 1) / 2)),
+    Mistake(
+        "the child's value_sum is from the view of the player to move at the child, your opponent: the "
+        "parent's Q is 1 - (mean + 1) / 2, not (mean + 1) / 2",
+        _ucb(q=lambda m: (m + 1) / 2),
+    ),
     Mistake("Q is the parent's mean result rescaled to [0, 1]: 1 - (mean + 1) / 2, not -mean", _ucb(q=lambda m: -m)),
-    Mistake("the bonus is C * sqrt(ln(parent visits) / child visits): the square root is missing",
-            _ucb(bonus=lambda p, c: math.log(p) / c)),
-    Mistake("the bonus takes the natural logarithm, math.log (not log10)",
-            _ucb(bonus=lambda p, c: math.sqrt(math.log10(p) / c))),
-    Mistake("the logarithm is of the PARENT's visits, divided by the child's: sqrt(ln(self.visit_count) / "
-            "child.visit_count)", _ucb(bonus=lambda p, c: math.sqrt(math.log(c) / p))),
-]  # fmt: skip
+    Mistake(
+        "the bonus is C * sqrt(ln(parent visits) / child visits): the square root is missing",
+        _ucb(bonus=lambda p, c: math.log(p) / c),
+    ),
+    Mistake(
+        "the bonus takes the natural logarithm, math.log (not log10)",
+        _ucb(bonus=lambda p, c: math.sqrt(math.log10(p) / c)),
+    ),
+    Mistake(
+        "the logarithm is of the PARENT's visits, divided by the child's: sqrt(ln(self.visit_count) / "
+        "child.visit_count)",
+        _ucb(bonus=lambda p, c: math.sqrt(math.log(c) / p)),
+    ),
+]
 
 
 # ---- exercise 2: selection ----------------------------------------------------------------------------------
@@ -183,15 +193,23 @@ def select_last_on_ties(self: Any, C: float) -> Any:
 
 
 SELECT_MISTAKES = [
-    Mistake("on equal scores keep the FIRST child: replace the best only on a strictly larger score (>, not >=)",
-            select_last_on_ties),
-    Mistake("the child with the HIGHEST score: max, not min", lambda self, C: min(self.children,
-                                                                                key=lambda c: self.get_ucb(c, C))),
-    Mistake("select by the UCB score (self.get_ucb(child, C)), not by the visit count",
-            lambda self, C: max(self.children, key=lambda c: c.visit_count)),
-    Mistake("return the child node itself (the search walks on from it), not its action or its index",
-            lambda self, C: int(np.argmax([self.get_ucb(c, C) for c in self.children]))),
-]  # fmt: skip
+    Mistake(
+        "on equal scores keep the FIRST child: replace the best only on a strictly larger score (>, not >=)",
+        select_last_on_ties,
+    ),
+    Mistake(
+        "the child with the HIGHEST score: max, not min",
+        lambda self, C: min(self.children, key=lambda c: self.get_ucb(c, C)),
+    ),
+    Mistake(
+        "select by the UCB score (self.get_ucb(child, C)), not by the visit count",
+        lambda self, C: max(self.children, key=lambda c: c.visit_count),
+    ),
+    Mistake(
+        "return the child node itself (the search walks on from it), not its action or its index",
+        lambda self, C: int(np.argmax([self.get_ucb(c, C) for c in self.children])),
+    ),
+]
 
 
 # ---- exercise 3: fully expanded -----------------------------------------------------------------------------
@@ -219,14 +237,20 @@ def check_is_fully_expanded(cls: type) -> type:
 
 
 FULL_MISTAKES = [
-    Mistake("a node without legal moves (a full board) has no children: it is not 'fully expanded' (selection "
-            "would have no child to pick); check len(self.children) > 0 too",
-            lambda self: bool(np.sum(self.expandable_moves) == 0)),
-    Mistake("fully expanded means no expandable move is left (np.sum(self.expandable_moves) == 0), not just some "
-            "child", lambda self: len(self.children) > 0),
-    Mistake("the number of legal moves varies: compare with the expandable moves, not with 9 children",
-            lambda self: len(self.children) == 9),
-]  # fmt: skip
+    Mistake(
+        "a node without legal moves (a full board) has no children: it is not 'fully expanded' (selection "
+        "would have no child to pick); check len(self.children) > 0 too",
+        lambda self: bool(np.sum(self.expandable_moves) == 0),
+    ),
+    Mistake(
+        "fully expanded means no expandable move is left (np.sum(self.expandable_moves) == 0), not just some child",
+        lambda self: len(self.children) > 0,
+    ),
+    Mistake(
+        "the number of legal moves varies: compare with the expandable moves, not with 9 children",
+        lambda self: len(self.children) == 9,
+    ),
+]
 
 
 # ---- exercise 4: expansion ----------------------------------------------------------------------------------
@@ -278,23 +302,34 @@ def _expanded(node: Any, seed: int, child_state: bool = False) -> tuple[int, np.
     mask, state = node.expandable_moves.copy(), np.array(node.state)
     child = node.expand(np.random.default_rng(seed))
     if not np.array_equal(node.state, state):
-        raise miss(f"the node's state changed to {board(node.state)}", "it unchanged",
-                   "build the child's state from a new array (get_next_state returns one)")  # fmt: skip
+        raise miss(
+            f"the node's state changed to {board(node.state)}",
+            "it unchanged",
+            "build the child's state from a new array (get_next_state returns one)",
+        )
     action = getattr(child, "action_taken", None)
     if action is None or not (0 <= int(action) < 9) or not mask[int(action)]:
-        raise miss(f"a child for move {action}", f"a child for one of {np.flatnonzero(mask).tolist()}",
-                   "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), and set the "
-                   "child's action_taken")  # fmt: skip
+        raise miss(
+            f"a child for move {action}",
+            f"a child for one of {np.flatnonzero(mask).tolist()}",
+            "pick among the node's expandable moves: np.flatnonzero(self.expandable_moves), and set the "
+            "child's action_taken",
+        )
     action = int(action)
     if node.expandable_moves[action]:
-        raise miss(f"expandable_moves[{action}] still 1", "0",
-                   "mark the move as expanded: self.expandable_moves[action] = 0")  # fmt: skip
+        raise miss(
+            f"expandable_moves[{action}] still 1", "0", "mark the move as expanded: self.expandable_moves[action] = 0"
+        )
     if not node.children or node.children[-1] is not child:
-        raise miss(f"{len(node.children)} children, the new one not last", "the new child last in self.children",
-                   "append the new child to self.children and return it")  # fmt: skip
+        raise miss(
+            f"{len(node.children)} children, the new one not last",
+            "the new child last in self.children",
+            "append the new child to self.children and return it",
+        )
     if getattr(child, "parent", None) is not node:
-        raise miss("a child whose parent is not the node", "child.parent is the node",
-                   "pass self as the child's parent")  # fmt: skip
+        raise miss(
+            "a child whose parent is not the node", "child.parent is the node", "pass self as the child's parent"
+        )
     want = _child_state(state, action)
     if child_state and not np.array_equal(child.state, want):
         raise miss(f"child state {board(child.state)} for move {action}", board(want), RULES["flip"])
@@ -324,15 +359,22 @@ def _draw_cases() -> list[Case]:
         shares = np.bincount([move(c, seed) for seed in range(DRAWS)], minlength=9)[moves] / DRAWS
         if np.max(np.abs(shares - 1 / len(moves))) > UNIFORM_MARGIN:
             got = "shares " + ", ".join(f"{m}: {s:.2f}" for m, s in zip(moves, shares, strict=True))
-            raise miss(got, uniform, "draw uniformly among the expandable moves with the rng you are given: "
-                       "rng.choice(np.flatnonzero(self.expandable_moves)), or an index from rng.integers")  # fmt: skip
+            raise miss(
+                got,
+                uniform,
+                "draw uniformly among the expandable moves with the rng you are given: "
+                "rng.choice(np.flatnonzero(self.expandable_moves)), or an index from rng.integers",
+            )
         return uniform
 
     return [
-        Case(f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two {nodes} 7 to 12", same_seed,
-             "the same move for the same seed"),
+        Case(
+            f"the same expansion twice: node.expand(np.random.default_rng(seed)) on two {nodes} 7 to 12",
+            same_seed,
+            "the same move for the same seed",
+        ),
         Case(f"{DRAWS} expansions of {nodes} 0 to {DRAWS - 1}: how often each move is drawn", shares, uniform),
-    ]  # fmt: skip
+    ]
 
 
 def _expand_with(pick: Callable[..., int] | None = None, player: int | None = None) -> Callable[..., Any]:
@@ -353,14 +395,22 @@ def _expand_with(pick: Callable[..., int] | None = None, player: int | None = No
 
 EXPAND_MISTAKES = [
     Mistake(RULES["flip"], _expand_with(player=1)),
-    Mistake("the node's mover is 1 in its canonical state: get_next_state(self.state, action, 1), then flip the "
-            "child's state with change_perspective(..., -1)", _expand_with(player=-1)),
-    Mistake("draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
-            "not the first one", _expand_with(lambda self, rng, moves: int(moves[0]))),
+    Mistake(
+        "the node's mover is 1 in its canonical state: get_next_state(self.state, action, 1), then flip the "
+        "child's state with change_perspective(..., -1)",
+        _expand_with(player=-1),
+    ),
+    Mistake(
+        "draw the move at random with the rng you are given, rng.choice(np.flatnonzero(self.expandable_moves)), "
+        "not the first one",
+        _expand_with(lambda self, rng, moves: int(moves[0])),
+    ),
     Mistake(RULES["rng"], _expand_with(lambda self, rng, moves: int(np.random.choice(moves)))),
-    Mistake("draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
-            _expand_with(lambda self, rng, moves: int(rng.choice(np.flatnonzero(GAME.get_valid_moves(self.state)))))),
-]  # fmt: skip
+    Mistake(
+        "draw among the moves not expanded yet (self.expandable_moves), not among all legal moves",
+        _expand_with(lambda self, rng, moves: int(rng.choice(np.flatnonzero(GAME.get_valid_moves(self.state))))),
+    ),
+]
 
 
 # ---- exercise 5: simulation ---------------------------------------------------------------------------------
@@ -375,9 +425,11 @@ def check_simulate(cls: type) -> type:
             node = c(GAME, state.copy(), action_taken=action)
             got = node.simulate(np.random.default_rng(seed))
             if not np.array_equal(node.state, state):
-                raise miss(f"{show(got)} and the node's state became {board(node.state)}",
-                           f"{show(expected)} with the node's state unchanged", "roll out on a copy: "
-                           "rollout_state = self.state.copy() (get_next_state makes new arrays)")  # fmt: skip
+                raise miss(
+                    f"{show(got)} and the node's state became {board(node.state)}",
+                    f"{show(expected)} with the node's state unchanged",
+                    "roll out on a copy: rollout_state = self.state.copy() (get_next_state makes new arrays)",
+                )
             return got
 
         call = f"Node(game, {board(state)}, action_taken={action}).simulate(np.random.default_rng({seed})){note}"
@@ -399,13 +451,18 @@ def check_simulate(cls: type) -> type:
 
 
 SIMULATE_MISTAKES = [  # the library's rollout with one change: no negation, or no stop at a terminal node
-    Mistake("the result is for the player to move at this node (1 in the canonical state): when the rollout ends "
-            "on the opponent's move (rollout_player == -1), negate the value",
-            lambda self, rng: self.terminal_value if self.is_terminal else abs(LibraryNode.simulate(self, rng))),
-    Mistake("the move into this node ended the game: return self.terminal_value without playing on",
-            lambda self, rng: LibraryNode.simulate(SimpleNamespace(game=self.game, state=self.state,
-                                                                   is_terminal=False), rng)),
-]  # fmt: skip
+    Mistake(
+        "the result is for the player to move at this node (1 in the canonical state): when the rollout ends "
+        "on the opponent's move (rollout_player == -1), negate the value",
+        lambda self, rng: self.terminal_value if self.is_terminal else abs(LibraryNode.simulate(self, rng)),
+    ),
+    Mistake(
+        "the move into this node ended the game: return self.terminal_value without playing on",
+        lambda self, rng: LibraryNode.simulate(
+            SimpleNamespace(game=self.game, state=self.state, is_terminal=False), rng
+        ),
+    ),
+]
 
 
 # ---- exercise 6: backpropagation ----------------------------------------------------------------------------
@@ -451,13 +508,19 @@ def _backup(flip: bool = True, climb: bool = True, first: bool = False) -> Calla
 
 
 BACKUP_MISTAKES = [
-    Mistake("the players alternate up the tree: the parent gets -value (get_opponent_value), its parent +value, "
-            "and so on", _backup(flip=False)),
-    Mistake("every node on the path gets the visit and the value, up to and including the root (parent None): "
-            "call the parent's backpropagate", _backup(climb=False)),
-    Mistake("this node gets value as given (its mover's view); the sign flips only for the parent",
-            _backup(first=True)),
-]  # fmt: skip
+    Mistake(
+        "the players alternate up the tree: the parent gets -value (get_opponent_value), its parent +value, and so on",
+        _backup(flip=False),
+    ),
+    Mistake(
+        "every node on the path gets the visit and the value, up to and including the root (parent None): "
+        "call the parent's backpropagate",
+        _backup(climb=False),
+    ),
+    Mistake(
+        "this node gets value as given (its mover's view); the sign flips only for the parent", _backup(first=True)
+    ),
+]
 
 
 # ---- exercise 7: the search ---------------------------------------------------------------------------------
@@ -500,28 +563,46 @@ def check_search(mcts_class: type, num_searches: int = 600) -> type:
             mcts = c(GAME, num_searches=num_searches, C=1.41, seed=seed)
             got = mcts.search(state.copy())
             if not isinstance(got, np.ndarray) or got.dtype.kind not in "biuf":
-                raise Mismatch(got, expected, "return the shares as a numpy array of floats, shape (action_size,): "
-                               "visits / visits.sum() with visits = np.zeros(self.game.action_size)")  # fmt: skip
+                raise Mismatch(
+                    got,
+                    expected,
+                    "return the shares as a numpy array of floats, shape (action_size,): "
+                    "visits / visits.sum() with visits = np.zeros(self.game.action_size)",
+                )
             got, root = got.astype(float), getattr(mcts, "root", None)
             if root is None or getattr(root, "visit_count", None) != num_searches:
-                raise miss(f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits",
-                           f"the root node with {num_searches} visits", "keep the root node in self.root (the tree "
-                           "picture uses it); it is visited once per simulation")  # fmt: skip
+                raise miss(
+                    f"self.root = {type(root).__name__} with {getattr(root, 'visit_count', None)} visits",
+                    f"the root node with {num_searches} visits",
+                    "keep the root node in self.root (the tree picture uses it); it is visited once per simulation",
+                )
             search = planted_search(type(root))(GAME, num_searches, 1.41, seed)  # the library's loop on their nodes
             reference = expected if type(root) is LibraryNode else search.search(state.copy())
             if got.shape != reference.shape:
                 raise Mismatch(got, reference, "one share per action: shape (self.game.action_size,)")
             if not np.isclose(got.sum(), 1.0) or np.any(got[GAME.get_valid_moves(state) == 0] != 0):
-                raise Mismatch(got, reference, "return each root child's visit count divided by the total: shares "
-                               "that sum to 1, 0 for moves without a child")  # fmt: skip
+                raise Mismatch(
+                    got,
+                    reference,
+                    "return each root child's visit count divided by the total: shares "
+                    "that sum to 1, 0 for moves without a child",
+                )
             if decisive and int(np.argmax(got)) != int(np.argmax(expected)):
-                raise Mismatch(got, reference, f"{name}: the library's search puts most visits on "
-                               f"{int(np.argmax(expected))}; check the sign flips (get_ucb and backpropagate) and the "
-                               "terminal nodes")  # fmt: skip
+                raise Mismatch(
+                    got,
+                    reference,
+                    f"{name}: the library's search puts most visits on "
+                    f"{int(np.argmax(expected))}; check the sign flips (get_ucb and backpropagate) and the "
+                    "terminal nodes",
+                )
             if np.max(np.abs(got - reference)) > SEARCH_TOLERANCE:
-                raise Mismatch(got, reference, "the shares differ more than random draws explain: check the sign flips "
-                               "and the loop: select while fully expanded, then (if the node is not terminal) expand "
-                               "+ simulate, else use node.terminal_value; then backpropagate")  # fmt: skip
+                raise Mismatch(
+                    got,
+                    reference,
+                    "the shares differ more than random draws explain: check the sign flips "
+                    "and the loop: select while fully expanded, then (if the node is not terminal) expand "
+                    "+ simulate, else use node.terminal_value; then backpropagate",
+                )
             return got
 
         call = f"MCTS(game, num_searches={num_searches}, C=1.41, seed={seed}).search({board(state)})  # {name}"

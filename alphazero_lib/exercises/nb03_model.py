@@ -75,8 +75,11 @@ def check_encode(encode: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.nda
 
     def cases() -> list[Case]:
         rng = np.random.default_rng(3)
-        states = [state for game in (TicTacToe(), ConnectFour())
-                  for state in [game.get_initial_state(), *random_states(game, 6, rng)]]  # fmt: skip
+        states = [
+            state
+            for game in (TicTacToe(), ConnectFour())
+            for state in [game.get_initial_state(), *random_states(game, 6, rng)]
+        ]
         states += [np.stack(random_states(TicTacToe(), size, rng)) for size in (1, 2, 5)]
         states += [np.stack(random_states(ConnectFour(), 3, rng))]
         return [_encode_case(state) for state in states]
@@ -144,12 +147,17 @@ def compare_shapes(got: nn.Module, expected: nn.Module, what: str) -> None:
     mine, theirs = ({n: tuple(t.shape) for n, t in m.state_dict().items()} for m in (got, expected))
     missing, extra = [n for n in theirs if n not in mine], [n for n in mine if n not in theirs]
     if missing:
-        raise miss(f"no {missing[0]!r} in your {what}'s state_dict", f"{missing[0]} of shape {theirs[missing[0]]}",
-                   "use exactly the library's attribute names and layer order (a Sequential numbers its layers 0, "
-                   "1, ...).")  # fmt: skip
+        raise miss(
+            f"no {missing[0]!r} in your {what}'s state_dict",
+            f"{missing[0]} of shape {theirs[missing[0]]}",
+            "use exactly the library's attribute names and layer order (a Sequential numbers its layers 0, 1, ...).",
+        )
     if extra:
-        raise miss(f"an extra {extra[0]!r} of shape {mine[extra[0]]}", f"only {sorted(theirs)[:3]}...",
-                   "only the library's layers: convolutions with bias, BatchNorm2d, Linear.")  # fmt: skip
+        raise miss(
+            f"an extra {extra[0]!r} of shape {mine[extra[0]]}",
+            f"only {sorted(theirs)[:3]}...",
+            "only the library's layers: convolutions with bias, BatchNorm2d, Linear.",
+        )
     for name, shape in theirs.items():
         if mine[name] != shape:
             raise miss(f"{name} of shape {mine[name]}", f"shape {shape}", SHAPE_HINTS[len(shape) == 2])
@@ -168,9 +176,15 @@ def check_resblock(learner: type) -> type:
         for number, (hidden, batch, rows, cols, mode) in enumerate(BLOCK_CASES):
             library = randomize(LibraryResBlock(hidden), seed=10 + number)
             x = torch.randn(batch, hidden, rows, cols, generator=torch.Generator().manual_seed(20 + number))
-            out.append(Case(f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
-                            partial(_run_block, hidden=hidden, library=library, x=x, mode=mode),
-                            _numpy(getattr(copy.deepcopy(library), mode)()(x)), HINTS["resblock"], CLOSE))  # fmt: skip
+            out.append(
+                Case(
+                    f"ResBlock({hidden}).{mode}()(x of shape {tuple(x.shape)})",
+                    partial(_run_block, hidden=hidden, library=library, x=x, mode=mode),
+                    _numpy(getattr(copy.deepcopy(library), mode)()(x)),
+                    HINTS["resblock"],
+                    CLOSE,
+                )
+            )
         return out
 
     return check("ResBlock", learner, LibraryResBlock, cases, RESBLOCK_MISTAKES, own=["__init__", "forward"])
@@ -205,9 +219,12 @@ RESBLOCK_MISTAKES = [
     Mistake("add the block's input (the skip connection) before the last ReLU", _block("no skip")),
     Mistake("the sum goes through a ReLU: return relu(x + residual)", _block("no last relu")),
     Mistake("a ReLU between the two convolutions: relu(bn1(conv1(x)))", _block("no first relu")),
-    Mistake("padding=1 in both convolutions: a 3x3 kernel without padding shrinks the board, and the sum with the "
-            "block's input needs the same size", _unpadded(LibraryResBlock, "conv1", "conv2")),
-]  # fmt: skip
+    Mistake(
+        "padding=1 in both convolutions: a 3x3 kernel without padding shrinks the board, and the sum with the "
+        "block's input needs the same size",
+        _unpadded(LibraryResBlock, "conv1", "conv2"),
+    ),
+]
 
 
 def _run_block(cls: type, hidden: int, library: nn.Module, x: torch.Tensor, mode: str) -> np.ndarray:
@@ -234,10 +251,16 @@ def check_resnet_layers(learner: type) -> type:
         for number, (game, blocks, hidden) in enumerate(ARCHS):
             library = randomize(LibraryResNet(game, blocks, hidden), seed=50 + number).eval()
             x = torch.rand(2, 3, game.row_count, game.column_count, generator=torch.Generator().manual_seed(number))
-            out.append(Case(f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each "
-                            f"part on x of shape {tuple(x.shape)}",
-                            partial(_run_layers, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
-                            _parts(library, x), HINTS["resnet_layers"], CLOSE))  # fmt: skip
+            out.append(
+                Case(
+                    f"ResNet({type(game).__name__}(), num_res_blocks={blocks}, num_hidden={hidden}), each "
+                    f"part on x of shape {tuple(x.shape)}",
+                    partial(_run_layers, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
+                    _parts(library, x),
+                    HINTS["resnet_layers"],
+                    CLOSE,
+                )
+            )
         return out
 
     return check("ResNet layers", learner, fallback, cases, LAYER_MISTAKES, own=["__init__"])
@@ -263,8 +286,11 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
     for part in ("start_block", "policy_head", "value_head"):
         mine, theirs = ([type(m).__name__ for m in getattr(n, part).children()] for n in (net, library))
         if mine != theirs:
-            raise miss(f"{part}: {mine}", f"{part}: {theirs}", "the heads end in Flatten then Linear; the value head "
-                       "ends with Tanh (a value in [-1, 1]).")  # fmt: skip
+            raise miss(
+                f"{part}: {mine}",
+                f"{part}: {theirs}",
+                "the heads end in Flatten then Linear; the value head ends with Tanh (a value in [-1, 1]).",
+            )
     net.load_state_dict(library.state_dict(), strict=True)
     net.eval()
     inputs = _parts(library, x)
@@ -279,11 +305,15 @@ def _run_layers(cls: type, game: Any, blocks: int, hidden: int, library: nn.Modu
 
 
 LAYER_MISTAKES = [
-    Mistake("padding=1 in the start block's convolution: without it a 3x3 kernel shrinks the board",
-            _unpadded(LibraryResNet, "start_block.0")),
-    Mistake("padding=1 in the heads' convolutions too: kernel_size=3, padding=1 keeps the board's size",
-            _unpadded(LibraryResNet, "policy_head.0", "value_head.0")),
-]  # fmt: skip
+    Mistake(
+        "padding=1 in the start block's convolution: without it a 3x3 kernel shrinks the board",
+        _unpadded(LibraryResNet, "start_block.0"),
+    ),
+    Mistake(
+        "padding=1 in the heads' convolutions too: kernel_size=3, padding=1 keeps the board's size",
+        _unpadded(LibraryResNet, "policy_head.0", "value_head.0"),
+    ),
+]
 
 
 # ---- exercise 4: ResNet.forward ------------------------------------------------------------------------------
@@ -300,13 +330,20 @@ def check_resnet_forward(learner: type) -> type:
                 x = torch.rand(shape, generator=torch.Generator().manual_seed(batch))
                 with torch.no_grad():
                     expected = _numpy(library(x))
-                out.append(Case(f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {shape})",
-                                partial(_run_forward, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
-                                expected, HINTS["resnet_forward"], CLOSE))  # fmt: skip
+                out.append(
+                    Case(
+                        f"ResNet({type(game).__name__}(), {blocks}, {hidden}).eval()(x of shape {shape})",
+                        partial(_run_forward, game=game, blocks=blocks, hidden=hidden, library=library, x=x),
+                        expected,
+                        HINTS["resnet_forward"],
+                        CLOSE,
+                    )
+                )
         return out
 
-    return check_method(learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward",
-                        mistakes=FORWARD_MISTAKES)  # fmt: skip
+    return check_method(
+        learner, "forward", LibraryResNet.forward, cases, name="ResNet.forward", mistakes=FORWARD_MISTAKES
+    )
 
 
 def _forward_with(kind: str) -> Callable[..., Any]:
@@ -323,13 +360,16 @@ def _forward_with(kind: str) -> Callable[..., Any]:
 
 
 FORWARD_MISTAKES = [
-    Mistake("EVERY block of the backbone, in turn: for block in self.back_bone: x = block(x)",
-            _forward_with("first block")),
+    Mistake(
+        "EVERY block of the backbone, in turn: for block in self.back_bone: x = block(x)", _forward_with("first block")
+    ),
     Mistake("the features go through the backbone's blocks before the heads", _forward_with("no blocks")),
     Mistake("the order of the pair is (policy logits, value)", _forward_with("swapped")),
-    Mistake("return the policy LOGITS (no softmax): the loss and the masking apply their own softmax",
-            _forward_with("softmax")),
-]  # fmt: skip
+    Mistake(
+        "return the policy LOGITS (no softmax): the loss and the masking apply their own softmax",
+        _forward_with("softmax"),
+    ),
+]
 
 
 def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Module, x: torch.Tensor) -> Any:
@@ -341,8 +381,11 @@ def _run_forward(cls: type, game: Any, blocks: int, hidden: int, library: nn.Mod
     if not isinstance(got, (tuple, list)) or len(got) != 2:
         raise Mismatch(got, "(policy logits, value)", "return a pair: policy_head(x), value_head(x).")
     if not all(isinstance(t, torch.Tensor) for t in got):
-        raise Mismatch(tuple(type(t).__name__ for t in got), ("Tensor", "Tensor"), "return torch tensors (training "
-                       "computes losses and gradients from them), not numpy arrays")  # fmt: skip
+        raise Mismatch(
+            tuple(type(t).__name__ for t in got),
+            ("Tensor", "Tensor"),
+            "return torch tensors (training computes losses and gradients from them), not numpy arrays",
+        )
     return _numpy(tuple(got))
 
 
@@ -364,10 +407,15 @@ def check_predict(predict: Callable[..., Any]) -> Callable[..., Any]:
             model = randomize(LibraryResNet(game, 1, 8), seed=40 + number)
             for state in [game.get_initial_state(), *random_states(game, 3, rng)]:
                 if game.get_valid_moves(state).any():
-                    out.append(Case(f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
-                                    partial(_run_predict, model=model, game=game, state=state),
-                                    library_predict(copy.deepcopy(model), game, state), HINTS["predict"],
-                                    CLOSE))  # fmt: skip
+                    out.append(
+                        Case(
+                            f"predict(model, {type(game).__name__}(), np.array({board(state)}))",
+                            partial(_run_predict, model=model, game=game, state=state),
+                            library_predict(copy.deepcopy(model), game, state),
+                            HINTS["predict"],
+                            CLOSE,
+                        )
+                    )
         return out
 
     return check("predict", predict, library_predict, cases, PREDICT_MISTAKES)
@@ -389,19 +437,29 @@ def _predict_with(kind: str) -> Callable[..., Any]:
 
 
 PREDICT_MISTAKES = [
-    Mistake("model.eval() before the forward pass: in training mode BatchNorm normalises with this one "
-            "position's statistics instead of the running ones", _predict_with("no eval")),
-    Mistake("illegal moves get probability 0: multiply by game.get_valid_moves(state), then renormalise",
-            _predict_with("no mask")),
-    Mistake("after zeroing the illegal moves, divide by the sum so the legal ones add up to 1",
-            _predict_with("no renormalise")),
-    Mistake("the value as a Python float: value.item() (a tensor does not print with :+.2f)",
-            _predict_with("tensor value")),
+    Mistake(
+        "model.eval() before the forward pass: in training mode BatchNorm normalises with this one "
+        "position's statistics instead of the running ones",
+        _predict_with("no eval"),
+    ),
+    Mistake(
+        "illegal moves get probability 0: multiply by game.get_valid_moves(state), then renormalise",
+        _predict_with("no mask"),
+    ),
+    Mistake(
+        "after zeroing the illegal moves, divide by the sum so the legal ones add up to 1",
+        _predict_with("no renormalise"),
+    ),
+    Mistake(
+        "the value as a Python float: value.item() (a tensor does not print with :+.2f)", _predict_with("tensor value")
+    ),
     Mistake("drop the batch axis of one: .squeeze(0), shape (action_size,)", _predict_with("batch axis")),
-    Mistake("a softmax over the ACTIONS, dim=1 (or -1): over dim 0, the batch axis of one position, every entry "
-            "becomes 1, and after the mask the policy is uniform on the legal moves",
-            _predict_with("softmax over the batch")),
-]  # fmt: skip
+    Mistake(
+        "a softmax over the ACTIONS, dim=1 (or -1): over dim 0, the batch axis of one position, every entry "
+        "becomes 1, and after the mask the policy is uniform on the legal moves",
+        _predict_with("softmax over the batch"),
+    ),
+]
 
 
 def _run_predict(predict: Callable[..., Any], model: nn.Module, game: Any, state: np.ndarray) -> Any:
@@ -450,13 +508,29 @@ def draw_network(model: nn.Module, ax: Any = None, title: str | None = None) -> 
     for kind, label, shape in boxes:
         above = last.get(kind, last.get("trunk"))
         x, y = centres[kind], float(trunk + head) if above is None else above[1] - 1.0
-        ax.add_patch(FancyBboxPatch((x - width / 2, y - box_height / 2), width, box_height, boxstyle="round,pad=0.02",
-                                    facecolor=colours[kind], edgecolor="#444444", linewidth=1.0))  # fmt: skip
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - width / 2, y - box_height / 2),
+                width,
+                box_height,
+                boxstyle="round,pad=0.02",
+                facecolor=colours[kind],
+                edgecolor="#444444",
+                linewidth=1.0,
+            )
+        )
         ax.text(x, y + 0.08, label, ha="center", va="center", fontsize=8)
         ax.text(x, y - 0.22, shape, ha="center", va="center", fontsize=7, color="#555555", style="italic")
         if above is not None:
-            ax.add_patch(FancyArrowPatch((above[0], above[1] - box_height / 2), (x, y + box_height / 2),
-                                         arrowstyle="-|>", mutation_scale=10, color="#444444"))  # fmt: skip
+            ax.add_patch(
+                FancyArrowPatch(
+                    (above[0], above[1] - box_height / 2),
+                    (x, y + box_height / 2),
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    color="#444444",
+                )
+            )
         last[kind] = (x, y)
     ax.set_xlim(0, 1)
     ax.set_ylim(0.5, trunk + head + 0.5)

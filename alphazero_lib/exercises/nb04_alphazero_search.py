@@ -129,10 +129,16 @@ def check_get_ucb(cls: type) -> type:
         return float((partial(library_get_ucb, parent) if library else parent.get_ucb)(parent.children[0], C))
 
     def cases(cls: type) -> list[Case]:
-        return [Case(f"parent.get_ucb(child, C={C}) with parent.visit_count={visits}, child: prior={child[0]}, "
-                     f"visit_count={child[1]}, value_sum={child[2]}", partial(ucb, visits=visits, child=child, C=C),
-                     ucb(cls, visits, child, C, library=True), HINTS["get_ucb"])
-                for visits, child, C in UCB_CASES]  # fmt: skip
+        return [
+            Case(
+                f"parent.get_ucb(child, C={C}) with parent.visit_count={visits}, child: prior={child[0]}, "
+                f"visit_count={child[1]}, value_sum={child[2]}",
+                partial(ucb, visits=visits, child=child, C=C),
+                ucb(cls, visits, child, C, library=True),
+                HINTS["get_ucb"],
+            )
+            for visits, child, C in UCB_CASES
+        ]
 
     return check_method(cls, "get_ucb", library_get_ucb, cases, name="Node.get_ucb", mistakes=UCB_MISTAKES)
 
@@ -152,17 +158,29 @@ def _puct(q: Callable[[float, Any], float] | None = None, bonus: Callable[[int, 
 
 
 UCB_MISTAKES = [
-    Mistake("the child's value_sum is from the view of the player to move at the child, the parent's opponent: "
-            "Q = -(value_sum / visit_count)", _puct(q=lambda q, child: -q)),
-    Mistake("AlphaZero's Q is the mean value in [-1, 1] from the parent's view, -(value_sum / visit_count), not "
-            "vanilla MCTS's rescaled 1 - (mean + 1) / 2", _puct(q=lambda q, c: (1 + q) / 2 if c.visit_count else 0.0)),
-    Mistake("an unvisited child has no mean yet: Q = 0 when child.visit_count == 0 (no division by zero)",
-            _puct(q=lambda q, child: -(child.value_sum / child.visit_count))),
-    Mistake("the bonus divides by (1 + child.visit_count): an unvisited child gets C * prior * sqrt(N)",
-            _puct(bonus=lambda n, child: child.prior * math.sqrt(n) / child.visit_count)),
-    Mistake("the bonus grows with the square root of the PARENT's visits: math.sqrt(self.visit_count)",
-            _puct(bonus=lambda n, child: child.prior * n / (1 + child.visit_count))),
-]  # fmt: skip
+    Mistake(
+        "the child's value_sum is from the view of the player to move at the child, the parent's opponent: "
+        "Q = -(value_sum / visit_count)",
+        _puct(q=lambda q, child: -q),
+    ),
+    Mistake(
+        "AlphaZero's Q is the mean value in [-1, 1] from the parent's view, -(value_sum / visit_count), not "
+        "vanilla MCTS's rescaled 1 - (mean + 1) / 2",
+        _puct(q=lambda q, c: (1 + q) / 2 if c.visit_count else 0.0),
+    ),
+    Mistake(
+        "an unvisited child has no mean yet: Q = 0 when child.visit_count == 0 (no division by zero)",
+        _puct(q=lambda q, child: -(child.value_sum / child.visit_count)),
+    ),
+    Mistake(
+        "the bonus divides by (1 + child.visit_count): an unvisited child gets C * prior * sqrt(N)",
+        _puct(bonus=lambda n, child: child.prior * math.sqrt(n) / child.visit_count),
+    ),
+    Mistake(
+        "the bonus grows with the square root of the PARENT's visits: math.sqrt(self.visit_count)",
+        _puct(bonus=lambda n, child: child.prior * n / (1 + child.visit_count)),
+    ),
+]
 
 
 # ---- exercise 2: selection --------------------------------------------------------------------------------------
@@ -193,10 +211,12 @@ def check_select(cls: type) -> type:
 
     def case(what: str, visits: int, children: list[tuple[int, float, int, float]], C: float) -> Case:
         shown = ", ".join(f"(action {a}, prior {p:.2f}, n {n}, value_sum {v:g})" for a, p, n, v in children)
-        return Case(f"node.select(C={C}).action_taken, {what}: N={visits}, children {shown}",
-                    lambda c: _family(c, visits, children).select(C).action_taken,
-                    library_select(_family(LibraryNode, visits, children), C).action_taken,
-                    HINTS["select"])  # fmt: skip
+        return Case(
+            f"node.select(C={C}).action_taken, {what}: N={visits}, children {shown}",
+            lambda c: _family(c, visits, children).select(C).action_taken,
+            library_select(_family(LibraryNode, visits, children), C).action_taken,
+            HINTS["select"],
+        )
 
     def cases(cls: type) -> list[Case]:
         return [case(*made) for made in select_cases()]
@@ -205,15 +225,23 @@ def check_select(cls: type) -> type:
 
 
 SELECT_MISTAKES = [
-    Mistake("on a tie keep the FIRST child (the lowest action): replace the best only on a strictly larger score",
-            select_last_on_ties),
-    Mistake("the child with the LARGEST score: max, not min", lambda self, C: min(self.children,
-                                                                                 key=lambda c: self.get_ucb(c, C))),
-    Mistake("select by the PUCT score (self.get_ucb(child, C)), not by the prior alone",
-            lambda self, C: max(self.children, key=lambda c: c.prior)),
-    Mistake("return the child node itself (the search walks on from it), not its position in self.children",
-            lambda self, C: max(range(len(self.children)), key=lambda i: self.get_ucb(self.children[i], C))),
-]  # fmt: skip
+    Mistake(
+        "on a tie keep the FIRST child (the lowest action): replace the best only on a strictly larger score",
+        select_last_on_ties,
+    ),
+    Mistake(
+        "the child with the LARGEST score: max, not min",
+        lambda self, C: min(self.children, key=lambda c: self.get_ucb(c, C)),
+    ),
+    Mistake(
+        "select by the PUCT score (self.get_ucb(child, C)), not by the prior alone",
+        lambda self, C: max(self.children, key=lambda c: c.prior),
+    ),
+    Mistake(
+        "return the child node itself (the search walks on from it), not its position in self.children",
+        lambda self, C: max(range(len(self.children)), key=lambda i: self.get_ucb(self.children[i], C)),
+    ),
+]
 
 
 # ---- exercise 3: expansion ---------------------------------------------------------------------------------------
@@ -228,9 +256,15 @@ def check_expand(cls: type) -> type:
             for state in live_positions(game, 5, seed=12):
                 priors = masked_softmax(rng.normal(size=game.action_size), game.get_valid_moves(state))
                 call = f"Node(np.array({board(state)})).expand({type(game).__name__}(), priors={show(priors)})"
-                out.append(Case(call, partial(_run_expand, game=game, state=state, priors=priors),
-                                _run_expand(LibraryNode, game, state, priors), HINTS["expand"],
-                                partial(core.same, tol=1e-12)))  # fmt: skip
+                out.append(
+                    Case(
+                        call,
+                        partial(_run_expand, game=game, state=state, priors=priors),
+                        _run_expand(LibraryNode, game, state, priors),
+                        HINTS["expand"],
+                        partial(core.same, tol=1e-12),
+                    )
+                )
         return out
 
     return check_method(cls, "expand", library_expand, cases, name="Node.expand", mistakes=EXPAND_MISTAKES)
@@ -248,14 +282,22 @@ def _expand_with(kind: str) -> Callable[..., None]:
 
 
 EXPAND_MISTAKES = [
-    Mistake("a child's state is seen by the opponent, who moves there: change_perspective(get_next_state(state, "
-            "action, 1), -1)", _expand_with("no flip")),
-    Mistake("a child's prior is priors[action] (priors has one entry per action), not the prior at the child's "
-            "position in the list of legal moves", _expand_with("index prior")),
-    Mistake("the node's state is canonical, so the player to move there is 1: play the move for player 1, "
-            "get_next_state(state, action, 1), then change_perspective(..., -1) for the child",
-            _expand_with("played by -1")),
-]  # fmt: skip
+    Mistake(
+        "a child's state is seen by the opponent, who moves there: change_perspective(get_next_state(state, "
+        "action, 1), -1)",
+        _expand_with("no flip"),
+    ),
+    Mistake(
+        "a child's prior is priors[action] (priors has one entry per action), not the prior at the child's "
+        "position in the list of legal moves",
+        _expand_with("index prior"),
+    ),
+    Mistake(
+        "the node's state is canonical, so the player to move there is 1: play the move for player 1, "
+        "get_next_state(state, action, 1), then change_perspective(..., -1) for the child",
+        _expand_with("played by -1"),
+    ),
+]
 
 
 def _run_expand(cls: type, game: Any, state: np.ndarray, priors: np.ndarray) -> Any:
@@ -304,21 +346,29 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
             valid = (rng.random(size) < 0.6).astype(np.uint8)
             valid[rng.integers(size)] = 1
             made.append((rng.normal(scale=3, size=size), valid, ""))
-        return [Case(f"masked_policy(logits={show(logits)}, valid={show(valid)})",
-                     partial(run, logits=logits, valid=valid), masked_softmax(logits, valid),
-                     OVERFLOW if what == "large logits" else HINTS["masked_policy"])
-                for logits, valid, what in made]  # fmt: skip
+        return [
+            Case(
+                f"masked_policy(logits={show(logits)}, valid={show(valid)})",
+                partial(run, logits=logits, valid=valid),
+                masked_softmax(logits, valid),
+                OVERFLOW if what == "large logits" else HINTS["masked_policy"],
+            )
+            for logits, valid, what in made
+        ]
 
     return check("masked_policy", masked_policy, masked_softmax, cases, MASKED_MISTAKES)
 
 
 MASKED_MISTAKES = [  # the library's softmax with one change, or none (the overflow)
     Mistake(OVERFLOW, lambda logits, valid: np.exp(logits) * valid / (np.exp(logits) * valid).sum()),
-    Mistake("divide by the sum over the LEGAL moves only, so they add up to 1",
-            lambda logits, valid: masked_softmax(logits, np.ones_like(valid)) * (np.asarray(valid) == 1)),
-    Mistake("illegal moves (valid == 0) get exactly 0",
-            lambda logits, valid: masked_softmax(logits, np.ones_like(valid))),
-]  # fmt: skip
+    Mistake(
+        "divide by the sum over the LEGAL moves only, so they add up to 1",
+        lambda logits, valid: masked_softmax(logits, np.ones_like(valid)) * (np.asarray(valid) == 1),
+    ),
+    Mistake(
+        "illegal moves (valid == 0) get exactly 0", lambda logits, valid: masked_softmax(logits, np.ones_like(valid))
+    ),
+]
 
 
 # ---- exercise 5: Dirichlet noise at the root -----------------------------------------------------------------------
@@ -348,12 +398,20 @@ def check_dirichlet_noise(add_dirichlet_noise: Callable[..., np.ndarray]) -> Cal
             priors = masked_softmax(rng.normal(size=size), valid)
             epsilon, alpha = float(rng.choice([0.25, 0.5, 1.0])), float(rng.choice([0.03, 0.3, 1.0]))
             seed = 100 + number
-            out.append(Case(f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
-                            f"alpha={alpha}, rng=np.random.default_rng({seed}))",
-                            partial(_run_noise, priors=priors, valid=valid, eps=epsilon, alpha=alpha, seed=seed),
-                            NOISE_FORM, HINTS["dirichlet_noise"]))  # fmt: skip
-        for size, legal, epsilon, alpha in [(9, [0, 2, 3, 5, 8], 0.25, 0.3), (7, [1, 4, 6], 0.5, 1.0),
-                                            (9, list(range(9)), 0.25, 0.03)]:  # fmt: skip
+            out.append(
+                Case(
+                    f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={epsilon}, "
+                    f"alpha={alpha}, rng=np.random.default_rng({seed}))",
+                    partial(_run_noise, priors=priors, valid=valid, eps=epsilon, alpha=alpha, seed=seed),
+                    NOISE_FORM,
+                    HINTS["dirichlet_noise"],
+                )
+            )
+        for size, legal, epsilon, alpha in [
+            (9, [0, 2, 3, 5, 8], 0.25, 0.3),
+            (7, [1, 4, 6], 0.5, 1.0),
+            (9, list(range(9)), 0.25, 0.03),
+        ]:
             valid = np.isin(np.arange(size), legal).astype(np.uint8)
             priors = masked_softmax(np.linspace(-1.0, 1.5, size), valid)  # unequal priors
             out.append(_noise_statistics_case(priors, valid, epsilon, alpha))
@@ -380,16 +438,26 @@ def _noise_with(kind: str) -> Callable[..., np.ndarray]:
 
 
 NOISE_MISTAKES = [
-    Mistake("the weights: (1 - epsilon) * prior + epsilon * noise (epsilon is the noise's share)",
-            lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, 1 - epsilon, alpha, rng)),
+    Mistake(
+        "the weights: (1 - epsilon) * prior + epsilon * noise (epsilon is the noise's share)",
+        lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, 1 - epsilon, alpha, rng),
+    ),
     Mistake("scale the prior by (1 - epsilon) too, so the mix still sums to 1", _noise_with("added")),
-    Mistake("one Dirichlet draw over the legal moves only (not over every action): its numbers must sum to 1 on "
-            "the legal moves", _noise_with("every action")),
-    Mistake("draw the noise over the legal moves only, not over every action followed by a mask and a "
-            "renormalisation: that shrinks the noise's share as the board fills up", _noise_with("video")),
-    Mistake("alpha is each legal move's concentration: rng.dirichlet([alpha] * number_of_legal_moves)",
-            lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, epsilon, 1 / alpha, rng)),
-]  # fmt: skip
+    Mistake(
+        "one Dirichlet draw over the legal moves only (not over every action): its numbers must sum to 1 on "
+        "the legal moves",
+        _noise_with("every action"),
+    ),
+    Mistake(
+        "draw the noise over the legal moves only, not over every action followed by a mask and a "
+        "renormalisation: that shrinks the noise's share as the board fills up",
+        _noise_with("video"),
+    ),
+    Mistake(
+        "alpha is each legal move's concentration: rng.dirichlet([alpha] * number_of_legal_moves)",
+        lambda priors, valid, epsilon, alpha, rng: library_dirichlet_noise(priors, valid, epsilon, 1 / alpha, rng),
+    ),
+]
 
 
 def _noise_read_back(got: Any, priors: np.ndarray, valid: np.ndarray, eps: float) -> np.ndarray:
@@ -412,8 +480,11 @@ def _run_noise(
         raise Mismatch("another answer for the same seed", "the same answer for the same seed", GIVEN_RNG)
     illegal = np.asarray(valid) == 0
     if not np.array_equal(got[illegal], priors[illegal]):
-        raise Mismatch(Text(f"illegal moves changed to {show(got[illegal])}"), Text("illegal moves unchanged (0)"),
-                       "mix the noise into the legal moves only; the illegal ones keep their prior of 0.")  # fmt: skip
+        raise Mismatch(
+            Text(f"illegal moves changed to {show(got[illegal])}"),
+            Text("illegal moves unchanged (0)"),
+            "mix the noise into the legal moves only; the illegal ones keep their prior of 0.",
+        )
     noise = _noise_read_back(got, priors, valid, eps)
     if not np.isclose(noise.sum(), 1.0, atol=1e-6) or noise.min() < -1e-9:
         raise Mismatch(
@@ -427,8 +498,10 @@ def _run_noise(
 def _noise_statistics_case(priors: np.ndarray, valid: np.ndarray, eps: float, alpha: float) -> Case:
     k = int(valid.sum())
     squares = (alpha + 1) / (k * alpha + 1)
-    expected = Text(f"Dirichlet({alpha}) over the {k} legal moves: 1/{k} = {1 / k:.3f} each on average, a mean sum "
-                    f"of squares of {squares:.3f}")  # fmt: skip
+    expected = Text(
+        f"Dirichlet({alpha}) over the {k} legal moves: 1/{k} = {1 / k:.3f} each on average, a mean sum "
+        f"of squares of {squares:.3f}"
+    )
 
     def run(f: Callable[..., Any]) -> Any:
         answers = [f(priors.copy(), valid.copy(), eps, alpha, np.random.default_rng(s)) for s in range(NOISE_DRAWS)]
@@ -436,19 +509,31 @@ def _noise_statistics_case(priors: np.ndarray, valid: np.ndarray, eps: float, al
         means, square_sums = samples.mean(axis=0), (samples**2).sum(axis=1)
         error = samples.std(axis=0).max() / math.sqrt(NOISE_DRAWS) + 1e-3
         square_error = square_sums.std() / math.sqrt(NOISE_DRAWS) + 1e-3
-        seen = Text(f"noise read back from the mix averaging {show(means.round(3))}, a mean sum of squares of "
-                    f"{square_sums.mean():.3f}")  # fmt: skip
+        seen = Text(
+            f"noise read back from the mix averaging {show(means.round(3))}, a mean sum of squares of "
+            f"{square_sums.mean():.3f}"
+        )
         if np.max(np.abs(means - 1 / k)) > NOISE_SIGMAS * error:
-            raise Mismatch(seen, expected, "every legal move gets the same noise on average: one Dirichlet draw over "
-                           "the legal moves, mixed as (1 - epsilon) * prior + epsilon * noise.")  # fmt: skip
+            raise Mismatch(
+                seen,
+                expected,
+                "every legal move gets the same noise on average: one Dirichlet draw over "
+                "the legal moves, mixed as (1 - epsilon) * prior + epsilon * noise.",
+            )
         if abs(square_sums.mean() - squares) > NOISE_SIGMAS * square_error:
-            raise Mismatch(seen, expected, "the noise is too even or too spiky for this alpha: "
-                           "rng.dirichlet([alpha] * number_of_legal_moves)")  # fmt: skip
+            raise Mismatch(
+                seen,
+                expected,
+                "the noise is too even or too spiky for this alpha: rng.dirichlet([alpha] * number_of_legal_moves)",
+            )
         return expected
 
-    return Case(f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={eps}, alpha={alpha}, "
-                f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
-                run, expected)  # fmt: skip
+    return Case(
+        f"add_dirichlet_noise(priors={show(priors)}, valid={show(valid)}, epsilon={eps}, alpha={alpha}, "
+        f"rng=np.random.default_rng(seed)) for seeds 0 to {NOISE_DRAWS - 1}: the noise's distribution",
+        run,
+        expected,
+    )
 
 
 # ---- exercise 6: the search ------------------------------------------------------------------------------------
@@ -494,9 +579,16 @@ def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., n
             for config, (what, state) in ((c, p) for c in configs for p in search_positions(game)):
                 noisy = config.dirichlet_epsilon
                 extra = f", dirichlet_epsilon={noisy}, dirichlet_alpha={config.dirichlet_alpha}" if noisy else ""
-                out.append(case(f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches="
-                                f"{config.num_searches}, C={config.C}{extra}, seed={config.seed})).search({what}: "
-                                f"np.array({board(state)}))", name, config, state))  # fmt: skip
+                out.append(
+                    case(
+                        f"visit counts of AlphaMCTS(game, {name}, SearchConfig(num_searches="
+                        f"{config.num_searches}, C={config.C}{extra}, seed={config.seed})).search({what}: "
+                        f"np.array({board(state)}))",
+                        name,
+                        config,
+                        state,
+                    )
+                )
         twice = SearchConfig(num_searches=20, dirichlet_epsilon=0.25, seed=3)
         call = "two searches in a row on one AlphaMCTS with root noise (seed=3): both visit counts"
         return [*out, case(call, "model", twice, game.get_initial_state(), 2, SEARCH_MISTAKES["new rng"])]
@@ -505,8 +597,9 @@ def check_search(cls: type, model: Any, game: Any = None, noise: Callable[..., n
     return check_method(cls, "search", library_search, cases, name="AlphaMCTS.search", mistakes=mistakes)
 
 
-def _run_search(cls: Callable[..., Any], game: Any, network: Any, config: SearchConfig, state: np.ndarray,
-                times: int = 1) -> Any:  # fmt: skip
+def _run_search(
+    cls: Callable[..., Any], game: Any, network: Any, config: SearchConfig, state: np.ndarray, times: int = 1
+) -> Any:
     """The visit counts of ``times`` searches in a row on one ``cls(game, network, config)``."""
     search = cls(game, network, config)
     counts = []
@@ -522,8 +615,15 @@ class _Search(LibraryAlphaMCTS):
     """The library's search with the root noise ``noise`` (in the learner's signature) and, for the diagnosis, one
     planted mistake ``kind``; ``rng``: the learner's generator."""
 
-    def __init__(self, game: Any, model: Any, config: SearchConfig, noise: Callable[..., np.ndarray] | None = None,
-                 kind: str = "", rng: np.random.Generator | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        game: Any,
+        model: Any,
+        config: SearchConfig,
+        noise: Callable[..., np.ndarray] | None = None,
+        kind: str = "",
+        rng: np.random.Generator | None = None,
+    ) -> None:
         if kind == "terminal sign":  # a finished game's value left as the rules give it (for the parent's mover)
             rules, game = game.get_value_and_terminated, copy.copy(game)
             game.get_value_and_terminated = lambda state, action: (-rules(state, action)[0], rules(state, action)[1])

@@ -183,22 +183,33 @@ def check_apply_temperature(apply_temperature: Callable[[np.ndarray, float], np.
             counts[rng.integers(size)] += 1
             vectors.append(counts / counts.sum())
         return [
-            Case(f"apply_temperature({show(p)}, {t})", functools.partial(run, probs=p, temperature=t),
-                 library_apply_temperature(p, t), HINTS["apply_temperature"])
-            for p in vectors for t in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0)
-        ]  # fmt: skip
+            Case(
+                f"apply_temperature({show(p)}, {t})",
+                functools.partial(run, probs=p, temperature=t),
+                library_apply_temperature(p, t),
+                HINTS["apply_temperature"],
+            )
+            for p in vectors
+            for t in (1.0, 1.25, 0.5, 2.0, 10.0, 0.1, 0.0)
+        ]
 
     return check("apply_temperature", apply_temperature, library_apply_temperature, cases, TEMPERATURE_MISTAKES)
 
 
 TEMPERATURE_MISTAKES = [
-    Mistake("divide by the sum so the probabilities add up to 1 again",
-            lambda p, t: np.asarray(p, dtype=np.float64) ** (1 / t) if t else (p == np.max(p)).astype(np.float64)),
-    Mistake("raise to the power 1 / temperature (a low temperature sharpens), not to the power temperature",
-            lambda p, t: library_apply_temperature(p, 1 / t if t else 0)),
-    Mistake("at temperature 0 the largest entries SHARE the mass equally when they tie (not only the first)",
-            lambda p, t: library_apply_temperature(p, t) if t else np.eye(len(p))[int(np.argmax(p))]),
-]  # fmt: skip
+    Mistake(
+        "divide by the sum so the probabilities add up to 1 again",
+        lambda p, t: np.asarray(p, dtype=np.float64) ** (1 / t) if t else (p == np.max(p)).astype(np.float64),
+    ),
+    Mistake(
+        "raise to the power 1 / temperature (a low temperature sharpens), not to the power temperature",
+        lambda p, t: library_apply_temperature(p, 1 / t if t else 0),
+    ),
+    Mistake(
+        "at temperature 0 the largest entries SHARE the mass equally when they tie (not only the first)",
+        lambda p, t: library_apply_temperature(p, t) if t else np.eye(len(p))[int(np.argmax(p))],
+    ),
+]
 
 
 # ---- exercise 2: one game's memory --------------------------------------------------------------------------
@@ -229,11 +240,16 @@ def _replay(f: Callable, game: Any, history: list, value: float, last: int) -> A
 
 MEMORY_MISTAKES = [  # the library's game_memory given a changed input
     Mistake(ITS_MOVER, lambda g, h, v, lp: library_game_memory(g, [(s, p, lp) for s, p, _ in h], v, lp)),
-    Mistake("value is the result for last_player (who made the final move): their positions get value as it is, "
-            "the others the opposite", lambda g, h, v, lp: library_game_memory(g, h, g.get_opponent_value(v), lp)),
-    Mistake(f"{CANONICAL}, without change_perspective",
-            lambda g, h, v, lp: library_game_memory(g, [(g.change_perspective(s, m), p, m) for s, p, m in h], v, lp)),
-]  # fmt: skip
+    Mistake(
+        "value is the result for last_player (who made the final move): their positions get value as it is, "
+        "the others the opposite",
+        lambda g, h, v, lp: library_game_memory(g, h, g.get_opponent_value(v), lp),
+    ),
+    Mistake(
+        f"{CANONICAL}, without change_perspective",
+        lambda g, h, v, lp: library_game_memory(g, [(g.change_perspective(s, m), p, m) for s, p, m in h], v, lp),
+    ),
+]
 
 
 def _library_game_memory(game: Any, history: list, value: float, last_player: int) -> list:
@@ -249,12 +265,15 @@ def check_self_play(self_play: Callable) -> Callable:
 
     def cases() -> list[Case]:
         return [
-            _case(f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
-                  lambda f, g=game, s=seed, t=temperature: f(g, fake_search(g, s), np.random.default_rng(s), t),
-                  library_self_play, compare)
+            _case(
+                f"self_play({game!r}, fake_search, np.random.default_rng({seed}), temperature={temperature})",
+                lambda f, g=game, s=seed, t=temperature: f(g, fake_search(g, s), np.random.default_rng(s), t),
+                library_self_play,
+                compare,
+            )
             for game in (TicTacToe(), ConnectFour())
             for seed, temperature in [(0, 1.25), (1, 1.0), (2, 0.5), (3, 0.0), (4, 1.25), (5, 2.0)]
-        ]  # fmt: skip
+        ]
 
     return check("self_play", self_play, _library_self_play, cases, SELF_PLAY_MISTAKES)
 
@@ -266,17 +285,26 @@ def _searching_absolute(game: Any, search: Callable, rng: np.random.Generator, t
 
 
 SELF_PLAY_MISTAKES = [  # the library's self_play with a changed search, temperature or outcome
-    Mistake("draw each move from apply_temperature(probs, temperature), not from the search's probabilities as "
-            "they are", lambda g, search, rng, t=1.25: library_self_play(g, search, rng, 1.0)),
-    Mistake("store the search's probabilities as they are (the training target); temperature only shapes the draw",
-            lambda g, search, rng, t=1.25: library_self_play(
-                g, lambda s: library_apply_temperature(search(s), t), rng, 1.0)),
-    Mistake("search the CANONICAL state (game.change_perspective(state, player)): the search plays as player 1",
-            _searching_absolute),
-    Mistake("the final value is for the player who made the last move: game_memory(game, history, value, player) "
-            "with that player",
-            lambda g, search, rng, t=1.25: [(s, p, -z) for s, p, z in library_self_play(g, search, rng, t)]),
-]  # fmt: skip
+    Mistake(
+        "draw each move from apply_temperature(probs, temperature), not from the search's probabilities as they are",
+        lambda g, search, rng, t=1.25: library_self_play(g, search, rng, 1.0),
+    ),
+    Mistake(
+        "store the search's probabilities as they are (the training target); temperature only shapes the draw",
+        lambda g, search, rng, t=1.25: library_self_play(
+            g, lambda s: library_apply_temperature(search(s), t), rng, 1.0
+        ),
+    ),
+    Mistake(
+        "search the CANONICAL state (game.change_perspective(state, player)): the search plays as player 1",
+        _searching_absolute,
+    ),
+    Mistake(
+        "the final value is for the player who made the last move: game_memory(game, history, value, player) "
+        "with that player",
+        lambda g, search, rng, t=1.25: [(s, p, -z) for s, p, z in library_self_play(g, search, rng, t)],
+    ),
+]
 
 
 def _library_self_play(game: Any, search: Callable, rng: np.random.Generator, temperature: float = 1.25) -> list:
@@ -292,19 +320,24 @@ def check_minibatches(minibatches: Callable) -> Callable:
     def cases() -> list[Case]:
         sizes = [(8, 4), (10, 4), (9, 4), (2, 2), (3, 2), (5, 8), (64, 64), (65, 64), (66, 64), (129, 64), (200, 64)]
         return [
-            _case(f"minibatches({num}, {size}, np.random.default_rng({seed}))",
-                  lambda f, n=num, b=size, s=seed: f(n, b, np.random.default_rng(s)), library_minibatches,
-                  _compare_batches)
+            _case(
+                f"minibatches({num}, {size}, np.random.default_rng({seed}))",
+                lambda f, n=num, b=size, s=seed: f(n, b, np.random.default_rng(s)),
+                library_minibatches,
+                _compare_batches,
+            )
             for seed, (num, size) in enumerate(sizes)
-        ]  # fmt: skip
+        ]
 
     return check("minibatches", minibatches, library_minibatches, cases, BATCH_MISTAKES)
 
 
 BATCH_MISTAKES = [  # the library's batch sizes over the samples in their order
-    Mistake("shuffle once with order = rng.permutation(num_samples), then cut it into slices",
-            lambda n, b, rng: np.split(np.arange(n), np.cumsum([len(x) for x in library_minibatches(n, b, rng)])[:-1])),
-]  # fmt: skip
+    Mistake(
+        "shuffle once with order = rng.permutation(num_samples), then cut it into slices",
+        lambda n, b, rng: np.split(np.arange(n), np.cumsum([len(x) for x in library_minibatches(n, b, rng)])[:-1]),
+    ),
+]
 
 
 def _compare_batches(got: Any, expected: list) -> Any:
@@ -315,8 +348,10 @@ def _compare_batches(got: Any, expected: list) -> Any:
     sizes, want = [len(b) for b in batches], [len(b) for b in expected]
     flat = np.concatenate(batches) if batches else np.zeros(0, dtype=int)
     if sorted(flat.tolist()) != list(range(sum(want))):
-        hint = ("every sample exactly once: slice order[i : i + batch_size] up to the end (the video's "
-                "min(len(memory) - 1, ...) drops the last sample).")  # fmt: skip
+        hint = (
+            "every sample exactly once: slice order[i : i + batch_size] up to the end (the video's "
+            "min(len(memory) - 1, ...) drops the last sample)."
+        )
         raise miss(f"batch sizes {sizes}", f"batch sizes {want}", hint)
     if 1 in sizes:
         hint = "a last batch of one must join the batch before it (a one-sample step is a noisy one)."
@@ -388,15 +423,25 @@ def _step_with(kind: str) -> Callable[..., tuple]:
 
 
 STEP_MISTAKES = [
-    Mistake("optimizer.zero_grad() before backward() in every step: otherwise this step's gradient adds to the "
-            "last one's", _step_with("no zero")),
-    *(Mistake("the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
-              f"order is {ORDER}", _step_with(kind)) for kind in ("step first", "zero last")),
-    Mistake("F.cross_entropy takes the raw logits (it applies log-softmax itself): no softmax before it",
-            _step_with("softmax")),
+    Mistake(
+        "optimizer.zero_grad() before backward() in every step: otherwise this step's gradient adds to the last one's",
+        _step_with("no zero"),
+    ),
+    *(
+        Mistake(
+            "the parameters never changed: zero_grad() clears the gradients and backward() computes them, so the "
+            f"order is {ORDER}",
+            _step_with(kind),
+        )
+        for kind in ("step first", "zero last")
+    ),
+    Mistake(
+        "F.cross_entropy takes the raw logits (it applies log-softmax itself): no softmax before it",
+        _step_with("softmax"),
+    ),
     Mistake("backpropagate the SUM of both losses: (policy_loss + value_loss).backward()", _step_with("policy only")),
     Mistake(FLOATS, _step_with("tensors")),
-]  # fmt: skip
+]
 
 
 def _run_steps(train_step: Callable, model: torch.nn.Module, batches: list, expected: tuple) -> Any:
@@ -507,12 +552,18 @@ def _train_with(kind: str) -> Callable[..., dict]:
 
 
 TRAIN_MISTAKES = [
-    Mistake("model.train() first: the model may come in eval mode, and BatchNorm then neither uses the batch's "
-            "statistics nor updates its running ones", _train_with("no train mode")),
-    Mistake("the mean loss per SAMPLE: weight each batch's loss by len(batch) and divide by len(memory) (batches "
-            "differ in size)", _train_with("per batch")),
+    Mistake(
+        "model.train() first: the model may come in eval mode, and BatchNorm then neither uses the batch's "
+        "statistics nor updates its running ones",
+        _train_with("no train mode"),
+    ),
+    Mistake(
+        "the mean loss per SAMPLE: weight each batch's loss by len(batch) and divide by len(memory) (batches "
+        "differ in size)",
+        _train_with("per batch"),
+    ),
     Mistake(ON_ITS_DEVICE, _train_with("cpu tensors")),
-]  # fmt: skip
+]
 
 
 def _epoch(train: Callable, model: torch.nn.Module, memory: list, size: int, seed: int) -> tuple[Any, Any]:
@@ -528,20 +579,32 @@ def _run_epoch(train: Callable, model: torch.nn.Module, memory: list, size: int,
     if not isinstance(got, dict) or not set(keys) <= set(got):
         raise Mismatch(got, want, "return a dict with 'policy_loss' and 'value_loss'.")
     if not all(isinstance(got[k], numbers.Real) for k in keys):
-        raise Mismatch({k: got[k] for k in keys}, want,
-                       "the losses as plain numbers (train_step returns floats; sum them as floats)")  # fmt: skip
+        raise Mismatch(
+            {k: got[k] for k in keys},
+            want,
+            "the losses as plain numbers (train_step returns floats; sum them as floats)",
+        )
     losses_agree = all(same(float(got[key]), want[key], TOL) for key in keys)
     if same(_parameters(trained), expected[1], TOL):
         if losses_agree:
             return expected
-        raise Mismatch({k: float(got[k]) for k in keys}, dict(want), "the parameters agree, so the training steps "
-                       "are right: average the losses per SAMPLE (sum loss * len(batch) over the batches, divide by "
-                       "len(memory))")  # fmt: skip
+        raise Mismatch(
+            {k: float(got[k]) for k in keys},
+            dict(want),
+            "the parameters agree, so the training steps "
+            "are right: average the losses per SAMPLE (sum loss * len(batch) over the batches, divide by "
+            "len(memory))",
+        )
     shapes = _batch_shapes_hint(train, model, memory, size, seed)
     if not losses_agree:
-        raise Mismatch({k: float(got[k]) for k in keys}, dict(want), shapes or "put the model in training mode "
-                       "(model.train()), take the batches from minibatches(len(memory), batch_size, rng), one "
-                       "train_step each, in that order.")  # fmt: skip
+        raise Mismatch(
+            {k: float(got[k]) for k in keys},
+            dict(want),
+            shapes
+            or "put the model in training mode "
+            "(model.train()), take the batches from minibatches(len(memory), batch_size, rng), one "
+            "train_step each, in that order.",
+        )
     hint = shapes or "one train_step per minibatch, in the order minibatches gives them."
     raise miss("other parameters", "the library's parameters", hint)
 
@@ -593,11 +656,14 @@ def check_learn(learn: Callable) -> Callable:
 
     def cases() -> list[Case]:
         return [
-            _case(f"learn(play_game, train_epoch, num_iterations={iterations}, num_games={games}, "
-                  f"num_epochs={epochs})", lambda f, i=iterations, g=games, e=epochs: _scripted_run(f, i, g, e),
-                  _library_learn, _compare_learn)
+            _case(
+                f"learn(play_game, train_epoch, num_iterations={iterations}, num_games={games}, num_epochs={epochs})",
+                lambda f, i=iterations, g=games, e=epochs: _scripted_run(f, i, g, e),
+                _library_learn,
+                _compare_learn,
+            )
             for iterations, games, epochs in [(1, 1, 1), (2, 3, 1), (3, 2, 2), (2, 4, 3)]
-        ]  # fmt: skip
+        ]
 
     return check("learn", learn, _library_learn, cases, LEARN_MISTAKES)
 
@@ -621,11 +687,13 @@ def _learn_with(kind: str) -> Callable[..., list]:
 
 
 LEARN_MISTAKES = [
-    Mistake("each iteration starts a fresh memory (memory = [] inside the loop): it trains on its own games",
-            _learn_with("keeps memory")),
+    Mistake(
+        "each iteration starts a fresh memory (memory = [] inside the loop): it trains on its own games",
+        _learn_with("keeps memory"),
+    ),
     Mistake("record the LAST epoch's losses of the iteration", _learn_with("first epoch")),
     Mistake("iterations are numbered from 1: range(1, num_iterations + 1)", _learn_with("from 0")),
-]  # fmt: skip
+]
 
 
 def _scripted_run(learn: Callable, iterations: int, games: int, epochs: int) -> tuple[list, list]:
@@ -696,11 +764,17 @@ BROKEN_RUNS = Path(__file__).resolve().parents[1] / "data" / "broken_runs.json"
 #: The causes a learner names, each with the spellings accepted for it (after ``_plain``).
 CAUSES: dict[str, tuple[str, ...]] = {
     "no sign flip": ("no value sign flip", "sign flip", "no flip", "missing sign flip", "value sign flip"),
-    "temperature unused": ("temperature bug", "temperature ignored", "video's temperature bug", "untempered",
-                           "temperature not used", "video temperature bug"),
+    "temperature unused": (
+        "temperature bug",
+        "temperature ignored",
+        "video's temperature bug",
+        "untempered",
+        "temperature not used",
+        "video temperature bug",
+    ),
     "no root noise": ("no noise", "no dirichlet noise", "root noise", "no exploration noise"),
     "replay window 1": ("replay window of 1", "window 1", "replay window", "replay window one"),
-}  # fmt: skip
+}
 #: The runs behind the labels of the exercise's plot (the reference, the correct run, is shown as such); each
 #: run's name reads as its cause.
 LABELS = {"A": "replay_window_1", "B": "no_sign_flip", "C": "no_root_noise", "D": "temperature_unused"}
@@ -743,8 +817,13 @@ def plot_broken_runs(data: dict[str, Any] | None = None) -> Any:
 
     fig = Figure(figsize=(11, 6))
     axes = fig.subplots(2, 3).ravel()
-    styles = {"reference": ("black", "--"), "A": ("#1565c0", "-"), "B": ("#c62828", "-"), "C": ("#2e7d32", "-"),
-              "D": ("#ef6c00", "-")}  # fmt: skip
+    styles = {
+        "reference": ("black", "--"),
+        "A": ("#1565c0", "-"),
+        "B": ("#c62828", "-"),
+        "C": ("#2e7d32", "-"),
+        "D": ("#ef6c00", "-"),
+    }
     runs = runs_by_label(data)
     for ax, (key, title, unit) in zip(axes, PANELS, strict=True):
         for label, series in runs.items():
@@ -806,8 +885,10 @@ def _diagnosis_verdict(diagnosis: Any) -> str:
         return f"{FAILED} {name}: the keys are the run labels A to D and the values their causes, e.g. {example}"
     unknown = sorted(set(labels) - set(LABELS))
     if unknown:
-        return (f"{FAILED} {name}: no run is labelled {', '.join(map(repr, unknown))}; the runs are A, B, C and D "
-                "(the reference is the correct run)")  # fmt: skip
+        return (
+            f"{FAILED} {name}: no run is labelled {', '.join(map(repr, unknown))}; the runs are A, B, C and D "
+            "(the reference is the correct run)"
+        )
     causes = ", ".join(map(repr, CAUSES))
     missing = [label for label in LABELS if label not in labels or _undecided(labels[label])]
     if missing:

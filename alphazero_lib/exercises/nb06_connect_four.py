@@ -98,8 +98,10 @@ def check_get_next_state(cls: type) -> type:
     def cases(cls: type) -> list[Case]:
         rows, rng = [(_position(c), a, p, hint) for c, a, p, hint in DROPS], np.random.default_rng(60)
         for moves in (positions.random_game(LIBRARY, rng) for _ in range(40)):
-            rows += [(positions.after(LIBRARY, moves[:k])[0], a, p, HINTS["get_next_state"])
-                     for k, (_, a, p, _) in enumerate(moves)]  # fmt: skip
+            rows += [
+                (positions.after(LIBRARY, moves[:k])[0], a, p, HINTS["get_next_state"])
+                for k, (_, a, p, _) in enumerate(moves)
+            ]
         copy = "the input state was changed: copy it first (state.copy())."
         return [_case("get_next_state", state, (a, p), hint, copy) for state, a, p, hint in rows]
 
@@ -114,11 +116,16 @@ def _drop_on_top(self: Any, state: np.ndarray, action: int, player: int) -> np.n
 
 
 NEXT_MISTAKES = [
-    Mistake("the piece falls to the LOWEST empty row of the column (row 5 is the bottom row, row 0 the top): the "
-            "last of np.flatnonzero(state[:, action] == 0)", _drop_on_top),
-    Mistake("put player's piece (1 or -1), not always 1",
-            lambda self, state, action, player: LIBRARY.get_next_state(state, action, 1)),
-]  # fmt: skip
+    Mistake(
+        "the piece falls to the LOWEST empty row of the column (row 5 is the bottom row, row 0 the top): the "
+        "last of np.flatnonzero(state[:, action] == 0)",
+        _drop_on_top,
+    ),
+    Mistake(
+        "put player's piece (1 or -1), not always 1",
+        lambda self, state, action, player: LIBRARY.get_next_state(state, action, 1),
+    ),
+]
 
 
 # ---- exercise 2: legal columns ------------------------------------------------------------------------------
@@ -137,13 +144,19 @@ def check_get_valid_moves(cls: type) -> type:
 
 
 VALID_MISTAKES = [
-    Mistake("a column is legal while its TOP cell (row 0) is empty; the bottom row fills first",
-            lambda self, state: (state[-1] == 0).astype(np.uint8)),
-    Mistake("one 0/1 entry per column (is there room?), not the number of empty cells in it",
-            lambda self, state: (state == 0).sum(axis=0)),
-    Mistake("one entry per column (7), not one per cell: look at the top row only",
-            lambda self, state: (state.reshape(-1) == 0).astype(np.uint8)),
-]  # fmt: skip
+    Mistake(
+        "a column is legal while its TOP cell (row 0) is empty; the bottom row fills first",
+        lambda self, state: (state[-1] == 0).astype(np.uint8),
+    ),
+    Mistake(
+        "one 0/1 entry per column (is there room?), not the number of empty cells in it",
+        lambda self, state: (state == 0).sum(axis=0),
+    ),
+    Mistake(
+        "one entry per column (7), not one per cell: look at the top row only",
+        lambda self, state: (state.reshape(-1) == 0).astype(np.uint8),
+    ),
+]
 
 
 # ---- exercise 3: the win check ------------------------------------------------------------------------------
@@ -172,8 +185,14 @@ def check_check_win(cls: type) -> type:
 
     def cases(cls: type) -> list[Case]:
         empty, read_only = LIBRARY.get_initial_state(), "check_win only reads the board: do not write into it."
-        out = [Case("game.check_win(<empty board>, None)", lambda g: g().check_win(empty, None), False,
-                    "no action yet (None) means no win.")]  # fmt: skip
+        out = [
+            Case(
+                "game.check_win(<empty board>, None)",
+                lambda g: g().check_win(empty, None),
+                False,
+                "no action yet (None) means no win.",
+            )
+        ]
         out += [_case("check_win", _position(c), (c[-1],), hint, read_only) for c, hint in EDGE_CASES]
         played = positions.played_positions(LIBRARY, np.random.default_rng(62), 60)
         return out + [_case("check_win", state, (a,), HINTS["check_win"], read_only) for state, a, _ in played]
@@ -200,11 +219,14 @@ def _check_win(self: Any, state: np.ndarray, action: int | None, kind: str = "")
     return any(1 + count(dr, dc) + (0 if kind == "one way" else count(-dr, -dc)) >= need for dr, dc in directions)
 
 
-WIN_MISTAKES = core.planted(_check_win, {
-    "one way": "count both ways along each direction: the last piece can complete a line in its middle",
-    "no diagonals": "the two diagonals count too: directions (1, 1) and (1, -1)",
-    "one diagonal": "both diagonals count: '\\' is (1, 1), '/' is (1, -1)",
-    "bottom piece": "the piece just dropped is the TOP piece of its column: the smallest row that is not empty",
-    "three": "a win needs in_a_row (4) pieces in a line, not 3",
-    "any colour": "count only the mover's pieces (state[r, c] == player), not any piece",
-})  # fmt: skip
+WIN_MISTAKES = core.planted(
+    _check_win,
+    {
+        "one way": "count both ways along each direction: the last piece can complete a line in its middle",
+        "no diagonals": "the two diagonals count too: directions (1, 1) and (1, -1)",
+        "one diagonal": "both diagonals count: '\\' is (1, 1), '/' is (1, -1)",
+        "bottom piece": "the piece just dropped is the TOP piece of its column: the smallest row that is not empty",
+        "three": "a win needs in_a_row (4) pieces in a line, not 3",
+        "any colour": "count only the mover's pieces (state[r, c] == player), not any piece",
+    },
+)

@@ -162,8 +162,15 @@ class MCTSParallel:
 expand_roots, simulate, search = MCTSParallel.expand_roots, MCTSParallel.simulate, MCTSParallel.search
 
 
-def parallel_self_play(game: Game, search: Callable[..., np.ndarray], num_games: int, rng: np.random.Generator,
-                       temperature: float = 1.25, backwards: bool = True, kind: str = "") -> list:  # fmt: skip
+def parallel_self_play(
+    game: Game,
+    search: Callable[..., np.ndarray],
+    num_games: int,
+    rng: np.random.Generator,
+    temperature: float = 1.25,
+    backwards: bool = True,
+    kind: str = "",
+) -> list:
     """The video's self-play loop: ``num_games`` games side by side, ONE ``search(states [B, R, C], spgs) -> probs
     [B, A]`` per step for the games still playing, one move in each (drawn backwards through the list, as the video
     does, or forwards), one ``player`` for all; a finished game adds ``game_memory(game, spg.memory, value, player)``
@@ -207,19 +214,25 @@ def parallel_self_play(game: Game, search: Callable[..., np.ndarray], num_games:
     return memory
 
 
-def _library_loop(game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator,
-                  temperature: float = 1.25) -> list:  # fmt: skip
+def _library_loop(
+    game: Game, search: Callable[..., Any], num_games: int, rng: np.random.Generator, temperature: float = 1.25
+) -> list:
     return parallel_self_play(game, search, num_games, rng, temperature)
 
 
-def select_actions(value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits,
-                   C=2.0) -> np.ndarray:  # fmt: skip
+def select_actions(
+    value_sum: np.ndarray, visit_count: np.ndarray, prior: np.ndarray, legal: np.ndarray, parent_visits, C=2.0
+) -> np.ndarray:
     """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``; the
     library's ``search_policies.puct_selection`` (the rule ``BatchedMCTS`` applies to its trees)."""
-    children = Children(prior=np.asarray(prior, dtype=np.float64), visit_count=np.asarray(visit_count),
-                        value_sum=np.asarray(value_sum), illegal_penalty=np.where(legal, 0.0, -np.inf),
-                        parent_visits=np.asarray(parent_visits, dtype=np.float64),
-                        raw_value=np.zeros(len(prior)))  # fmt: skip
+    children = Children(
+        prior=np.asarray(prior, dtype=np.float64),
+        visit_count=np.asarray(visit_count),
+        value_sum=np.asarray(value_sum),
+        illegal_penalty=np.where(legal, 0.0, -np.inf),
+        parent_visits=np.asarray(parent_visits, dtype=np.float64),
+        raw_value=np.zeros(len(prior)),
+    )
     return puct_selection(children, SearchConfig(C=C))
 
 
@@ -243,9 +256,11 @@ class RowNet:
 
 # the loop's rules that both the fake search (which sees them broken) and a planted mistake state
 KEPT = "take a game out of the list when it ends: a finished game left in it is searched again"
-SKIPS = ("removing a game from the list you are looping over skips the game after it (and its row of probs no longer "
-         "lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the video does, or "
-         "build a new list of the games still playing")  # fmt: skip
+SKIPS = (
+    "removing a game from the list you are looping over skips the game after it (and its row of probs no longer "
+    "lines up): loop backwards (for i in reversed(range(len(spgs))): ... del spgs[i]), as the video does, or "
+    "build a new list of the games still playing"
+)
 
 
 class FakeParallelSearch:
@@ -264,27 +279,38 @@ class FakeParallelSearch:
         step, states, spgs = len(self.batch_sizes), np.asarray(states), list(spgs)
         shape = (len(spgs), self.game.row_count, self.game.column_count)
         if states.shape != shape:
-            raise miss(f"search(states of shape {states.shape}, {len(spgs)} games)", f"states of shape {shape}",
-                       "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still "
-                       "playing and those B games, in the same order.")  # fmt: skip
+            raise miss(
+                f"search(states of shape {states.shape}, {len(spgs)} games)",
+                f"states of shape {shape}",
+                "call search(states, spgs) with the stacked canonical boards [B, R, C] of the games still "
+                "playing and those B games, in the same order.",
+            )
         self.batch_sizes.append(len(spgs))
         if step == 0:
             if self.num_games is not None and len(spgs) != self.num_games:
-                raise miss(f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}",
-                           f"all {self.num_games}", "search every game in ONE call per step: make all num_games "
-                           "SPGs first, then search them together (search(states, spgs)).")  # fmt: skip
+                raise miss(
+                    f"the first search call got {len(spgs)} game{'s' if len(spgs) != 1 else ''}",
+                    f"all {self.num_games}",
+                    "search every game in ONE call per step: make all num_games "
+                    "SPGs first, then search them together (search(states, spgs)).",
+                )
             self.games, self.boards = spgs, {id(spg): [] for spg in spgs}
         for i, spg in enumerate(spgs):
             if id(spg) not in self.boards:
-                raise miss(f"step {step + 1}: a game that was not in the first call", "the same SPGs at every step",
-                           "make the SPGs once, before the loop; each keeps its board in spg.state.")  # fmt: skip
+                raise miss(
+                    f"step {step + 1}: a game that was not in the first call",
+                    "the same SPGs at every step",
+                    "make the SPGs once, before the loop; each keeps its board in spg.state.",
+                )
             self._watch(step, 1 if step % 2 == 0 else -1, i, spg, states[i])
         searched = {id(spg) for spg in spgs}
         for k, spg in enumerate(self.games):
             if id(spg) not in searched and not self.game.is_over(spg.state):
-                raise miss(f"step {step + 1}: game {k} is still playing but was not searched",
-                           "every game still playing searched", "take a game out of the list only when it has "
-                           "ended; search all the others in one call per step.")  # fmt: skip
+                raise miss(
+                    f"step {step + 1}: game {k} is still playing but was not searched",
+                    "every game still playing searched",
+                    "take a game out of the list only when it has ended; search all the others in one call per step.",
+                )
         probs = np.zeros((len(spgs), self.game.action_size))
         for i, spg in enumerate(spgs):
             counts = fake_counts(self.game, states[i], self.seed)
@@ -301,24 +327,37 @@ class FakeParallelSearch:
         k = next(k for k, game in enumerate(self.games) if game is spg)
         board = np.asarray(getattr(spg, "state", None))
         if board.shape != state.shape:
-            raise miss(f"game {k}'s spg.state of shape {board.shape}", f"shape {state.shape}",
-                       "keep each game's board in its spg.state.")  # fmt: skip
+            raise miss(
+                f"game {k}'s spg.state of shape {board.shape}",
+                f"shape {state.shape}",
+                "keep each game's board in its spg.state.",
+            )
         if self.game.is_over(board):
-            raise miss(f"step {step + 1}: game {k} was searched after it ended", "a finished game leaves the list",
-                       KEPT)  # fmt: skip
+            raise miss(
+                f"step {step + 1}: game {k} was searched after it ended", "a finished game leaves the list", KEPT
+            )
         pieces = int(np.count_nonzero(board))
         if pieces != step:
-            raise miss(f"step {step + 1}: game {k} has {pieces} pieces", f"{step} (one move per game and step)",
-                       f"every game still in the list moves once per step; {SKIPS}" if pieces < step
-                       else "one move per game and step.")  # fmt: skip
+            raise miss(
+                f"step {step + 1}: game {k} has {pieces} pieces",
+                f"{step} (one move per game and step)",
+                f"every game still in the list moves once per step; {SKIPS}"
+                if pieces < step
+                else "one move per game and step.",
+            )
         if not np.array_equal(state, board * player):
             if np.array_equal(state, board):
-                raise miss(f"step {step + 1}: game {k}'s board as it is", "seen by the player to move",
-                           "search the canonical boards: game.change_perspective(spg.state, player) for each "
-                           "game.")  # fmt: skip
-            raise miss(f"step {step + 1}: states[{i}] is not game {k}'s board",
-                       f"spgs[{i}].state seen by the player to move", "states[i] is the board of spgs[i] (its "
-                       "spg.state) seen by the player to move: stack them in the list's order.")  # fmt: skip
+                raise miss(
+                    f"step {step + 1}: game {k}'s board as it is",
+                    "seen by the player to move",
+                    "search the canonical boards: game.change_perspective(spg.state, player) for each game.",
+                )
+            raise miss(
+                f"step {step + 1}: states[{i}] is not game {k}'s board",
+                f"spgs[{i}].state seen by the player to move",
+                "states[i] is the board of spgs[i] (its "
+                "spg.state) seen by the player to move: stack them in the list's order.",
+            )
         self.boards[id(spg)].append(board.copy())
 
     def moves(self) -> list[list[int]]:
@@ -350,8 +389,10 @@ def search_step_by_step(mcts: Any, states: np.ndarray, simulations: int):
 
 
 # ---- the checks -----------------------------------------------------------------------------------------------
-OWN_LIST = ("each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a default "
-            "argument memory=[], is ONE list shared by every game)")  # fmt: skip
+OWN_LIST = (
+    "each game needs its own list: self.memory = [] inside __init__ (a list in the class body, or a default "
+    "argument memory=[], is ONE list shared by every game)"
+)
 
 
 def check_spg(learner: Any) -> Any:
@@ -366,24 +407,34 @@ def check_spg(learner: Any) -> Any:
         if second.memory:
             raise Mismatch(second.memory, [], OWN_LIST)
         if second.state[0, 0] == 9:
-            raise Mismatch(board(second.state), board(game.get_initial_state()), "each SPG needs its own state "
-                           "array (game.get_initial_state() makes a new one).")  # fmt: skip
+            raise Mismatch(
+                board(second.state),
+                board(game.get_initial_state()),
+                "each SPG needs its own state array (game.get_initial_state() makes a new one).",
+            )
         return "apart"
 
     def cases() -> list[Case]:
         out = [
-            Case(f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
-                 lambda cls, g=game: attrgetter("state", "memory", "root", "node")(cls(g)),
-                 (game.get_initial_state(), [], None, None), HINTS["spg"], same=_same_fields)
+            Case(
+                f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
+                lambda cls, g=game: attrgetter("state", "memory", "root", "node")(cls(g)),
+                (game.get_initial_state(), [], None, None),
+                HINTS["spg"],
+                same=_same_fields,
+            )
             for game in (TicTacToe(), ConnectFour(), Othello(6))
-        ]  # fmt: skip
+        ]
         out.append(Case("two SPG(TicTacToe()): add to one's memory and state, the other is unchanged", apart, "apart"))
         return out
 
     # a wrong SPG keeps state between cases (a shared list grows): each mistake is a fresh class, tried once
-    mistakes = [Mistake(OWN_LIST, lambda: _spg_without("memory")),
-                Mistake("set all four attributes in __init__, node = None too (simulate reads it)",
-                        lambda: _spg_without("node"))]  # fmt: skip
+    mistakes = [
+        Mistake(OWN_LIST, lambda: _spg_without("memory")),
+        Mistake(
+            "set all four attributes in __init__, node = None too (simulate reads it)", lambda: _spg_without("node")
+        ),
+    ]
     return check("SPG", learner, SPG, cases, mistakes, own=["__init__"], adapt=lambda make: make(), verify=False)
 
 
@@ -403,9 +454,14 @@ def _same_fields(got: Any, expected: Any) -> bool:
         return False
     state, memory, root, node = got
     return (
-        isinstance(state, np.ndarray) and state.shape == expected[0].shape and np.array_equal(state, expected[0])
-        and isinstance(memory, list) and memory == [] and root is None and node is None
-    )  # fmt: skip
+        isinstance(state, np.ndarray)
+        and state.shape == expected[0].shape
+        and np.array_equal(state, expected[0])
+        and isinstance(memory, list)
+        and memory == []
+        and root is None
+        and node is None
+    )
 
 
 SETTINGS = [  # (game, batch size, search settings, position seed) of the search cases; noise on in some
@@ -416,11 +472,13 @@ SETTINGS = [  # (game, batch size, search settings, position seed) of the search
     (ConnectFour(), 4, SearchConfig(num_searches=16, dirichlet_epsilon=0.25, dirichlet_alpha=0.9, seed=4), 4),
     (TicTacToe(), 3, SearchConfig(num_searches=40, C=1.0, seed=5), 5),  # ENDGAMES
 ]
-ENDGAMES = np.stack([  # Tic-Tac-Toe positions where the search meets finished games within a few moves
-    positions.WIN_AT_2,
-    positions.tictactoe([[1, -1, 1], [-1, -1, 1], [0, 1, -1]]),  # two empty squares
-    positions.tictactoe([[-1, 1, 0], [0, 1, 0], [-1, 0, 0]]),
-])  # fmt: skip
+ENDGAMES = np.stack(
+    [  # Tic-Tac-Toe positions where the search meets finished games within a few moves
+        positions.WIN_AT_2,
+        positions.tictactoe([[1, -1, 1], [-1, -1, 1], [0, 1, -1]]),  # two empty squares
+        positions.tictactoe([[-1, 1, 0], [0, 1, 0], [-1, 0, 0]]),
+    ]
+)
 
 
 def _serial(game: Game, config: SearchConfig, states: np.ndarray, net: Any, searches: int | None = None):
@@ -450,17 +508,28 @@ def _search_cases(method: str) -> list[Case]:
         probs, roots = _serial(game, config, states, net, 1 if method == "expand_roots" else None)
         run = partial(_run_parallel, method=method, game=game, net=net, config=config, states=states)
         noise = f", dirichlet_epsilon={config.dirichlet_epsilon}" if config.dirichlet_epsilon else ""
-        call = (f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, SearchConfig(num_searches="
-                f"{config.num_searches}, C={config.C}{noise}, seed={config.seed}); first game "
-                f"{board(states[0])}")  # fmt: skip
+        call = (
+            f"{type(game).__name__}, {batch} game{'s' if batch > 1 else ''}, SearchConfig(num_searches="
+            f"{config.num_searches}, C={config.C}{noise}, seed={config.seed}); first game "
+            f"{board(states[0])}"
+        )
         if method == "search":
             cases.append(Case(call, run, probs, HINTS[method]))
             continue
         expected = np.stack([_root_table(root, game.action_size) for root in roots])
         if method == "expand_roots":
             expected[:, 1:] = 0  # priors only: the serial roots ran one simulation, the parallel ones none
-        cases.append(Case(call, run, expected, HINTS[method], same=lambda got, exp: isinstance(got, np.ndarray)
-                          and got.shape == exp.shape and np.allclose(got, exp, atol=1e-9)))  # fmt: skip
+        cases.append(
+            Case(
+                call,
+                run,
+                expected,
+                HINTS[method],
+                same=lambda got, exp: (
+                    isinstance(got, np.ndarray) and got.shape == exp.shape and np.allclose(got, exp, atol=1e-9)
+                ),
+            )
+        )
     return cases
 
 
@@ -475,22 +544,30 @@ def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchCo
             calls = mcts.network_calls
             mcts.simulate(spgs)
             if mcts.network_calls - calls > 1:
-                raise Mismatch(f"{mcts.network_calls - calls} network calls in one simulation", "at most 1",
-                               "collect every game's leaf first, then evaluate them all in one call.")  # fmt: skip
+                raise Mismatch(
+                    f"{mcts.network_calls - calls} network calls in one simulation",
+                    "at most 1",
+                    "collect every game's leaf first, then evaluate them all in one call.",
+                )
     else:
         calls = mcts.network_calls
         mcts.expand_roots(states, spgs)
         untouched = np.random.default_rng(config.seed).bit_generator.state
         if config.dirichlet_epsilon > 0 and mcts.rng.bit_generator.state == untouched:
-            raise Mismatch("no draw from self.rng", "one self.rng.dirichlet per game",
-                           "draw the noise from self.rng (seeded once, as the serial search's), not from "
-                           "np.random")  # fmt: skip
+            raise Mismatch(
+                "no draw from self.rng",
+                "one self.rng.dirichlet per game",
+                "draw the noise from self.rng (seeded once, as the serial search's), not from np.random",
+            )
         if mcts.network_calls - calls != 1:
             raise Mismatch(f"{mcts.network_calls - calls} network calls", "1", "evaluate all roots in one call.")
         visits = [getattr(spg.root, "visit_count", None) for spg in spgs]
         if any(v != 1 for v in visits):
-            raise Mismatch(visits, [1] * len(spgs), "a root starts with visit_count = 1 (its own evaluation), as in "
-                           "the serial search.")  # fmt: skip
+            raise Mismatch(
+                visits,
+                [1] * len(spgs),
+                "a root starts with visit_count = 1 (its own evaluation), as in the serial search.",
+            )
     roots = [spg.root for spg in spgs]
     if any(root is None for root in roots):
         raise Mismatch(roots, "a Node per game", "set spg.root = Node(state) for every game.")
@@ -501,8 +578,14 @@ def _run_parallel(cls: type, method: str, game: Game, net: Any, config: SearchCo
 
 
 def _check_parallel(cls: type, method: str, mistakes: list[Mistake]) -> type:
-    return check_method(cls, method, getattr(MCTSParallel, method), lambda cls: _search_cases(method),
-                        name=f"MCTSParallel.{method}", mistakes=mistakes)  # fmt: skip
+    return check_method(
+        cls,
+        method,
+        getattr(MCTSParallel, method),
+        lambda cls: _search_cases(method),
+        name=f"MCTSParallel.{method}",
+        mistakes=mistakes,
+    )
 
 
 def check_expand_roots(cls: type) -> type:
@@ -523,31 +606,46 @@ def check_search(cls: type) -> type:
     return _check_parallel(cls, "search", SEARCH_MISTAKES)
 
 
-ROOT_MISTAKES = core.planted(_expand_roots, {
-    "all actions": "draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * "
-    "len(legal))), as the serial search does; not one draw over every action",
-    "np.random": "draw the noise from self.rng (seeded once), not from np.random",
-})  # fmt: skip
-SIMULATE_MISTAKES = core.planted(_simulate, {
-    "terminal sign": "a finished leaf's value comes from the rules, which score it for the player who just moved: "
-    "back up -value",
-    "network sign": "the network's value is already for the player to move at the leaf: back it up as it is",
-    "stale node": "reset spg.node = None at the start of every simulation: a finished game's leaf must not wait "
-    "from the simulation before",
-})  # fmt: skip
-SEARCH_MISTAKES = core.planted(_search, {  # the visits are right; what is returned is not
-    "counts": "return each game's visit SHARES: its counts divided by its own sum",
-    "one sum": "normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
-    "games",
-    "a list": "return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
-})  # fmt: skip
+ROOT_MISTAKES = core.planted(
+    _expand_roots,
+    {
+        "all actions": "draw the noise game by game over each game's LEGAL moves (self.rng.dirichlet([alpha] * "
+        "len(legal))), as the serial search does; not one draw over every action",
+        "np.random": "draw the noise from self.rng (seeded once), not from np.random",
+    },
+)
+SIMULATE_MISTAKES = core.planted(
+    _simulate,
+    {
+        "terminal sign": "a finished leaf's value comes from the rules, which score it for the player who just moved: "
+        "back up -value",
+        "network sign": "the network's value is already for the player to move at the leaf: back it up as it is",
+        "stale node": "reset spg.node = None at the start of every simulation: a finished game's leaf must not wait "
+        "from the simulation before",
+    },
+)
+SEARCH_MISTAKES = core.planted(
+    _search,
+    {  # the visits are right; what is returned is not
+        "counts": "return each game's visit SHARES: its counts divided by its own sum",
+        "one sum": "normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
+        "games",
+        "a list": "return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
+    },
+)
 
 
 # ---- the self-play loop -----------------------------------------------------------------------------------------
 LOOP_SETTINGS = [  # (game, number of games, seed, temperature) of the loop's cases
-    (TicTacToe(), 1, 0, 1.25), (TicTacToe(), 5, 1, 1.25), (TicTacToe(), 8, 2, 1.0), (TicTacToe(), 6, 3, 0.5),
-    (TicTacToe(), 4, 4, 0.0), (TicTacToe(), 12, 5, 2.0), (ConnectFour(), 3, 6, 1.25), (ConnectFour(), 5, 7, 1.0),
-]  # fmt: skip
+    (TicTacToe(), 1, 0, 1.25),
+    (TicTacToe(), 5, 1, 1.25),
+    (TicTacToe(), 8, 2, 1.0),
+    (TicTacToe(), 6, 3, 0.5),
+    (TicTacToe(), 4, 4, 0.0),
+    (TicTacToe(), 12, 5, 2.0),
+    (ConnectFour(), 3, 6, 1.25),
+    (ConnectFour(), 5, 7, 1.0),
+]
 
 
 def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperature: float) -> tuple[Any, list]:
@@ -555,12 +653,18 @@ def _play(f: Callable[..., Any], game: Game, num_games: int, seed: int, temperat
     search = FakeParallelSearch(game, seed, num_games)
     memory = f(game, search, num_games, np.random.default_rng(seed), temperature)
     if not search.games:
-        raise miss("search was never called", "one call per step",
-                   "call probs = search(states, spgs) once per step for all games still playing.")  # fmt: skip
+        raise miss(
+            "search was never called",
+            "one call per step",
+            "call probs = search(states, spgs) once per step for all games still playing.",
+        )
     for k, spg in enumerate(search.games):
         if not game.is_over(spg.state):
-            raise miss(f"game {k} not finished when the loop returned", "every game played to its end",
-                       "loop while any game is still playing (while spgs:), not until the first one ends.")  # fmt: skip
+            raise miss(
+                f"game {k} not finished when the loop returned",
+                "every game played to its end",
+                "loop while any game is still playing (while spgs:), not until the first one ends.",
+            )
     return memory, search.moves()
 
 
@@ -568,8 +672,10 @@ def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temp
     memory, moves = _play(f, game, num_games, seed, temperature)
 
     def common(want: list) -> int:  # how many moves each game has in common with ``want``'s, from the first, summed
-        return sum(next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-                   for a, b in zip(moves, want, strict=True))  # fmt: skip
+        return sum(
+            next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            for a, b in zip(moves, want, strict=True)
+        )
 
     # the draws may go forwards or backwards through the list: compare with the reference that went the same way
     way = max(expected, key=lambda w: (common(expected[w][1]), w == "backwards"))
@@ -584,24 +690,40 @@ def _run_loop(f: Callable[..., Any], game: Game, num_games: int, seed: int, temp
 def _compare_samples(game: Game, got: Any, expected: list) -> None:
     """The samples of all games, as a multiset (games end in any order): positions, then policies, then outcomes."""
     if not isinstance(got, (list, tuple)):
-        raise Mismatch(got, core.Text(f"a list of {len(expected)} samples"),
-                       "return one list with the samples (encoded state, probs, outcome) of every game.")  # fmt: skip
+        raise Mismatch(
+            got,
+            core.Text(f"a list of {len(expected)} samples"),
+            "return one list with the samples (encoded state, probs, outcome) of every game.",
+        )
     shape = (3, game.row_count, game.column_count)
     for sample in got:
         if not isinstance(sample, (tuple, list)) or len(sample) != 3:
-            raise Mismatch(sample, core.Text("(encoded state, probs, outcome)"),
-                           "each sample is (encoded state, probs, outcome), as game_memory makes them.")  # fmt: skip
+            raise Mismatch(
+                sample,
+                core.Text("(encoded state, probs, outcome)"),
+                "each sample is (encoded state, probs, outcome), as game_memory makes them.",
+            )
         state, _, outcome = sample
         if not isinstance(state, np.ndarray) or state.shape != shape:
-            raise miss(f"a sample's state {show(state, 60)}", f"an encoded state of shape {shape}",
-                       "game_memory(game, spg.memory, value, player) encodes the states for you.")  # fmt: skip
+            raise miss(
+                f"a sample's state {show(state, 60)}",
+                f"an encoded state of shape {shape}",
+                "game_memory(game, spg.memory, value, player) encodes the states for you.",
+            )
         if not isinstance(outcome, numbers.Real) and not (isinstance(outcome, np.ndarray) and outcome.size == 1):
-            raise miss(f"a sample's outcome {show(outcome, 60)}", "a number (1, 0 or -1)",
-                       "the outcome is a number, seen by the position's mover.")  # fmt: skip
+            raise miss(
+                f"a sample's outcome {show(outcome, 60)}",
+                "a number (1, 0 or -1)",
+                "the outcome is a number, seen by the position's mover.",
+            )
     if len(got) != len(expected):
-        raise miss(f"{len(got)} samples", f"{len(expected)} samples", "one sample per position of every game, added "
-                   "once, when its game ends: game_memory(game, spg.memory, value, player), with each game's own "
-                   "spg.memory.")  # fmt: skip
+        raise miss(
+            f"{len(got)} samples",
+            f"{len(expected)} samples",
+            "one sample per position of every game, added "
+            "once, when its game ends: game_memory(game, spg.memory, value, player), with each game's own "
+            "spg.memory.",
+        )
 
     def key(sample: Any) -> tuple[bytes, float]:
         return np.asarray(sample[0], dtype=np.float32).tobytes(), float(np.asarray(sample[2]))
@@ -609,18 +731,27 @@ def _compare_samples(game: Game, got: Any, expected: list) -> None:
     mine, theirs = sorted(got, key=key), sorted(expected, key=key)
     stray = sum((Counter(key(s)[0] for s in got) - Counter(key(s)[0] for s in expected)).values())
     if stray:
-        raise miss(f"{stray} of {len(got)} samples at positions the games did not search",
-                   "each game's positions, seen by their movers", "store states[i] (the canonical board the "
-                   "search saw) in spg.memory; game_memory encodes it.")  # fmt: skip
+        raise miss(
+            f"{stray} of {len(got)} samples at positions the games did not search",
+            "each game's positions, seen by their movers",
+            "store states[i] (the canonical board the search saw) in spg.memory; game_memory encodes it.",
+        )
     by_position = {key(s)[0]: s[1] for s in theirs}
     other = sum(not np.allclose(np.asarray(s[1], dtype=np.float64), by_position[key(s)[0]], atol=1e-5) for s in mine)
     if other:
-        raise miss(f"{other} of {len(got)} samples with other probabilities", "the search's probabilities",
-                   "store probs[i], the search's probabilities of game i's board (before temperature).")  # fmt: skip
+        raise miss(
+            f"{other} of {len(got)} samples with other probabilities",
+            "the search's probabilities",
+            "store probs[i], the search's probabilities of game i's board (before temperature).",
+        )
     if [key(s) for s in mine] != [key(s) for s in theirs]:
-        raise miss(_outcome_counts(mine), _outcome_counts(theirs), "each position's outcome is seen by the player "
-                   "who moved there: game_memory(game, spg.memory, value, player) with the player who made the last "
-                   "move.")  # fmt: skip
+        raise miss(
+            _outcome_counts(mine),
+            _outcome_counts(theirs),
+            "each position's outcome is seen by the player "
+            "who moved there: game_memory(game, spg.memory, value, player) with the player who made the last "
+            "move.",
+        )
 
 
 def _outcome_counts(samples: list) -> str:
@@ -637,28 +768,33 @@ def check_parallel_self_play(learner: Any) -> Any:
         args = (game, num_games, seed, temperature)
         forwards = partial(parallel_self_play, backwards=False)
         expected = {"backwards": _play(parallel_self_play, *args), "forwards": _play(forwards, *args)}
-        call = (f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
-                f"temperature={temperature})")  # fmt: skip
+        call = (
+            f"parallel_self_play({game!r}, fake_parallel_search, {num_games}, np.random.default_rng({seed}), "
+            f"temperature={temperature})"
+        )
         return Case(call, lambda f, a=args, e=expected: _run_loop(f, *a, e), "agrees", HINTS["parallel_self_play"])
 
     return check("parallel_self_play", learner, _library_loop, lambda: [case(*r) for r in LOOP_SETTINGS], LOOP_MISTAKES)
 
 
-LOOP_MISTAKES = core.planted(parallel_self_play, {
-    "kept": KEPT,
-    "skips": SKIPS,
-    "del forwards": "deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
-    "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
-    "outcome": "each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives the "
-    "other player's positions game.get_opponent_value(value)",
-    "shared": "each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
-    "into every finished game's samples",
-    "wrong row": "game i's move and sample come from row i of probs (and of states), the row of ITS board: "
-    "enumerate(reversed(spgs)) counts from 0 at the last game",
-    "player per game": "all games move together: flip player once per step, after every game has moved",
-    "no temperature": "draw each move from apply_temperature(probs[i], temperature), not from the search's "
-    "probabilities as they are",
-})  # fmt: skip
+LOOP_MISTAKES = core.planted(
+    parallel_self_play,
+    {
+        "kept": KEPT,
+        "skips": SKIPS,
+        "del forwards": "deleting spgs[i] while i counts up shifts the games after it: loop backwards (for i in "
+        "reversed(range(len(spgs)))), as the video does, or build a new list of the games still playing",
+        "outcome": "each position's outcome is seen by ITS mover: game_memory(game, spg.memory, value, player) gives "
+        "the other player's positions game.get_opponent_value(value)",
+        "shared": "each game keeps its own positions in spg.memory: one list for all games puts other games' positions "
+        "into every finished game's samples",
+        "wrong row": "game i's move and sample come from row i of probs (and of states), the row of ITS board: "
+        "enumerate(reversed(spgs)) counts from 0 at the last game",
+        "player per game": "all games move together: flip player once per step, after every game has moved",
+        "no temperature": "draw each move from apply_temperature(probs[i], temperature), not from the search's "
+        "probabilities as they are",
+    },
+)
 
 
 # ---- the array exercises ----------------------------------------------------------------------------------------
@@ -679,18 +815,28 @@ def _select_cases() -> list[Case]:
     legal = np.array([[True] * 4, [False, True, True, True], [False, False, True, True]])
     zeros = np.zeros((3, 4))
     # every legal child looks bad for the parent: an illegal action (score 0 unmasked) must not win
-    bad = (np.array([[0, 3.0, 2.5], [4.0, 1.5, 0]]), np.array([[0, 4, 3], [5, 2, 0]], dtype=np.float64),
-           np.array([[0, 0.5, 0.5], [0.6, 0.4, 0]]), np.array([[False, True, True], [True, True, False]]))  # fmt: skip
+    bad = (
+        np.array([[0, 3.0, 2.5], [4.0, 1.5, 0]]),
+        np.array([[0, 4, 3], [5, 2, 0]], dtype=np.float64),
+        np.array([[0, 0.5, 0.5], [0.6, 0.4, 0]]),
+        np.array([[False, True, True], [True, True, False]]),
+    )
     # a visited child against unvisited ones: Q decides against the prior
-    visited = (np.array([[-3.0, 0, 0], [0.9, 0, 0]]), np.array([[3, 0, 0], [1, 0, 0]], dtype=np.float64),
-               np.array([[0.2, 0.4, 0.4], [0.8, 0.1, 0.1]]), np.ones((2, 3), dtype=bool))  # fmt: skip
+    visited = (
+        np.array([[-3.0, 0, 0], [0.9, 0, 0]]),
+        np.array([[3, 0, 0], [1, 0, 0]], dtype=np.float64),
+        np.array([[0.2, 0.4, 0.4], [0.8, 0.1, 0.1]]),
+        np.ones((2, 3), dtype=bool),
+    )
     named = [  # (label, (value_sum, visit_count, prior, legal, parent_visits))
-        ("ties go to the lowest legal action", (zeros, zeros, legal / legal.sum(axis=1, keepdims=True), legal,
-                                                np.ones(3))),
+        (
+            "ties go to the lowest legal action",
+            (zeros, zeros, legal / legal.sum(axis=1, keepdims=True), legal, np.ones(3)),
+        ),
         ("every legal child is bad for the parent", (*bad, np.array([8, 8]))),
         ("Q of a visited child vs unvisited", (*visited, np.array([4, 2]))),
         ("parent_visits 0: Q alone", (*visited, np.array([0, 0]))),  # no exploration term at all
-    ]  # fmt: skip
+    ]
     out = [(f"{label}: select_actions({_arrays_call(args)}, C=2.0)", args, 2.0) for label, args in named]
     rng = np.random.default_rng(7)
     for k, (B, A, C) in enumerate([(5, 9, 2.0), (8, 7, 1.41), (64, 9, 2.0), (32, 7, 0.5), (16, 65, 3.0)]):
@@ -700,10 +846,15 @@ def _select_cases() -> list[Case]:
                 array[:, 5] = array[:, 3]
         out.append((f"select_actions(<seeded arrays [{B}, {A}]>, C={C})", args, C))
     return [
-        Case(call, partial(_run_select, args=args, C=C), select_actions(*args, C=C), HINTS["select_actions"],
-             same=lambda got, exp: _same_array(got, exp) and got.dtype.kind in "iu")
+        Case(
+            call,
+            partial(_run_select, args=args, C=C),
+            select_actions(*args, C=C),
+            HINTS["select_actions"],
+            same=lambda got, exp: _same_array(got, exp) and got.dtype.kind in "iu",
+        )
         for call, args, C in out
-    ]  # fmt: skip
+    ]
 
 
 def _same_array(got: Any, expected: np.ndarray) -> bool:
@@ -728,8 +879,9 @@ def check_select_actions(learner: Any) -> Any:
     return check("select_actions", learner, select_actions, _select_cases, SELECT_MISTAKES)
 
 
-def _select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0,
-            kind: str = "") -> Any:  # fmt: skip
+def _select(
+    value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0, kind: str = ""
+) -> Any:
     """PUCT's choice with a planted mistake ``kind``: Q's sign, 0 / 0 left as nan, the mask missing or multiplied."""
     if kind == "no zero":
         q_value = -value_sum / visit_count
@@ -746,14 +898,17 @@ def _select(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_vis
     return np.where(legal, score, -np.inf).argmax(axis=1)
 
 
-SELECT_MISTAKES = core.planted(_select, {
-    "q sign": "Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
-    "no zero": "an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0) "
-    "(0 / 0 is nan, and argmax takes a nan)",
-    "no mask": "illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
-    "zero mask": "multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal "
-    "ones: use np.where(legal, score, -np.inf)",
-})  # fmt: skip
+SELECT_MISTAKES = core.planted(
+    _select,
+    {
+        "q sign": "Q from the parent's view is -value_sum / visit_count (the child's values are its mover's)",
+        "no zero": "an unvisited child has Q = 0: np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), "
+        "0) (0 / 0 is nan, and argmax takes a nan)",
+        "no mask": "illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
+        "zero mask": "multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal "
+        "ones: use np.where(legal, score, -np.inf)",
+    },
+)
 
 
 def _backup_inputs(rng: np.random.Generator, B: int, N: int, L: int) -> tuple[np.ndarray, ...]:
@@ -783,11 +938,15 @@ def _backup_cases() -> list[Case]:
     """Hand-made paths, a game not searching (depth -1), finished games' values -1/0/+1, seeded batches."""
     # one game, path root(1) -> 3 -> 2 -> 4: the leaf gets +v, node 2 -v, node 3 +v, the root -v
     out = [
-        ("one game, path [1, 3, 2, 4], leaf_value 0.5", (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)),
-                                                          *HAND_PATHS[0], np.array([0.5]))),
-        ("depths 1 and 2 and a game not searching (depth -1)", (np.zeros((3, 4)), np.zeros((3, 4)), *HAND_PATHS[1],
-                                                                 np.array([-1.0, 0.25, 0.7]))),
-    ]  # fmt: skip
+        (
+            "one game, path [1, 3, 2, 4], leaf_value 0.5",
+            (np.array([[0, 1, 0, 0, 0.0]]), np.zeros((1, 5)), *HAND_PATHS[0], np.array([0.5])),
+        ),
+        (
+            "depths 1 and 2 and a game not searching (depth -1)",
+            (np.zeros((3, 4)), np.zeros((3, 4)), *HAND_PATHS[1], np.array([-1.0, 0.25, 0.7])),
+        ),
+    ]
     rng = np.random.default_rng(3)
     for B, N, L in [(4, 8, 4), (16, 20, 7), (64, 30, 10)]:
         out.append((f"<seeded arrays: {B} games, {N} nodes, paths of up to {L} levels>", _backup_inputs(rng, B, N, L)))
@@ -808,9 +967,13 @@ def _run_backup(f: Callable[..., Any], args: tuple[np.ndarray, ...], expected: t
     untouched = np.array_equal(visit_count, args[0]) and np.array_equal(value_sum, args[1])
     if untouched and not (np.array_equal(expected[0], args[0]) and np.array_equal(expected[1], args[1])):
         made = " (yours returned new arrays instead)" if returned is not None else ""
-        raise Mismatch((visit_count, value_sum), expected, f"the visit_count and value_sum you were given did not "
-                       f"change{made}: backup works in place, on the tree's own arrays, which the search reads "
-                       f"afterwards; write into them (visit_count[b, node] += 1), do not copy them")  # fmt: skip
+        raise Mismatch(
+            (visit_count, value_sum),
+            expected,
+            f"the visit_count and value_sum you were given did not "
+            f"change{made}: backup works in place, on the tree's own arrays, which the search reads "
+            f"afterwards; write into them (visit_count[b, node] += 1), do not copy them",
+        )
     return visit_count, value_sum
 
 
@@ -832,12 +995,16 @@ def _run_step(f: Callable[..., Any], path: np.ndarray, depth: np.ndarray, kind: 
     hint = "compute a new array; do not write into path or depth"
     got = core.on_copies(f, path, depth, changed=Mismatch("path or depth changed", "both untouched", hint))
     if not isinstance(got, np.ndarray):
-        raise Mismatch(got, core.Text("a numpy array [L, B]"),
-                       "return a numpy array with one row per level, one column per game")  # fmt: skip
+        raise Mismatch(
+            got, core.Text("a numpy array [L, B]"), "return a numpy array with one row per level, one column per game"
+        )
     if got.shape != path.shape:
-        raise miss(f"shape {got.shape}", f"shape {path.shape} (levels, games)",
-                   "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
-                   "with depth[None, :] (broadcasting)")  # fmt: skip
+        raise miss(
+            f"shape {got.shape}",
+            f"shape {path.shape} (levels, games)",
+            "one row per level of path, one column per game: compare np.arange(len(path))[:, None] "
+            "with depth[None, :] (broadcasting)",
+        )
     if kind == "b" and got.dtype != bool:
         raise miss(f"dtype {got.dtype}", "dtype bool", "a comparison gives booleans: levels <= depth")
     return got.astype(float) if kind == "f" else got
@@ -850,24 +1017,35 @@ def check_on_path(learner: Any) -> Any:
 
 def check_level_signs(learner: Any) -> Any:
     """Check ``level_signs(path, depth)``: +1 at each game's leaf level, alternating up to the root."""
-    return check("level_signs", learner, level_signs, lambda: _step_cases(level_signs, "level_signs"),
-                 SIGN_MISTAKES)  # fmt: skip
+    return check("level_signs", learner, level_signs, lambda: _step_cases(level_signs, "level_signs"), SIGN_MISTAKES)
 
 
 ON_PATH_MISTAKES = [  # the library's on_path with one input or output changed, or the node numbers read instead
-    Mistake("the leaf's own level is on the path: levels 0..depth[b], so levels <= depth (not <)",
-            lambda path, depth: on_path(path, np.asarray(depth) - 1)),
-    Mistake("read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
-            "a level is on the path when level <= depth[b]", lambda path, depth: np.asarray(path) > 0),
-    Mistake("rows are levels and columns games: np.arange(len(path))[:, None] <= depth[None, :] gives [L, B]",
-            lambda path, depth: on_path(path, depth).T),
-]  # fmt: skip
+    Mistake(
+        "the leaf's own level is on the path: levels 0..depth[b], so levels <= depth (not <)",
+        lambda path, depth: on_path(path, np.asarray(depth) - 1),
+    ),
+    Mistake(
+        "read depth, not the node numbers: a game that did not search (depth -1) still has its root in path[0]; "
+        "a level is on the path when level <= depth[b]",
+        lambda path, depth: np.asarray(path) > 0,
+    ),
+    Mistake(
+        "rows are levels and columns games: np.arange(len(path))[:, None] <= depth[None, :] gives [L, B]",
+        lambda path, depth: on_path(path, depth).T,
+    ),
+]
 SIGN_MISTAKES = [  # the library's level_signs with one input or output changed
-    Mistake("count from the LEAF, not from the root: the leaf's level depth[b] gets +1, so the sign depends on "
-            "depth[b] - level", lambda path, depth: level_signs(path, np.zeros_like(depth))),
-    Mistake("the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
-            lambda path, depth: -level_signs(path, depth)),
-]  # fmt: skip
+    Mistake(
+        "count from the LEAF, not from the root: the leaf's level depth[b] gets +1, so the sign depends on "
+        "depth[b] - level",
+        lambda path, depth: level_signs(path, np.zeros_like(depth)),
+    ),
+    Mistake(
+        "the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
+        lambda path, depth: -level_signs(path, depth),
+    ),
+]
 
 
 def check_backup(learner: Any) -> Any:
@@ -884,10 +1062,16 @@ def _backup_without_flip(visit_count: Any, value_sum: Any, path: Any, depth: Any
 
 BACKUP_MISTAKES = [  # the library's backup with one input changed
     Mistake("flip the value's sign at every level up: the players alternate", _backup_without_flip),
-    Mistake("the leaf itself gets +leaf_value (its player's view); the sign flips from its parent on",
-            lambda n, w, p, d, v: backup(n, w, p, d, -np.asarray(v))),
-    Mistake("only levels 0..depth[b] are on the path; below the leaf path holds node 0, which stays untouched",
-            lambda n, w, p, d, v: backup(n, w, p, np.where(np.asarray(d) >= 0, len(p) - 1, -1), v)),
-    Mistake("a game with depth -1 is not searching: leave its rows alone",
-            lambda n, w, p, d, v: backup(n, w, p, np.maximum(d, 0), v)),
-]  # fmt: skip
+    Mistake(
+        "the leaf itself gets +leaf_value (its player's view); the sign flips from its parent on",
+        lambda n, w, p, d, v: backup(n, w, p, d, -np.asarray(v)),
+    ),
+    Mistake(
+        "only levels 0..depth[b] are on the path; below the leaf path holds node 0, which stays untouched",
+        lambda n, w, p, d, v: backup(n, w, p, np.where(np.asarray(d) >= 0, len(p) - 1, -1), v),
+    ),
+    Mistake(
+        "a game with depth -1 is not searching: leave its rows alone",
+        lambda n, w, p, d, v: backup(n, w, p, np.maximum(d, 0), v),
+    ),
+]

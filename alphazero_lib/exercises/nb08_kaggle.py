@@ -72,8 +72,15 @@ def reference_make_agent(game: Any, search: Callable[[np.ndarray], Any]) -> Call
 reference_outcome = episode_outcome  # as ``kaggle.environment.evaluate_against_builtin`` counts its episodes
 
 
-def reference_evaluate_both_seats(agent: Any, opponent: Any, episodes: int, environment: str = "connectx",
-                                  outcome: Callable = reference_outcome, *, planted: str = "") -> dict:  # fmt: skip
+def reference_evaluate_both_seats(
+    agent: Any,
+    opponent: Any,
+    episodes: int,
+    environment: str = "connectx",
+    outcome: Callable = reference_outcome,
+    *,
+    planted: str = "",
+) -> dict:
     """``episodes`` kaggle-environments episodes with ``agent`` moving first, then as many moving second
     (``planted``: one of the check's known mistakes, ``"same seat"`` or ``"index 0"``)."""
     make = import_kaggle_environments().make
@@ -135,9 +142,13 @@ def _state_case(game: Any, obs: Any) -> Case:
         except AttributeError as error:
             if hasattr(obs, "board"):
                 raise
-            raise miss(f"AttributeError: {error}", "the state", "the notebook passes a plain dict: read "
-                       "observation['board'] and observation['mark'] with keys (kaggle's Struct takes keys "
-                       "too)") from None  # fmt: skip
+            raise miss(
+                f"AttributeError: {error}",
+                "the state",
+                "the notebook passes a plain dict: read "
+                "observation['board'] and observation['mark'] with keys (kaggle's Struct takes keys "
+                "too)",
+            ) from None
 
     kind = "a dict" if type(obs) is dict else "a Struct"
     call = f"observation_to_state({SHORT[type(game)]}, {_obs_text(obs)})  # {kind}"
@@ -145,16 +156,26 @@ def _state_case(game: Any, obs: Any) -> Case:
 
 
 STATE_MISTAKES = [  # the reference with one change: the absolute board, empties, the board read by columns, floats
-    Mistake("the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
-            lambda game, obs: board_to_state(game, list(obs["board"]))),
-    Mistake("empty cells stay 0: only the two marks become 1 and -1",
-            lambda game, obs: np.where(reference_observation_to_state(game, obs) == 1, 1, -1).astype(np.int8)),
-    Mistake("the board is flat row by row: reshape(game.row_count, game.column_count) directly",
-            lambda game, obs: reference_observation_to_state(game, {"mark": obs["mark"], "board": list(
-                np.reshape(obs["board"], (game.column_count, game.row_count)).T.flat)})),
-    Mistake("a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
-            lambda game, obs: reference_observation_to_state(game, obs).astype(np.float64)),
-]  # fmt: skip
+    Mistake(
+        "the agent's OWN mark becomes 1 whichever it is (mark 2 too), the other mark -1",
+        lambda game, obs: board_to_state(game, list(obs["board"])),
+    ),
+    Mistake(
+        "empty cells stay 0: only the two marks become 1 and -1",
+        lambda game, obs: np.where(reference_observation_to_state(game, obs) == 1, 1, -1).astype(np.int8),
+    ),
+    Mistake(
+        "the board is flat row by row: reshape(game.row_count, game.column_count) directly",
+        lambda game, obs: reference_observation_to_state(
+            game,
+            {"mark": obs["mark"], "board": list(np.reshape(obs["board"], (game.column_count, game.row_count)).T.flat)},
+        ),
+    ),
+    Mistake(
+        "a board of integers: .astype(np.int8) (the search and the rules compare cells with 1 and -1)",
+        lambda game, obs: reference_observation_to_state(game, obs).astype(np.float64),
+    ),
+]
 
 
 # ---- exercise 2: the best legal action -------------------------------------------------------------------------
@@ -166,13 +187,19 @@ def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
         rng = np.random.default_rng(82)
         rows = [
             ([0.1, 0.2, 0.7, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "the best column (2) is full: skip it."),
-            ([0, 0, 0, 1.0, 0, 0, 0], [1, 1, 1, 0, 1, 1, 1],
-             "every legal column has probability 0: still answer a LEGAL column (the lowest)."),
-            ([0.0] * 7, [0, 0, 1, 1, 0, 0, 0],
-             "all zeros: an argmax of probabilities * valid_moves can land on an illegal column 0."),
+            (
+                [0, 0, 0, 1.0, 0, 0, 0],
+                [1, 1, 1, 0, 1, 1, 1],
+                "every legal column has probability 0: still answer a LEGAL column (the lowest).",
+            ),
+            (
+                [0.0] * 7,
+                [0, 0, 1, 1, 0, 0, 0],
+                "all zeros: an argmax of probabilities * valid_moves can land on an illegal column 0.",
+            ),
             ([0.3, 0.3, 0.4, 0, 0, 0, 0], [1, 1, 0, 1, 1, 1, 1], "ties go to the lowest legal index."),
             ([0.5] + [0.0] * 8, [0, 0, 0, 0, 1, 0, 0, 0, 0], "one legal cell: play it."),
-        ]  # fmt: skip
+        ]
         for k in range(150):
             size = 7 if k % 3 else 9
             valid = (rng.random(size) < rng.uniform(0.2, 1.0)).astype(np.uint8)
@@ -188,19 +215,28 @@ def check_best_legal_action(learner: Any) -> Callable[[Any, Any], int]:
 def _action_case(probabilities: np.ndarray, valid: np.ndarray, hint: str) -> Case:
     expected = reference_best_legal_action(probabilities, valid)
     call = f"best_legal_action({np.round(probabilities, 3).tolist()}, {valid.tolist()})"
-    return Case(call, lambda f: _python_int(_called(f, probabilities, valid), expected), expected, hint,
-                same=lambda got, want: type(got) is int and got == want)  # fmt: skip
+    return Case(
+        call,
+        lambda f: _python_int(_called(f, probabilities, valid), expected),
+        expected,
+        hint,
+        same=lambda got, want: type(got) is int and got == want,
+    )
 
 
 ACTION_MISTAKES = [  # the reference with one change: a mask by product, no mask, numpy's integer, ties to the last
-    Mistake("probabilities * valid_moves leaves 0 on the illegal actions, which ties with legal actions of "
-            "probability 0 and can win the argmax: put them BELOW any probability (-1)",
-            lambda p, v: reference_best_legal_action(p * v, np.ones_like(v))),
+    Mistake(
+        "probabilities * valid_moves leaves 0 on the illegal actions, which ties with legal actions of "
+        "probability 0 and can win the argmax: put them BELOW any probability (-1)",
+        lambda p, v: reference_best_legal_action(p * v, np.ones_like(v)),
+    ),
     Mistake("mask the illegal actions before the argmax", lambda p, v: reference_best_legal_action(p, np.ones_like(v))),
     Mistake(PYTHON_INT, lambda p, v: np.int64(reference_best_legal_action(p, v))),
-    Mistake("ties go to the LOWEST index: np.argmax takes the first maximum",
-            lambda p, v: len(p) - 1 - reference_best_legal_action(p[::-1], v[::-1])),
-]  # fmt: skip
+    Mistake(
+        "ties go to the LOWEST index: np.argmax takes the first maximum",
+        lambda p, v: len(p) - 1 - reference_best_legal_action(p[::-1], v[::-1]),
+    ),
+]
 
 
 # ---- exercise 3: the agent function ---------------------------------------------------------------------------
@@ -241,10 +277,12 @@ def check_make_agent(learner: Any) -> Callable[[Any, Any], Callable[[Any, Any], 
 
 
 AGENT_MISTAKES = [
-    Mistake("play the best LEGAL action: best_legal_action(probabilities, game.get_valid_moves(state)), not the "
-            "plain argmax (the search may put weight on a full column)",
-            lambda game, search: lambda obs, conf: int(np.argmax(search(reference_observation_to_state(game, obs))))),
-]  # fmt: skip
+    Mistake(
+        "play the best LEGAL action: best_legal_action(probabilities, game.get_valid_moves(state)), not the "
+        "plain argmax (the search may put weight on a full column)",
+        lambda game, search: lambda obs, conf: int(np.argmax(search(reference_observation_to_state(game, obs)))),
+    ),
+]
 
 
 def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
@@ -271,8 +309,9 @@ def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
         if len(seen) != 1:
             raise miss(f"{len(seen)} searches", "1 search", "call the search exactly once per move.")
         if not np.array_equal(np.asarray(seen[0]).reshape(canonical.shape), canonical):
-            raise Mismatch(seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the "
-                           "observation.")  # fmt: skip
+            raise Mismatch(
+                seen[0], canonical, "search the CANONICAL state (the agent's pieces as 1): convert the observation."
+            )
         return _python_int(got, expected)
 
     call = f"make_agent({SHORT[type(game)]}, {name})({_obs_text(obs)}, configuration)"
@@ -298,18 +337,27 @@ def check_outcome(learner: Any) -> Callable[[list[dict], int], str]:
 
 def _outcome_case(final: list[dict], index: int) -> Case:
     text = [{k: f[k] for k in ("reward", "status")} for f in final]
-    return Case(f"outcome({text}, {index})", lambda f: _called(f, final, index), reference_outcome(final, index),
-                HINTS["outcome"])  # fmt: skip
+    return Case(
+        f"outcome({text}, {index})",
+        lambda f: _called(f, final, index),
+        reference_outcome(final, index),
+        HINTS["outcome"],
+    )
 
 
 OUTCOME_MISTAKES = [  # the reference read from index 0, or with the opponent's failure as the agent's error
-    Mistake("read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
-            lambda final, index: episode_outcome(final, 0)),
-    Mistake("an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
-            "the agent, not an error of its own",
-            lambda final, index: "errors" if episode_outcome(final, 1 - index) == "errors"
-            else episode_outcome(final, index)),
-]  # fmt: skip
+    Mistake(
+        "read the episode from the agent's side: final[index] is the agent, final[1 - index] the opponent",
+        lambda final, index: episode_outcome(final, 0),
+    ),
+    Mistake(
+        "an OPPONENT that failed (an invalid action, an exception, a timeout) lost the game: that is a win for "
+        "the agent, not an error of its own",
+        lambda final, index: (
+            "errors" if episode_outcome(final, 1 - index) == "errors" else episode_outcome(final, index)
+        ),
+    ),
+]
 
 
 # ---- exercise 5: both seats -----------------------------------------------------------------------------------
@@ -341,9 +389,13 @@ def _both_seats(f: Any, agent: Any, opponent: Any, episodes: int, env: str) -> A
         if isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values()):
             n = sum(counts.values())
             if n != episodes:
-                raise Mismatch(got, f"{episodes} games on each seat", f"your counts on the {seat!r} seat add up to "
-                               f"{n} game{'s' if n != 1 else ''}, not episodes = {episodes}: play exactly `episodes` "
-                               f"games on each seat, one outcome counted per game")  # fmt: skip
+                raise Mismatch(
+                    got,
+                    f"{episodes} games on each seat",
+                    f"your counts on the {seat!r} seat add up to "
+                    f"{n} game{'s' if n != 1 else ''}, not episodes = {episodes}: play exactly `episodes` "
+                    f"games on each seat, one outcome counted per game",
+                )
     return got
 
 
@@ -351,12 +403,22 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
     """``evaluate_both_seats(agent, opponent, episodes, environment="connectx", outcome=outcome)``: deterministic
     agents (leftmost legal, centre-first, rightmost, one that always plays an illegal column) in ConnectX and
     tic-tac-toe, 1 or 2 episodes a seat, so both sides of the comparison play the very same games."""
-    agents = {"left": _column_agent(list(range(9))), "centre": _column_agent([3, 2, 4, 1, 5, 0, 6]),
-              "right": _column_agent(list(range(8, -1, -1))), "illegal": lambda obs, conf: 99,
-              "ttt_centre": _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7])}  # fmt: skip
-    trials = [("left", "centre", 1, "connectx"), ("centre", "left", 2, "connectx"), ("right", "centre", 1, "connectx"),
-              ("illegal", "left", 1, "connectx"), ("left", "illegal", 1, "connectx"),
-              ("ttt_centre", "left", 1, "tictactoe"), ("left", "right", 2, "tictactoe")]  # fmt: skip
+    agents = {
+        "left": _column_agent(list(range(9))),
+        "centre": _column_agent([3, 2, 4, 1, 5, 0, 6]),
+        "right": _column_agent(list(range(8, -1, -1))),
+        "illegal": lambda obs, conf: 99,
+        "ttt_centre": _column_agent([4, 0, 2, 6, 8, 1, 3, 5, 7]),
+    }
+    trials = [
+        ("left", "centre", 1, "connectx"),
+        ("centre", "left", 2, "connectx"),
+        ("right", "centre", 1, "connectx"),
+        ("illegal", "left", 1, "connectx"),
+        ("left", "illegal", 1, "connectx"),
+        ("ttt_centre", "left", 1, "tictactoe"),
+        ("left", "right", 2, "tictactoe"),
+    ]
 
     def cases() -> list[Case]:
         out = []
@@ -372,8 +434,12 @@ def check_evaluate_both_seats(learner: Any) -> Callable[..., dict[str, dict[str,
 
 
 SEATS_MISTAKES = [
-    Mistake("in the 'second' games the agent moves second: put it at index 1 of the list of agents, "
-            "[opponent, agent]", partial(reference_evaluate_both_seats, planted="same seat")),
-    Mistake("read each episode's outcome with the agent's index: 0 in the 'first' games, 1 in the 'second' games",
-            partial(reference_evaluate_both_seats, planted="index 0")),
-]  # fmt: skip
+    Mistake(
+        "in the 'second' games the agent moves second: put it at index 1 of the list of agents, [opponent, agent]",
+        partial(reference_evaluate_both_seats, planted="same seat"),
+    ),
+    Mistake(
+        "read each episode's outcome with the agent's index: 0 in the 'first' games, 1 in the 'second' games",
+        partial(reference_evaluate_both_seats, planted="index 0"),
+    ),
+]

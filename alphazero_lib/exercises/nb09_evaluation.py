@@ -79,15 +79,22 @@ def check_expected_score(learner: Any) -> Callable[[float, float], float]:
 
 
 EXPECTED_MISTAKES = [
-    Mistake("a HIGHER rating than the opponent's must give MORE than 1/2: the exponent is (opponent_rating - "
-            "rating) / 400", lambda r, o: 1 / (1 + 10 ** ((r - o) / 400))),
-    Mistake("Elo's curve is in base 10 with a scale of 400: 10 ** (difference / 400), not e ** (difference / 400)",
-            lambda r, o: 1 / (1 + math.exp((o - r) / 400))),
-    Mistake("the scale is 400 points (400 points more: 10 to 1 odds), not 200",
-            lambda r, o: 1 / (1 + 10 ** ((o - r) / 200))),
-    Mistake("an expected score is a share of the points, between 0 and 1, not a percentage",
-            lambda r, o: 100 / (1 + 10 ** ((o - r) / 400))),
-]  # fmt: skip
+    Mistake(
+        "a HIGHER rating than the opponent's must give MORE than 1/2: the exponent is (opponent_rating - rating) / 400",
+        lambda r, o: 1 / (1 + 10 ** ((r - o) / 400)),
+    ),
+    Mistake(
+        "Elo's curve is in base 10 with a scale of 400: 10 ** (difference / 400), not e ** (difference / 400)",
+        lambda r, o: 1 / (1 + math.exp((o - r) / 400)),
+    ),
+    Mistake(
+        "the scale is 400 points (400 points more: 10 to 1 odds), not 200", lambda r, o: 1 / (1 + 10 ** ((o - r) / 200))
+    ),
+    Mistake(
+        "an expected score is a share of the points, between 0 and 1, not a percentage",
+        lambda r, o: 100 / (1 + 10 ** ((o - r) / 400)),
+    ),
+]
 
 
 # ---- exercise 2: Elo update ------------------------------------------------------------------------------------
@@ -96,16 +103,24 @@ def check_elo_update(learner: Any) -> Callable[..., tuple[float, float]]:
     draw between unequal players, ``k=16`` and ``k=0``, and 200 seeded random games."""
 
     def cases() -> list[Case]:
-        trials = [(1500, 1500, 1, 32), (1500, 1500, 0.5, 32), (1500, 1500, 0, 32), (1200, 1600, 1, 32),
-                  (1600, 1200, 0.5, 32), (1600, 1200, 0.5, 16), (1000, 1400, 0, 0)]  # fmt: skip
+        trials = [
+            (1500, 1500, 1, 32),
+            (1500, 1500, 0.5, 32),
+            (1500, 1500, 0, 32),
+            (1200, 1600, 1, 32),
+            (1600, 1200, 0.5, 32),
+            (1600, 1200, 0.5, 16),
+            (1000, 1400, 0, 0),
+        ]
         rng = np.random.default_rng(91)
         for _ in range(200):
             a, b = (float(x) for x in np.round(rng.normal(1500, 300, 2), 1))
             trials.append((a, b, float(rng.choice([0, 0.5, 1])), float(rng.choice([10, 16, 32]))))
         draw = "a draw against a stronger player is worth MORE than expected: the weaker one gains."
         rows = [(a, b, s, k, draw if s == 0.5 and a != b else HINTS["elo_update"]) for a, b, s, k in trials]
-        return _cases("elo_update({}, {}, {}, k={})", rows, reference_elo_update,
-                      lambda f, a, b, s, k: _pair(f(a, b, s, k=k)))  # fmt: skip
+        return _cases(
+            "elo_update({}, {}, {}, k={})", rows, reference_elo_update, lambda f, a, b, s, k: _pair(f(a, b, s, k=k))
+        )
 
     return check("elo_update", learner, reference_elo_update, cases, UPDATE_MISTAKES)
 
@@ -121,17 +136,24 @@ def _update_with(kind: str) -> Callable[..., tuple[float, float]]:
 
 
 UPDATE_MISTAKES = [
-    Mistake("the opponent LOSES what the first player gains: opponent_rating - change (the sum of the two stays)",
-            _update_with("both gain")),
-    Mistake("the change is k * (score - expected): a result better than expected raises the rating",
-            _update_with("sign")),
+    Mistake(
+        "the opponent LOSES what the first player gains: opponent_rating - change (the sum of the two stays)",
+        _update_with("both gain"),
+    ),
+    Mistake(
+        "the change is k * (score - expected): a result better than expected raises the rating", _update_with("sign")
+    ),
     Mistake("both ratings change: return (rating + change, opponent_rating - change)", _update_with("one")),
-    Mistake("compare the score with the EXPECTED score (expected_score(rating, opponent_rating)), not with 1/2",
-            _update_with("1/2")),
-    Mistake("keep the ratings unrounded (round them only to print): the next update starts from the exact ones",
-            _update_with("rounded")),
+    Mistake(
+        "compare the score with the EXPECTED score (expected_score(rating, opponent_rating)), not with 1/2",
+        _update_with("1/2"),
+    ),
+    Mistake(
+        "keep the ratings unrounded (round them only to print): the next update starts from the exact ones",
+        _update_with("rounded"),
+    ),
     Mistake("k is a parameter: use the k you are given (32 is only its default)", _update_with("k fixed")),
-]  # fmt: skip
+]
 
 
 # ---- exercise 3: the Elo fit ---------------------------------------------------------------------------------------
@@ -143,16 +165,32 @@ def check_fit_elo(learner: Any) -> Callable[..., np.ndarray]:
         tables = [
             ([[0, 2], [2, 0]], [[0, 4], [4, 0]], 1.0, "an even match: both ratings 0."),
             ([[0, 3], [1, 0]], [[0, 4], [4, 0]], 0.0, "3 of 4 points: 400 * log10(3) apart, each side half of it."),
-            ([[0, 10], [0, 0]], [[0, 10], [10, 0]], 1.0,
-             "a perfect record: the prior draws (prior_games, each worth 1/2 to both) keep it finite."),
-            ([[0, 3, 0], [1, 0, 2.5], [0, 1.5, 0]], [[0, 4, 0], [4, 0, 4], [0, 4, 0]], 1.0,
-             "only pairs that played get prior draws (games > 0)."),
-            ([[0, 3, 0], [1, 0, 0], [0, 0, 0]], [[0, 4, 0], [4, 0, 0], [0, 0, 0]], 1.0,
-             "a player without games keeps its strength (no division by 0), then everything is normalised."),
+            (
+                [[0, 10], [0, 0]],
+                [[0, 10], [10, 0]],
+                1.0,
+                "a perfect record: the prior draws (prior_games, each worth 1/2 to both) keep it finite.",
+            ),
+            (
+                [[0, 3, 0], [1, 0, 2.5], [0, 1.5, 0]],
+                [[0, 4, 0], [4, 0, 4], [0, 4, 0]],
+                1.0,
+                "only pairs that played get prior draws (games > 0).",
+            ),
+            (
+                [[0, 3, 0], [1, 0, 0], [0, 0, 0]],
+                [[0, 4, 0], [4, 0, 0], [0, 0, 0]],
+                1.0,
+                "a player without games keeps its strength (no division by 0), then everything is normalised.",
+            ),
             (np.zeros((3, 3)), np.zeros((3, 3)), 1.0, "no games at all: every rating 0."),
-            ([[0, 5, 6], [1, 0, 3], [0, 3, 0]], [[0, 6, 6], [6, 0, 6], [6, 6, 0]], 2.0,
-             "prior_games=2: two virtual draws per pair that played."),
-        ]  # fmt: skip
+            (
+                [[0, 5, 6], [1, 0, 3], [0, 3, 0]],
+                [[0, 6, 6], [6, 0, 6], [6, 6, 0]],
+                2.0,
+                "prior_games=2: two virtual draws per pair that played.",
+            ),
+        ]
         rng = np.random.default_rng(92)
         for _ in range(30):
             n = int(rng.integers(2, 7))
@@ -209,19 +247,30 @@ def _same_ratings(got: Any, expected: np.ndarray, games: np.ndarray, shifted: li
 
 
 FIT_MISTAKES = [
-    Mistake("add the prior_games virtual draws first (prior_games / 2 points and prior_games games to every pair that "
-            "played): without them a perfect record has no finite rating",
-            lambda p, g, prior_games=1.0: fit_elo(p, g, 0.0)),
-    Mistake("prior draws only for pairs that played (games > 0): a pair that never met stays unconnected",
-            lambda p, g, prior_games=1.0: fit_elo(p + prior_games / 2 * (1 - np.eye(len(p))),
-                                                  g + prior_games * (1 - np.eye(len(p))), 0.0)),
-    Mistake("W_i = sum_j points[i, j] is what player i SCORED (the row), not what it conceded (the column)",
-            lambda p, g, prior_games=1.0: fit_elo(p.T, g, prior_games)),
-    Mistake("ratings are 400 * log10(g), not 400 * ln(g)",
-            lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) * math.log(10)),
-    Mistake("subtract the MEAN rating at the end, so the ratings have mean 0",
-            lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) - fit_elo(p, g, prior_games)[0]),
-]  # fmt: skip
+    Mistake(
+        "add the prior_games virtual draws first (prior_games / 2 points and prior_games games to every pair that "
+        "played): without them a perfect record has no finite rating",
+        lambda p, g, prior_games=1.0: fit_elo(p, g, 0.0),
+    ),
+    Mistake(
+        "prior draws only for pairs that played (games > 0): a pair that never met stays unconnected",
+        lambda p, g, prior_games=1.0: fit_elo(
+            p + prior_games / 2 * (1 - np.eye(len(p))), g + prior_games * (1 - np.eye(len(p))), 0.0
+        ),
+    ),
+    Mistake(
+        "W_i = sum_j points[i, j] is what player i SCORED (the row), not what it conceded (the column)",
+        lambda p, g, prior_games=1.0: fit_elo(p.T, g, prior_games),
+    ),
+    Mistake(
+        "ratings are 400 * log10(g), not 400 * ln(g)",
+        lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) * math.log(10),
+    ),
+    Mistake(
+        "subtract the MEAN rating at the end, so the ratings have mean 0",
+        lambda p, g, prior_games=1.0: fit_elo(p, g, prior_games) - fit_elo(p, g, prior_games)[0],
+    ),
+]
 
 
 # ---- exercise 4: Wilson interval ---------------------------------------------------------------------------------
@@ -230,20 +279,26 @@ def check_wilson_interval(learner: Any) -> Callable[..., tuple[float, float]]:
     single game, scores with draws, z = 1 and 2.576, and 200 seeded random (score, n)."""
 
     def cases() -> list[Case]:
-        trials = [(0.5, 0, Z_95, "no games: nothing is known, (0, 1)."),
-                  (1.0, 20, Z_95, "all wins: the upper end is exactly 1, the lower end well below it."),
-                  (0.0, 20, Z_95, "all losses: the lower end is exactly 0."),
-                  (1.0, 1, Z_95, "one game: a very wide interval."),
-                  (0.55, 20, Z_95, "the centre is pulled towards 1/2: (score + z^2 / 2n) / (1 + z^2 / n)."),
-                  (0.525, 20, 1.0, "z is a parameter: use it."),
-                  (0.9, 100, 2.576, "z is a parameter: use it.")]  # fmt: skip
+        trials = [
+            (0.5, 0, Z_95, "no games: nothing is known, (0, 1)."),
+            (1.0, 20, Z_95, "all wins: the upper end is exactly 1, the lower end well below it."),
+            (0.0, 20, Z_95, "all losses: the lower end is exactly 0."),
+            (1.0, 1, Z_95, "one game: a very wide interval."),
+            (0.55, 20, Z_95, "the centre is pulled towards 1/2: (score + z^2 / 2n) / (1 + z^2 / n)."),
+            (0.525, 20, 1.0, "z is a parameter: use it."),
+            (0.9, 100, 2.576, "z is a parameter: use it."),
+        ]
         rng = np.random.default_rng(93)
         for _ in range(200):
             n = int(rng.integers(1, 400))
             score = float(rng.integers(0, 2 * n + 1)) / (2 * n)
             trials.append((score, n, Z_95, HINTS["wilson_interval"]))
-        return _cases(lambda s, n, z: f"wilson_interval({s:.4g}, {n}{'' if z == Z_95 else f', z={z}'})", trials,
-                      wilson_interval, _interval)  # fmt: skip
+        return _cases(
+            lambda s, n, z: f"wilson_interval({s:.4g}, {n}{'' if z == Z_95 else f', z={z}'})",
+            trials,
+            wilson_interval,
+            _interval,
+        )
 
     return check("wilson_interval", learner, wilson_interval, cases, WILSON_MISTAKES)
 
@@ -257,16 +312,28 @@ def _interval(f: Any, score: float, n: int, z: float) -> tuple[float, float]:
     (centre, half), (right_centre, right_half) = [((low + high) / 2, (high - low) / 2) for low, high in (got, expected)]
     if math.isclose(centre, right_centre, rel_tol=1e-6, abs_tol=1e-9):
         factor = " (an extra factor z)" if math.isclose(half / right_half, z, rel_tol=1e-6) else ""
-        raise Mismatch(got, expected, f"your interval's centre is right and its half width is not ({half:.4g} "
-                       f"instead of {right_half:.4g}{factor}): half = z * sqrt(score (1 - score) / n + z^2 / "
-                       f"(4 n^2)) / (1 + z^2 / n)")  # fmt: skip
+        raise Mismatch(
+            got,
+            expected,
+            f"your interval's centre is right and its half width is not ({half:.4g} "
+            f"instead of {right_half:.4g}{factor}): half = z * sqrt(score (1 - score) / n + z^2 / "
+            f"(4 n^2)) / (1 + z^2 / n)",
+        )
     if math.isclose(half, right_half, rel_tol=1e-6, abs_tol=1e-9):
-        raise Mismatch(got, expected, f"your interval's width is right and its centre is not ({centre:.4g} instead "
-                       f"of {right_centre:.4g}): centre = (score + z^2 / (2 n)) / (1 + z^2 / n), the whole numerator "
-                       f"over the denominator")  # fmt: skip
+        raise Mismatch(
+            got,
+            expected,
+            f"your interval's width is right and its centre is not ({centre:.4g} instead "
+            f"of {right_centre:.4g}): centre = (score + z^2 / (2 n)) / (1 + z^2 / n), the whole numerator "
+            f"over the denominator",
+        )
     if right_half > 0 and math.isclose(centre / right_centre, half / right_half, rel_tol=1e-6):
-        raise Mismatch(got, expected, f"your centre and half width are both {centre / right_centre:.4g} times the "
-                       f"library's: the denominator they share, 1 + z^2 / n, is off")  # fmt: skip
+        raise Mismatch(
+            got,
+            expected,
+            f"your centre and half width are both {centre / right_centre:.4g} times the "
+            f"library's: the denominator they share, 1 + z^2 / n, is off",
+        )
     return got
 
 
@@ -279,13 +346,21 @@ def _normal_interval(score: float, n: int, z: float = Z_95) -> tuple[float, floa
 
 
 WILSON_MISTAKES = [
-    Mistake("that is the normal approximation (score +- z * sqrt(p(1-p)/n)); Wilson's interval has the centre "
-            "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width", _normal_interval),
-    Mistake("z is a parameter: use the z you are given (Z_95 is only its default)",
-            lambda score, n, z=Z_95: wilson_interval(score, n)),
-    Mistake("z is a parameter: use the z you are given, not a fixed 1.96 (the default Z_95 = 1.959963984540054... "
-            "is the exact 95% value)", lambda score, n, z=Z_95: wilson_interval(score, n, 1.96)),
-]  # fmt: skip
+    Mistake(
+        "that is the normal approximation (score +- z * sqrt(p(1-p)/n)); Wilson's interval has the centre "
+        "(score + z^2 / 2n) / (1 + z^2 / n) and its own half width",
+        _normal_interval,
+    ),
+    Mistake(
+        "z is a parameter: use the z you are given (Z_95 is only its default)",
+        lambda score, n, z=Z_95: wilson_interval(score, n),
+    ),
+    Mistake(
+        "z is a parameter: use the z you are given, not a fixed 1.96 (the default Z_95 = 1.959963984540054... "
+        "is the exact 95% value)",
+        lambda score, n, z=Z_95: wilson_interval(score, n, 1.96),
+    ),
+]
 
 
 # ---- exercise 5: gating ------------------------------------------------------------------------------------------
@@ -294,18 +369,20 @@ def check_gate(learner: Any) -> Callable[..., tuple[bool, float]]:
     other thresholds, the ends 0 and 1 (valid), thresholds outside [0, 1], and 150 seeded random matches."""
 
     def cases() -> list[Case]:
-        trials = [(11, 0, 9, 0.55, "exactly at the threshold is accepted (>=, not >)."),
-                  (10, 2, 8, 0.55, "a draw counts half a point: 11 points of 20."),
-                  (10, 1, 9, 0.55, "10.5 of 20 is below 0.55."),
-                  (20, 0, 0, 0.55, "all wins: score 1."),
-                  (0, 0, 20, 0.55, "all losses: score 0."),
-                  (0, 0, 0, 0.55, "no games: score 1/2 (as MatchResult.score), not a division by zero."),
-                  (0, 0, 0, 0.5, "no games: score 1/2 reaches a threshold of 1/2."),
-                  (5, 10, 5, 0.5, "only draws and even results score 1/2."),
-                  (12, 0, 8, 0.6, "use the threshold you are given."),
-                  (0, 0, 5, 0.0, "a threshold of 0 is valid (the ends of [0, 1] belong to it): everyone is accepted."),
-                  (5, 0, 0, 1.0, "a threshold of 1 is valid: only a perfect score is accepted."),
-                  (4, 1, 0, 1.0, "a threshold of 1 is valid: 4.5 of 5 is below it.")]  # fmt: skip
+        trials = [
+            (11, 0, 9, 0.55, "exactly at the threshold is accepted (>=, not >)."),
+            (10, 2, 8, 0.55, "a draw counts half a point: 11 points of 20."),
+            (10, 1, 9, 0.55, "10.5 of 20 is below 0.55."),
+            (20, 0, 0, 0.55, "all wins: score 1."),
+            (0, 0, 20, 0.55, "all losses: score 0."),
+            (0, 0, 0, 0.55, "no games: score 1/2 (as MatchResult.score), not a division by zero."),
+            (0, 0, 0, 0.5, "no games: score 1/2 reaches a threshold of 1/2."),
+            (5, 10, 5, 0.5, "only draws and even results score 1/2."),
+            (12, 0, 8, 0.6, "use the threshold you are given."),
+            (0, 0, 5, 0.0, "a threshold of 0 is valid (the ends of [0, 1] belong to it): everyone is accepted."),
+            (5, 0, 0, 1.0, "a threshold of 1 is valid: only a perfect score is accepted."),
+            (4, 1, 0, 1.0, "a threshold of 1 is valid: 4.5 of 5 is below it."),
+        ]
         rng = np.random.default_rng(94)
         for _ in range(150):
             w, d, lo = (int(x) for x in rng.integers(0, 15, 3))
@@ -345,14 +422,20 @@ def _unchecked_gate(wins: int, draws: int, losses: int, threshold: float = 0.55)
 
 GATE_MISTAKES = [  # reference_gate with one change each
     Mistake("exactly at the threshold is accepted: score >= threshold, not >", _strict_gate),
-    Mistake("a draw counts half a point: score = (wins + draws / 2) / games",
-            lambda w, d, lo, threshold=0.55: reference_gate(w, 0, d + lo, threshold)),
-    Mistake("draws // 2 is floor division: an odd number of draws loses its last half point; draws / 2 keeps it",
-            lambda w, d, lo, threshold=0.55: reference_gate(w + d // 2, 0, lo + d - d // 2, threshold)),
+    Mistake(
+        "a draw counts half a point: score = (wins + draws / 2) / games",
+        lambda w, d, lo, threshold=0.55: reference_gate(w, 0, d + lo, threshold),
+    ),
+    Mistake(
+        "draws // 2 is floor division: an odd number of draws loses its last half point; draws / 2 keeps it",
+        lambda w, d, lo, threshold=0.55: reference_gate(w + d // 2, 0, lo + d - d // 2, threshold),
+    ),
     Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _unchecked_gate),
-    Mistake("0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
-            lambda w, d, lo, threshold=0.55: reference_gate(w, d, lo, threshold if 0 < threshold < 1 else math.nan)),
-]  # fmt: skip
+    Mistake(
+        "0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
+        lambda w, d, lo, threshold=0.55: reference_gate(w, d, lo, threshold if 0 < threshold < 1 else math.nan),
+    ),
+]
 
 
 def simulate_games(true_ratings: np.ndarray, num_games: int, seed: int) -> list[tuple[int, int, float]]:

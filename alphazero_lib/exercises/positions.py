@@ -112,35 +112,6 @@ def game_boards(game: Any, count: int, rng: np.random.Generator) -> list[np.ndar
     return out[:count]
 
 
-def winning_moves(game: Any, state: np.ndarray) -> list[int]:
-    """The moves that win at once for the player to move in the canonical ``state`` (by the library's rules)."""
-    legal = np.flatnonzero(game.get_valid_moves(state, 1))
-    return [int(a) for a in legal if game.get_value_and_terminated(game.get_next_state(state, a, 1), a) == (1, True)]
-
-
-def forced_wins(game: Any, count: int, rng: np.random.Generator, most: int) -> list[tuple[np.ndarray, list[int]]]:
-    """``count`` canonical live positions (``random_positions``) where the player to move wins at once, each with
-    its winning moves."""
-    out = []
-    while len(out) < count:
-        for state in random_positions(game, 1, rng, most, ended="before"):
-            wins = winning_moves(game, state)
-            if wins:
-                out.append((state, wins))
-    return out
-
-
-def near_end(game: Any, count: int, rng: np.random.Generator, left: int = 1) -> list[np.ndarray]:
-    """``count`` canonical positions ``left`` moves before the end of a random game (the game may end sooner)."""
-    out = []
-    while len(out) < count:
-        moves = random_game(game, rng)
-        if len(moves) >= left:
-            state, player = after(game, moves[: len(moves) - left])
-            out.append(game.change_perspective(state, player))
-    return out
-
-
 def tictactoe(rows: Sequence[Sequence[int]]) -> np.ndarray:
     """A Tic-Tac-Toe state from its rows, as the games make them (int8), read-only: shared, it is copied to be
     changed."""

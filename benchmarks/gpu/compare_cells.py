@@ -59,11 +59,16 @@ def compare(records_folder: Path) -> dict[str, dict]:
             stored_outputs = [output_text(output) for output in cell.get("outputs", [])]
             old, new = text_of(stored_outputs, rules), text_of(record["outputs"], rules)
             if old != new:
-                differing.append({
-                    "cell": number, "compared_by_nbval": "NBVAL_IGNORE_OUTPUT" not in source,
-                    "first_line": next((ln for ln in source.splitlines() if not ln.startswith("#")), "")[:100],
-                    "stored": old, "new": new, "failed": record["failed"],
-                })  # fmt: skip
+                differing.append(
+                    {
+                        "cell": number,
+                        "compared_by_nbval": "NBVAL_IGNORE_OUTPUT" not in source,
+                        "first_line": next((ln for ln in source.splitlines() if not ln.startswith("#")), "")[:100],
+                        "stored": old,
+                        "new": new,
+                        "failed": record["failed"],
+                    }
+                )
         report[name] = {
             "seconds": round(sum(r["seconds"] for r in cells.values()), 1),
             "cells_run": len(cells),
@@ -80,8 +85,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     report = compare(args.records)
     for name, entry in report.items():
-        print(f"{name}: {entry['seconds']:.1f} s, {entry['cells_run']} cells, {entry['failed']} failed, "
-              f"{len(entry['differing'])} with other text than stored")  # fmt: skip
+        print(
+            f"{name}: {entry['seconds']:.1f} s, {entry['cells_run']} cells, {entry['failed']} failed, "
+            f"{len(entry['differing'])} with other text than stored"
+        )
         for cell in entry["differing"]:
             checked = "compared by nbval" if cell["compared_by_nbval"] else "NBVAL_IGNORE_OUTPUT"
             print(f"  cell {cell['cell']} ({checked}): {cell['first_line']}")
