@@ -33,7 +33,6 @@ class GameRecord:
 
     winner: int
     moves: list[tuple[int, int]] = field(default_factory=list)
-    final_state: np.ndarray | None = None
     opening: int = 0
 
 
@@ -68,7 +67,7 @@ def play_game(
             winner = winner_of(value, player)
             if log:
                 log("\n" + ("draw" if winner == 0 else f"{'X' if winner == 1 else 'O'} wins"))
-            return GameRecord(winner=winner, moves=moves, final_state=state, opening=len(opening))
+            return GameRecord(winner=winner, moves=moves, opening=len(opening))
         player = game.get_opponent(player)
 
 
@@ -298,7 +297,7 @@ def _play_side_by_side(
             records[i].moves.append((mover, actions[i]))
             value, terminated = game.get_value_and_terminated(states[i], actions[i])
             if terminated:
-                records[i].winner, records[i].final_state = winner_of(value, mover), states[i]
+                records[i].winner = winner_of(value, mover)
                 result.add(records[i].winner, i % 2 == 0)
                 bar.update(1)
                 bar.set_postfix(score=f"{result.score:.3f}")

@@ -46,9 +46,6 @@ DATA_DIR = Path(__file__).resolve().parent / "data" / "pons"
 #: ``load_set(name)`` reads ``DATA_DIR / f"pons_{name}.txt"``.
 SETS = ("beginning_easy", "beginning_medium", "beginning_hard", "middle_easy", "middle_medium", "end_easy")
 
-#: How many moves have been played in a set's positions (inclusive): Pons' beginning, middle and end.
-MOVES_PLAYED = {"beginning": (0, 14), "middle": (15, 28), "end": (29, 41)}
-
 #: The error rule in words (printed with the figures).
 ERROR_RULE = "a move is an error when another legal move has a better result (win > draw > loss)"
 

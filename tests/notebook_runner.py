@@ -54,13 +54,16 @@ SKIP: dict[str, tuple[str, ...]] = {
         "self_states,",
         'print("submission vs random:"',
     ),
-    # matches and a round robin of library players (wilson_interval and fit_elo run on tables in cells 21 and 28)
+    # matches, a round robin and games against perfect play of library players (wilson_interval and fit_elo run on
+    # tables in cells 21 and 28)
     "09_evaluation": (
         'specs = ["random", "greedy"',
         "results[s, opponent].score",
         "rungs = [1, 8, 16, 26, 42, 52]",
         "ax.plot(rungs,",
         "names = tournament.names",
+        "at_stake = {}  # iteration",  # games against the perfect solver (the optional solver extra)
+        "if at_stake:",
     ),
 }
 

@@ -171,9 +171,10 @@ def test_a_match_keeps_every_game_in_the_order_played(batched):
         assert record.opening == 3 and record.moves[:3] == result.records[i - i % 2].moves[:3]  # a pair's opening
         state = game.get_initial_state()
         for ply, (mover, action) in enumerate(record.moves):
-            assert mover == (1 if ply % 2 == 0 else -1)
+            assert mover == (1 if ply % 2 == 0 else -1) and not game.is_over(state)
             state = game.get_next_state(state, action, mover)
-        assert np.array_equal(state, record.final_state)
+        value, over = game.get_value_and_terminated(state, record.moves[-1][1])
+        assert over and record.winner == (record.moves[-1][0] if value == 1 else 0)  # the last move ends it
         if record.winner != 0:
             player1_won = (record.winner == 1) == (i % 2 == 0)  # player 1 moved first in the even-numbered games
             wins["first" if i % 2 == 0 else "second"] += player1_won

@@ -19,7 +19,6 @@ from alphazero_lib.specs import make_player
 from alphazero_lib.strength import (
     ANCHORS,
     DATA_DIR,
-    MOVES_PLAYED,
     SETS,
     PositionSet,
     SetResult,
@@ -36,6 +35,9 @@ from alphazero_lib.strength import (
 )
 
 GAME = ConnectFour()
+
+#: How many moves have been played in a set's positions (inclusive): Pons' beginning, middle and end.
+MOVES_PLAYED = {"beginning": (0, 14), "middle": (15, 28), "end": (29, 41)}
 
 
 # ---- the positions ------------------------------------------------------------------------------------

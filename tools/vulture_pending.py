@@ -4,6 +4,4 @@ line here). ``python tools/dead_code.py`` reads this file beside ``vulture_allow
 
 # ruff: noqa: B018, F821
 
-_.final_state  # alphazero_lib/arena.py GameRecord.final_state: set by play_game and play_match, read only by a test
-MOVES_PLAYED  # alphazero_lib/strength.py: read only by tests/test_strength.py
 array_probs  # notebooks/07_parallel_self_play.ipynb: a variable its code cells assign and never read
