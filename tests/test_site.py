@@ -2,13 +2,18 @@
 
 Every page loads with no console error and asks for nothing outside the site; every notebook page shows its stored
 figures; every internal link and image resolves (a link check over the built HTML, anchors included); the sidebar
-lists the eleven notebooks in order, and each notebook page links to its notebook in Colab.
+lists the eleven notebooks in order, and each notebook page links to its notebook in Colab; each notebook page opens
+with its setup cell collapsed under one line; the notebooks' formulas are typeset by the site's own MathJax; and a
+move is played against the shipped model on the Play page.
 
 The site is taken from ``build/site`` where that build is newer than every source (``.ci/run`` builds it before
-the tests); otherwise it is built there once, as ``python tools/build_site.py`` builds it (about 30 s on 2 cores),
-and the next run takes it. With ``ALPHAZERO_SITE=DIR`` the build in DIR is tested as it is.
-``ALPHAZERO_SCREENSHOTS=DIR`` keeps screenshots of the landing page and of notebook 2 in DIR. Skipped with the
-reason where the builder (``pip install -e ".[docs]"``), Playwright or Debian's ``chromium`` is missing.
+the tests) and left out nothing that can now be built (``.ci/run`` installs the ``onnx`` extra and onnxruntime-web
+after building it); otherwise it is built there once, as ``python tools/build_site.py`` builds it (about 50 s on 2
+cores), and the next run takes it. With ``ALPHAZERO_SITE=DIR`` the build in DIR is tested as it is.
+``ALPHAZERO_SCREENSHOTS=DIR`` keeps screenshots of the landing page, of notebook 2 and of the Play page in DIR.
+Skipped with the reason where the builder (``pip install -e ".[docs]"``), Playwright or Debian's ``chromium`` is
+missing; the math test where the build had no MathJax, the Play test where it had no game (each says how to install
+it).
 """
 
 from __future__ import annotations
@@ -39,7 +44,21 @@ def sources() -> list[Path]:
     """Every file the built site depends on: its pages, the notebooks, the model cards, the builder, the library."""
     files = [p for p in (ROOT / "docs").rglob("*") if p.is_file()] + NOTEBOOKS
     files += [ROOT / "weights" / "README.md", ROOT / "tools" / "build_site.py", ROOT / "pyproject.toml"]
-    return files + list((ROOT / "alphazero_lib").rglob("*.py"))
+    # the npm packages the build copies in (MathJax; onnxruntime-web for the Play page), where installed
+    files += list((ROOT / "build").glob("*/node_modules/*/package.json"))
+    return files + list((ROOT / "alphazero_lib").rglob("*.py")) + list((ROOT / "alphazero_lib").rglob("static/*"))
+
+
+def record(site: Path) -> dict:
+    """What the build of ``site`` holds and left out (``tools/build_site.py`` writes it); {} for an older build."""
+    path = site / build_site.BUILD_RECORD
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def buildable_now(left_out: dict) -> list[str]:
+    """The parts a build left out that could be built now."""
+    ready = {"math": build_site.mathjax_missing, "play": build_site.play_missing}
+    return [part for part in left_out if part in ready and ready[part]() is None]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +69,8 @@ def site(tmp_path_factory) -> Path:
         return Path(os.environ["ALPHAZERO_SITE"])
     built = ROOT / "build" / "site"
     index = built / "index.html"
-    if index.is_file() and index.stat().st_mtime > max(p.stat().st_mtime for p in sources()):
+    fresh = index.is_file() and index.stat().st_mtime > max(p.stat().st_mtime for p in sources())
+    if fresh and record(built) and not buildable_now(record(built)["left_out"]):
         return built
     assert build_site.build(built, tmp_path_factory.mktemp("site_src")) == 0, "python tools/build_site.py failed"
     return built  # kept for the next run
@@ -156,6 +176,8 @@ def test_a_failed_build_leaves_the_earlier_site_and_a_good_one_replaces_it_whole
 
         return run
 
+    monkeypatch.setattr(build_site, "mathjax_missing", lambda: "not wanted here")
+    monkeypatch.setattr(build_site, "play_missing", lambda: "not wanted here")
     monkeypatch.setattr(build_site.subprocess, "run", sphinx(1))
     assert build_site.build(out, tmp_path / "src", quiet=False) == 1  # the output folder last
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("site")] == ["site"]
@@ -280,4 +302,79 @@ def test_the_sidebar_lists_the_eleven_notebooks_in_order(site, served, browser):
     assert sorted(top) == sorted(pages), top
     if os.environ.get("ALPHAZERO_SCREENSHOTS"):
         page.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "site_landing.png"), full_page=False)
+    page.close()
+
+
+# ---- what issue 62 asked of the site: math typeset, the setup cell collapsed, the model playable ----------------
+def formulas(notebook: Path) -> int:
+    """How many formulas (``$...$`` and ``$$...$$``) the notebook's Markdown cells hold, code spans left out."""
+    cells = json.loads(notebook.read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    text = re.sub(r"```.*?```|`[^`\n]*`", "", text, flags=re.DOTALL)
+    return len(re.findall(r"\$\$.+?\$\$|\$[^$\s][^$\n]*?\$", text, flags=re.DOTALL))
+
+
+WITH_MATH = [p for p in NOTEBOOKS if formulas(p)]
+
+
+def test_the_notebooks_formulas_are_typeset_not_shown_as_source(site, served, browser):
+    if why := record(site).get("left_out", {}).get("math"):
+        pytest.skip(f"this build has no MathJax: {why}")
+    assert WITH_MATH, "no notebook has a formula: the check below would check nothing"
+    for notebook in WITH_MATH:
+        page, errors, outside = visit(browser, f"{served}/course/{notebook.stem}.html")
+        typeset = "document.querySelectorAll('mjx-container').length"
+        page.wait_for_function(f"{typeset} >= {formulas(notebook)}", timeout=30_000)
+        assert page.evaluate(typeset) == formulas(notebook), notebook.name
+        # each typeset formula is drawn (MathJax's own font, local), and no TeX is left as text
+        sizes = page.eval_on_selector_all("mjx-container", "cs => cs.map(c => c.getBoundingClientRect().width)")
+        assert all(width > 20 for width in sizes), sizes
+        text = page.inner_text("article")
+        assert "$$" not in text and "\\frac" not in text, notebook.name
+        assert site_failures(notebook.name, errors, outside) == []
+        page.close()
+
+
+def test_each_notebook_page_opens_with_its_setup_cell_collapsed_under_one_line(site, served, browser):
+    shown = {}
+    for notebook in NOTEBOOKS:
+        page, _, _ = visit(browser, f"{served}/course/{notebook.stem}.html")
+        cell = page.locator("div.cell").first  # the first code cell: the setup cell
+        summary = cell.locator("summary").first
+        one_line = "e => e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight)"
+        shown[notebook.stem] = (
+            summary.count() == 1 and summary.is_visible(),
+            summary.inner_text().strip() if summary.count() else None,
+            summary.locator("p").first.evaluate(one_line) if summary.count() else None,
+            cell.locator(".cell_input").is_visible(),  # the code: hidden until the summary is clicked
+            cell.locator(".cell_output").is_visible(),  # its one line of output stays in sight
+        )
+        if summary.count():
+            summary.click()
+            shown[notebook.stem] += (cell.locator(".cell_input").is_visible(),)
+        page.close()
+    expected = (True, "Setup: loads the course library (in Colab, from GitHub)", True, False, True, True)
+    assert shown == {p.stem: expected for p in NOTEBOOKS}
+
+
+def test_a_move_is_played_against_the_shipped_model_on_the_play_page(site, served, browser):
+    if why := record(site).get("left_out", {}).get("play"):
+        pytest.skip(f"this build has no game on its Play page: {why}")
+    page, errors, outside = visit(browser, f"{served}/play.html")
+    frame_element = page.locator(f'iframe[src="{build_site.PLAY_FOLDER}/index.html"]')
+    assert frame_element.count() == 1
+    frame_element.scroll_into_view_if_needed()
+    game = frame_element.element_handle().content_frame()
+    humans_turn = "document.getElementById('status')?.dataset.state === 'human'"
+    game.wait_for_function(humans_turn, timeout=120_000)  # the network and onnxruntime-web loaded
+    game.fill("#searches", "20")  # a quick reply on a busy machine
+    game.click("[data-cell='38']")  # the bottom of column 3
+    game.wait_for_function(f"{humans_turn} && window.alphazero.snapshot().moves.length === 2", timeout=60_000)
+    snapshot = game.evaluate("window.alphazero.snapshot()")
+    assert snapshot["moves"][0] == 3 and 0 <= snapshot["moves"][1] < 7, snapshot  # yours, then the agent's reply
+    assert sum(1 for cell in snapshot["board"] if cell != 0) == 2, snapshot
+    assert game.locator("#visits .heat").count() == 7  # the search's visit shares behind the reply are shown
+    if os.environ.get("ALPHAZERO_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["ALPHAZERO_SCREENSHOTS"]) / "site_play.png"), full_page=True)
+    assert site_failures("play.html", errors, outside) == []
     page.close()
