@@ -323,14 +323,17 @@ def test_the_notebooks_formulas_are_typeset_not_shown_as_source(site, served, br
     assert WITH_MATH, "no notebook has a formula: the check below would check nothing"
     for notebook in WITH_MATH:
         page, errors, outside = visit(browser, f"{served}/course/{notebook.stem}.html")
-        typeset = "document.querySelectorAll('mjx-container').length"
-        page.wait_for_function(f"{typeset} >= {formulas(notebook)}", timeout=30_000)
-        assert page.evaluate(typeset) == formulas(notebook), notebook.name
-        # each typeset formula is drawn (MathJax's own font, local), and no TeX is left as text
-        sizes = page.eval_on_selector_all("mjx-container", "cs => cs.map(c => c.getBoundingClientRect().width)")
-        assert all(width > 20 for width in sizes), sizes
+        # MathJax typesets once its startup promise resolves; a page with no math node never loads it
+        page.wait_for_function("!window.MathJax || window.MathJax.startup?.promise", timeout=30_000)
+        assert page.evaluate("window.MathJax ? MathJax.startup.promise.then(() => true) : false"), (
+            f"{notebook.name}: no MathJax on the page, its formulas shown as written"
+        )
         text = page.inner_text("article")
-        assert "$$" not in text and "\\frac" not in text, notebook.name
+        assert "$$" not in text and "\\frac" not in text, f"{notebook.name}: TeX shown as written"
+        # each formula typeset and drawn (MathJax's font, from the site: the font path's default is a CDN)
+        sizes = page.eval_on_selector_all("mjx-container", "cs => cs.map(c => c.getBoundingClientRect().width)")
+        assert len(sizes) == formulas(notebook) and all(width > 20 for width in sizes), (notebook.name, sizes)
+        page.wait_for_timeout(500)  # the font files and the speech worker's files, loaded after typesetting
         assert site_failures(notebook.name, errors, outside) == []
         page.close()
 
