@@ -248,11 +248,49 @@ def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
             return f"{len(got)} items instead of {len(expected)}"
         for index, (g, e) in enumerate(zip(got, expected, strict=True)):
             if not same(g, e, tol):
-                inner = difference(g, e, tol)
+                inner = difference(g, e, tol) or _board_difference(g, e)
                 if inner.startswith("at ["):
                     return f"at [{index}]" + inner[3:]
                 return f"at [{index}]: {inner}" if inner else f"item {index} differs"
     return ""
+
+
+def _is_word(text: str) -> bool:
+    """Whether ``text`` is a word or a few (letters, spaces, ``_``, ``-``, ``'``): something that can be misspelt,
+    not a board or a number printed as text."""
+    import re
+
+    return re.fullmatch(r"[A-Za-z][A-Za-z _'-]*", text) is not None
+
+
+def _board_cells(text: Any) -> np.ndarray | None:
+    """The integers of a board printed as text (``board(state)``: ``"[[1, 0], [0, -1]]"``), or None."""
+    import ast
+
+    if not isinstance(text, str) or not text.startswith("[["):
+        return None
+    try:
+        cells = np.array(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return None
+    return cells if cells.ndim == 2 and cells.dtype.kind in "iu" else None
+
+
+def _board_difference(got: Any, expected: Any) -> str:
+    """Which cells of two boards printed as text differ (the first one named), or ""."""
+    g, e = _board_cells(got), _board_cells(expected)
+    if g is None or e is None:
+        return ""
+    if g.shape != e.shape:
+        return f"a board of shape {g.shape} instead of {e.shape}"
+    wrong = np.argwhere(g != e)
+    if len(wrong) == 0:
+        return ""
+    r, c = (int(i) for i in wrong[0])
+    if np.array_equal(g, -e):
+        return "the board has every piece's sign flipped (the other player's view)"
+    first = f"[{r}, {c}]: yours {int(g[r, c])}, expected {int(e[r, c])}"
+    return f"the board differs in {len(wrong)} cell{'s' if len(wrong) > 1 else ''}, the first {first}"
 
 
 def _kind(value: Any) -> str:
@@ -354,13 +392,19 @@ def check(
             return _verdict(_unfinished(name, error, own, number - 1, case, len(cases)), library)
         except Mismatch as miss:
             found = _diagnose(
-                case, ("mismatch", miss.got), mistakes, adapt, learner if verify else None, _around(cases, number)
+                case,
+                ("mismatch", miss.got),
+                mistakes,
+                adapt,
+                learner if verify else None,
+                cases[number:],
+                agreed=cases[: number - 1],
             )
             failures = [Failure(case, miss.got, miss.hint, _warned_now())]
             if not found and verify:
                 failures[0].again = _outcome(case, learner)
                 failures += _later_failures(learner, cases[number:])
-            hint = found or _what_it_shows(failures)
+            hint = found or _what_it_shows(failures, sum(c.hint == case.hint for c in cases) > 1)
             differs = difference(miss.got, miss.expected)
             detail = f" ({differs})" if differs else ""
             return _verdict(f"{where} {miss}{detail}." + _hint(hint) + f" For now {_short(FALLBACK)}.", library)
@@ -374,7 +418,8 @@ def check(
                 mistakes,
                 adapt,
                 learner if verify else None,
-                _around(cases, number),
+                cases[number:],
+                agreed=cases[: number - 1],
             )
             return _verdict(
                 f"{where} raised {type(error).__name__}: {detail}.{_hint(found or case.hint)} "
@@ -446,7 +491,7 @@ def _later_failures(learner: Any, cases: Sequence[Case], budget: float = 1.0, mo
     return out
 
 
-def _what_it_shows(failures: list[Failure]) -> str:
+def _what_it_shows(failures: list[Failure], rule: bool = True) -> str:
     """The hint a wrong answer earns from what it shows, ``failures[0]`` being the first failing case.
 
     In turn: a warning that names the bug (a target of shape [B] broadcast against [B, 1], an overflow, a
@@ -454,7 +499,8 @@ def _what_it_shows(failures: list[Failure]) -> str:
     given generator); what the first case's comparison said; an answer of the wrong type; a pattern
     over every failing case (answers in steps, a sign, a constant factor, a near miss), or over the cases after
     the first (which may be an edge case of its own); what at least half of the later failing cases' comparisons
-    said; last, the rule the first failing case tests.
+    said; the point of the first failing case, where it has its own (``rule`` False: no other case shares its hint);
+    which part of the rule the answers break (``_part_hint``); last, the rule the first failing case tests.
     """
     for failure in failures:
         for message in failure.warned:
@@ -472,11 +518,70 @@ def _what_it_shows(failures: list[Failure]) -> str:
     kind = _type_hint(first.got, first.case.expected)
     if kind:
         return kind
-    pattern = _pattern_hint(failures) or _pattern_hint(failures[1:])  # the first may be an edge case of its own
-    if pattern:
+    pattern = _pattern_hint(failures) or _part_hint(failures, yes_no=False) or _pattern_hint(failures[1:])
+    if pattern:  # (the first failing case may be an edge case of its own)
         return pattern
     later = _most_said(failures[1:])
-    return later or first.case.hint
+    if later or (first.case.hint and not rule):
+        return later or first.case.hint
+    return _part_hint(failures) or first.case.hint
+
+
+def _part_hint(failures: list[Failure], yes_no: bool = True) -> str:
+    """Which part of the rule the failing answers break, when they agree on a pattern, or "": one item of a tuple
+    (the rest agree everywhere), the axis an array is normalised over, the direction a yes/no answer errs in (not
+    with ``yes_no`` False, which looks for patterns in numbers only)."""
+    first = failures[0]
+    expected = first.case.expected
+    answers = [f for f in failures if type(f.got) in (tuple, list) and len(f.got) == len(f.case.expected)]
+    if isinstance(expected, tuple) and len(answers) == len(failures):
+        wrong = {
+            i for f in answers for i, (g, e) in enumerate(zip(f.got, f.case.expected, strict=True)) if not same(g, e)
+        }
+        whole = "the pair" if len(expected) == 2 else f"the {len(expected)} items"
+        explainers = (_pattern_hint, _part_hint) if yes_no else (_pattern_hint,)
+        for explain in explainers:  # numbers that show a pattern first: a yes/no may follow them
+            for index in sorted(wrong):
+                inner = [
+                    Failure(Case(f.case.call, f.case.run, f.case.expected[index]), f.got[index])
+                    for f in answers
+                    if not same(f.got[index], f.case.expected[index])
+                ]
+                what = explain(inner)
+                if what:
+                    return f"item {index} of {whole}: {what}"
+        if len(wrong) == 1 and yes_no:
+            (index,) = wrong
+            return f"item {index} of {whole} is wrong in all {len(answers)} failing cases; the rest agree everywhere"
+    if isinstance(expected, np.ndarray) and expected.ndim == 2 and isinstance(first.got, np.ndarray):
+        got = first.got.astype(np.float64) if first.got.dtype.kind in "biuf" else None
+        if got is not None and got.shape == expected.shape and expected.shape[0] > 1:
+            rows = np.allclose(expected.sum(axis=1), 1.0)
+            with np.errstate(all="ignore"):
+                columns = np.allclose(np.nan_to_num(got).sum(axis=0)[got.sum(axis=0) != 0], 1.0)
+            if rows and columns and not np.allclose(np.nan_to_num(got).sum(axis=1), 1.0):
+                return (
+                    "your columns add up to 1 where each ROW should: normalise over axis=1 (each game's own sum, "
+                    "keepdims=True), not axis=0"
+                )
+    flags = (
+        []
+        if not yes_no
+        else [f for f in failures if isinstance(f.case.expected, (bool, np.bool_)) and _is_boolish(f.got)]
+    )
+    if len(flags) >= 2 and len(flags) == len(failures):
+        said = {bool(f.got) for f in flags}
+        if said == {False}:
+            return (
+                f"in all {len(flags)} failing cases yours says False where the library says True, never the reverse: "
+                f"your condition is too strict (a threshold, a comparison or a count leaves out cases that count)"
+            )
+        if said == {True}:
+            return (
+                f"in all {len(flags)} failing cases yours says True where the library says False, never the reverse: "
+                f"your condition is too loose (a threshold, a comparison or a count lets in cases that do not count)"
+            )
+    return ""
 
 
 def _most_said(failures: list[Failure]) -> str:
@@ -553,7 +658,7 @@ def _type_hint(got: Any, expected: Any) -> str:
         if isinstance(got, np.ndarray) or _is_tensor(got):
             return f"return a plain number, not {_kind(got)}: float(x) or x.item() makes one"
         return f"return a number, not {_kind(got)}"
-    if type(expected) is str and type(got) is str and got != expected:  # a word, not a Text picture of an answer
+    if type(expected) is str and type(got) is str and got != expected and _is_word(expected):  # not a picture
         close = difflib.SequenceMatcher(None, got, expected).ratio() >= 0.6
         return f"{got!r} is not the word expected, {expected!r}: check its spelling" if close else ""
     if isinstance(expected, dict) and not isinstance(got, dict):
@@ -603,6 +708,14 @@ def _pattern_hint(failures: list[Failure]) -> str:
     g, e = got[wrong], expected[wrong]
     if len(g) < 3:
         return ""
+    with np.errstate(all="ignore"):
+        ratio = g / e
+    for factor, what in (
+        (100.0, "a percentage where a fraction is meant: no * 100"),
+        (0.01, "a fraction where a percentage is meant"),
+    ):
+        if np.all(e != 0) and np.allclose(g, factor * e, rtol=0.02, atol=min(factor, 1) / 2):  # rounded ones too
+            return f"in all {len(pairs)} failing cases yours is about {factor:g} times the library's answer: {what}"
     distinct_got = len(np.unique(np.round(g, 9)))
     distinct_expected = len(np.unique(np.round(e, 9)))
     if np.all(g == np.round(g)) and not np.all(e == np.round(e)):
@@ -636,11 +749,6 @@ def _pattern_hint(failures: list[Failure]) -> str:
     return ""
 
 
-def _around(cases: list[Case], number: int) -> list[Case]:
-    """The cases other than case ``number`` (from 1), the ones after it first (where the learner may also fail)."""
-    return cases[number:] + cases[: number - 1]
-
-
 def _agrees(case: Case, got: Any) -> bool:
     return bool(case.same(got, case.expected))
 
@@ -670,13 +778,16 @@ def _diagnose(
     learner: Any = None,
     cases: Sequence[Case] = (),
     budget: float = 1.0,
-    most: int = 25,
+    most: int = 200,
+    agreed: Sequence[Case] = (),
 ) -> str:
     """The hint of the known mistake that gives the learner's ``outcome`` on the failing ``case``, or "".
 
-    When several mistakes reproduce it, or to make sure one does, they are also run beside the learner on the
-    other cases (at most ``most`` of them, while ``budget`` seconds last): a mistake that answers differently from
-    the learner anywhere is not the learner's.
+    When several mistakes reproduce it, or to make sure one does, they are also run on other cases (at most ``most``
+    of them, while ``budget`` seconds last): first on ``agreed``, the cases before the failing one, where the learner
+    agreed with the library (a mistake that fails one of them is not the learner's: "count both ways" is not the
+    hint of a win check that passed the line completed in its middle), then beside the learner on ``cases``. A
+    mistake that answers differently from the learner anywhere is not the learner's.
     """
     import time
 
@@ -694,10 +805,11 @@ def _diagnose(
     if not candidates or learner is None:
         return candidates[0][0].hint if candidates else ""
     start = time.perf_counter()
-    for other in list(cases)[:most]:
+    known = [(other, True) for other in agreed] + [(other, False) for other in cases]
+    for other, agrees in known[:most]:
         if other is case or len(candidates) == 0 or time.perf_counter() - start > budget:
             break
-        mine = _outcome(other, learner)
+        mine = ("value", None) if agrees else _outcome(other, learner)
         candidates = [(m, code) for m, code in candidates if _same_outcome(_outcome(other, code), mine, other)]
     return candidates[0][0].hint if candidates else ""
 
@@ -730,7 +842,18 @@ def _same_output(a: Any, b: Any) -> bool:
             return False
         if _is_boolish(a) and _is_boolish(b) and (isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_))):
             return bool(a) == bool(b)
-        return bool(same(a, b, tol=1e-6) or same(b, a, tol=1e-6))
+        if same(a, b, tol=1e-6) or same(b, a, tol=1e-6):
+            return True
+        x, y = _numbers(a), _numbers(b)  # a nan where the other has a nan is the same answer
+        return (
+            x is not None
+            and y is not None
+            and type(a) is type(b)
+            and np.shape(a) == np.shape(b)
+            and x.shape == y.shape
+            and bool(np.any(np.isnan(x)))
+            and bool(np.allclose(x, y, rtol=1e-6, atol=1e-6, equal_nan=True))
+        )
     except Exception:
         return False
 

@@ -340,6 +340,7 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
             (np.arange(9.0), np.eye(9, dtype=np.uint8)[4], "one legal move: probability 1"),
             (np.array([9.0, 0, 0, 1, 2, 0, 0, 0, 3]), np.array([0, 1, 1, 1, 1, 1, 1, 1, 1], dtype=np.uint8), ""),
             (np.array([800.0, 790, 10, 0, 5, 1, 2, 3, 4]), everything, "large logits"),
+            (np.array([0.5, 1000, 2, 0, 1, 3, 1000, 0, 1]), np.array([1, 0, 1, 1, 1, 1, 0, 1, 1], dtype=np.uint8), ""),
         ]
         for _ in range(10):
             size = int(rng.choice([7, 9]))
@@ -359,8 +360,19 @@ def check_masked_policy(masked_policy: Callable[..., np.ndarray]) -> Callable[..
     return check("masked_policy", masked_policy, masked_softmax, cases, MASKED_MISTAKES)
 
 
+def _max_of_all(logits: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The softmax shifted by the largest of ALL logits: an illegal move's huge logit makes every legal exp 0."""
+    weights = np.exp(logits - logits.max()) * valid
+    return weights / weights.sum()
+
+
 MASKED_MISTAKES = [  # the library's softmax with one change, or none (the overflow)
     Mistake(OVERFLOW, lambda logits, valid: np.exp(logits) * valid / (np.exp(logits) * valid).sum()),
+    Mistake(
+        "subtract the largest LEGAL logit (logits[valid == 1].max()), not the largest of all: an illegal move with a "
+        "huge logit makes every legal exp(...) 0, and 0 / 0 is nan",
+        _max_of_all,
+    ),
     Mistake(
         "divide by the sum over the LEGAL moves only, so they add up to 1",
         lambda logits, valid: masked_softmax(logits, np.ones_like(valid)) * (np.asarray(valid) == 1),

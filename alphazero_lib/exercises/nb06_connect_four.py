@@ -23,9 +23,9 @@ HINTS = {  # the rule of each exercise: printed by hint(name), and the hint of a
     "them (row 5 is the bottom).",
     "get_valid_moves": "a column is legal while its TOP cell (row 0), state[0, column], is empty: one 0/1 entry per "
     "column, (state[0] == 0) as uint8.",
-    "check_win": "None: False. The dropped piece is the top piece of the column (the smallest row holding a piece); "
-    "for each direction (0, 1), (1, 0), (1, 1), (1, -1) count the mover's pieces from there both ways; a win when "
-    "1 + both counts >= in_a_row.",
+    "check_win": "the dropped piece is the top piece of the column (the smallest row holding a piece); for each "
+    "direction (0, 1), (1, 0), (1, 1), (1, -1) count the mover's pieces from there both ways; a win when 1 + both "
+    "counts >= in_a_row. No action yet (None) is no win.",
 }
 hint, solution = hints_for(HINTS, "06_connect_four.ipynb")
 
@@ -216,7 +216,10 @@ def _check_win(self: Any, state: np.ndarray, action: int | None, kind: str = "")
         return found
 
     need = 3 if kind == "three" else 4
-    return any(1 + count(dr, dc) + (0 if kind == "one way" else count(-dr, -dc)) >= need for dr, dc in directions)
+    compare = {"exactly": int.__eq__, "more than": int.__gt__}.get(kind, int.__ge__)
+    return any(
+        compare(1 + count(dr, dc) + (0 if kind == "one way" else count(-dr, -dc)), need) for dr, dc in directions
+    )
 
 
 WIN_MISTAKES = core.planted(
@@ -227,6 +230,9 @@ WIN_MISTAKES = core.planted(
         "one diagonal": "both diagonals count: '\\' is (1, 1), '/' is (1, -1)",
         "bottom piece": "the piece just dropped is the TOP piece of its column: the smallest row that is not empty",
         "three": "a win needs in_a_row (4) pieces in a line, not 3",
+        "exactly": "a line LONGER than in_a_row wins too (a piece can join two lines into five): 1 + both counts >= "
+        "in_a_row, not ==",
+        "more than": "exactly in_a_row pieces in a line is a win: 1 + both counts >= in_a_row, not >",
         "any colour": "count only the mover's pieces (state[r, c] == player), not any piece",
     },
 )

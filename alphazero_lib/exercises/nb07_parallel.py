@@ -126,6 +126,9 @@ def _search(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> Any:
         return counts
     if kind == "one sum":
         return counts / counts.sum()
+    if kind == "axis 0":
+        with np.errstate(all="ignore"):
+            return counts / counts.sum(axis=0, keepdims=True)
     shares = counts / counts.sum(axis=1, keepdims=True)
     return list(shares) if kind == "a list" else shares
 
@@ -630,6 +633,8 @@ SEARCH_MISTAKES = core.planted(
         "counts": "return each game's visit SHARES: its counts divided by its own sum",
         "one sum": "normalise each game (row) by its own sum: counts.sum(axis=1, keepdims=True), not the sum over all "
         "games",
+        "axis 0": "normalise each game (row) over its own moves: counts.sum(axis=1, keepdims=True); axis=0 sums one "
+        "action over the games (0 / 0 where no game visited it)",
         "a list": "return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
     },
 )

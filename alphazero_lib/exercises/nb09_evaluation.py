@@ -432,6 +432,12 @@ GATE_MISTAKES = [  # reference_gate with one change each
     ),
     Mistake("a threshold outside [0, 1] is a mistake in the caller's code: raise ValueError", _unchecked_gate),
     Mistake(
+        "the score is a fraction of the points, between 0 and 1 (as the threshold), not a percentage: no * 100",
+        lambda w, d, lo, threshold=0.55: (lambda accepted, score: (accepted, 100 * score))(
+            *reference_gate(w, d, lo, threshold)
+        ),
+    ),
+    Mistake(
         "0 and 1 are valid thresholds (the interval [0, 1] includes its ends): raise only outside it",
         lambda w, d, lo, threshold=0.55: reference_gate(w, d, lo, threshold if 0 < threshold < 1 else math.nan),
     ),
