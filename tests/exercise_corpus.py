@@ -934,6 +934,8 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
     wrong("check_expand", swap("child_state = game.get_next_state(self.state, int(action), 1)",
                                "child_state = game.get_next_state(self.state, int(action), -1)"), "played by -1",
           "returned", "play the move for player 1"),
+    wrong("check_expand", swap("child_state = game.get_next_state(self.state, int(action), 1)", "child_state = self.state.copy()"),
+          "the move not played", "item 2 of the 3 items: the board differs in 1 cell, the first [0, 0]: yours 0, expected -1"),
     # masked_policy
     right("check_masked_policy", '''def masked_policy(logits, valid):
     masked = np.where(valid == 1, logits, -np.inf)
@@ -941,9 +943,14 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
     return weights / weights.sum()
 ''', "-inf on illegal moves", downstream=True),
     right("check_masked_policy", '''def masked_policy(logits, valid):
+    legal = valid.astype(bool)
+    weights = np.where(legal, np.exp(logits - logits[legal].max()), 0.0)
+    return weights / weights.sum()
+''', "the largest legal logit, np.where"),
+    wrong("check_masked_policy", '''def masked_policy(logits, valid):
     p = np.exp(logits - logits.max()) * valid
     return p / p.sum()
-''', "softmax then mask and renormalise"),
+''', "the max over all logits", "returned array([nan,", "the largest LEGAL logit", "0 / 0 is nan"),
     wrong("check_masked_policy", '''def masked_policy(logits, valid):
     weights = np.exp(logits) * valid
     return weights / weights.sum()
@@ -1346,6 +1353,8 @@ return False"""), "one way at a time", "count both ways"),
     wrong("check_check_win", swap("row = np.min(np.flatnonzero(state[:, action] != 0))", "row = np.max(np.flatnonzero(state[:, action] != 0))"),
           "the bottom piece", "TOP piece"),
     wrong("check_check_win", swap(">= self.in_a_row", ">= 3"), "three in a row", "not 3"),
+    wrong("check_check_win", swap(">= self.in_a_row", "== self.in_a_row"), "exactly four", "LONGER than in_a_row wins too", "not =="),
+    wrong("check_check_win", swap(">= self.in_a_row", "> self.in_a_row"), "more than four", "exactly in_a_row pieces in a line is a win", "not >"),
     wrong("check_check_win", swap("state[r, c] == player", "state[r, c] != 0"), "any colour", "only the mover's pieces"),
     wrong("check_check_win", swap("    if action is None:\n        return False\n", ""), "None not handled",
           "raised ValueError", "(None) means no win"),
@@ -1473,6 +1482,8 @@ return counts / counts.sum(axis=-1, keepdims=True)"""), "comprehension", downstr
           "counts", "visit SHARES"),
     wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)", "    return counts / counts.sum()"),
           "one sum for all games", "each game (row) by its own sum"),
+    wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)", "    return counts / counts.sum(axis=0, keepdims=True)"),
+          "axis 0", "returned array([[nan,", "each game (row) over its own moves", "axis=0 sums one action"),
     wrong("check_search", swap("    return counts / counts.sum(axis=1, keepdims=True)",
                                "    return [row / row.sum() for row in counts]"), "a list of rows", "one numpy array"),
     wrong("check_search", swap("    for _ in range(self.config.num_searches):\n        self.simulate(spgs)\n",
@@ -2011,6 +2022,12 @@ def wilson_interval(score, n, z=Z_95):
           "no ValueError", "raise ValueError"),
     wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = (wins + 0.5 * draws) / games"),
           "no games divides", "raised ZeroDivisionError", "no games"),
+    wrong("check_gate", swap("return score >= threshold, score", "return score >= threshold, 100 * score"), "a percentage",
+          "returned (True, 55", "not a percentage: no * 100"),
+    wrong("check_gate", swap("return score >= threshold, score", "return score >= threshold, round(100 * score, 1)"), "a rounded percentage",
+          "about 100 times the library's answer: a percentage where a fraction is meant"),
+    wrong("check_gate", swap("score = (wins + 0.5 * draws) / games if games else 0.5", "score = 100 * (wins + 0.5 * draws) / games if games else 50.0"),
+          "a percentage against the threshold", "item 1 of the pair", "about 100 times the library's answer: a percentage"),
     wrong("check_gate", swap("return score >= threshold, score", "return score >= threshold"), "only the decision",
           "the pair (accepted, score)"),
     wrong("check_gate", swap("if not 0.0 <= threshold <= 1.0:", "if not 0.0 < threshold < 1.0:"), "0 and 1 refused",

@@ -550,9 +550,22 @@ def _part_hint(failures: list[Failure], yes_no: bool = True) -> str:
                 what = explain(inner)
                 if what:
                     return f"item {index} of {whole}: {what}"
-        if len(wrong) == 1 and yes_no:
+        if len(wrong) == 1 and yes_no and len(answers) >= 3:  # a pattern, not one case
             (index,) = wrong
             return f"item {index} of {whole} is wrong in all {len(answers)} failing cases; the rest agree everywhere"
+    if isinstance(expected, list) and expected and all(type(e) is tuple for e in expected):  # e.g. one per child
+        entries = [
+            Failure(Case(f.case.call, f.case.run, e), g)
+            for f in failures
+            if type(f.got) is list and len(f.got) == len(f.case.expected)
+            for g, e in zip(f.got, f.case.expected, strict=True)
+            if not same(g, e)
+        ]
+        what = _part_hint(entries, yes_no) if entries else ""
+        if what:
+            return f"in every entry, {what}"
+    if yes_no and all(_board_cells(f.case.expected) is not None for f in failures):
+        return _board_difference(first.got, expected)
     if isinstance(expected, np.ndarray) and expected.ndim == 2 and isinstance(first.got, np.ndarray):
         got = first.got.astype(np.float64) if first.got.dtype.kind in "biuf" else None
         if got is not None and got.shape == expected.shape and expected.shape[0] > 1:
