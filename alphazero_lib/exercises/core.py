@@ -528,9 +528,10 @@ def _what_it_shows(failures: list[Failure], rule: bool = True) -> str:
 
 
 def _part_hint(failures: list[Failure], yes_no: bool = True) -> str:
-    """Which part of the rule the failing answers break, when they agree on a pattern, or "": one item of a tuple
-    (the rest agree everywhere), the axis an array is normalised over, the direction a yes/no answer errs in (not
-    with ``yes_no`` False, which looks for patterns in numbers only)."""
+    """Which part of the rule the failing answers break, when they agree on a pattern, or "": the item of a tuple
+    (or of each entry of a list) whose wrong answers show a pattern, the cells a board differs in, the axis an array
+    is normalised over, the direction a yes/no answer errs in (not with ``yes_no`` False, which looks for patterns in
+    numbers only)."""
     first = failures[0]
     expected = first.case.expected
     answers = [f for f in failures if type(f.got) in (tuple, list) and len(f.got) == len(f.case.expected)]
@@ -550,9 +551,6 @@ def _part_hint(failures: list[Failure], yes_no: bool = True) -> str:
                 what = explain(inner)
                 if what:
                     return f"item {index} of {whole}: {what}"
-        if len(wrong) == 1 and yes_no and len(answers) >= 3:  # a pattern, not one case
-            (index,) = wrong
-            return f"item {index} of {whole} is wrong in all {len(answers)} failing cases; the rest agree everywhere"
     if isinstance(expected, list) and expected and all(type(e) is tuple for e in expected):  # e.g. one per child
         entries = [
             Failure(Case(f.case.call, f.case.run, e), g)
