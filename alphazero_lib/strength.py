@@ -3,7 +3,9 @@
 Pons' test positions (``alphazero_lib/data/pons/``, see its README) come with the game-theoretic result of every
 legal move for the side to move. A player is shown each position once and chooses a move; the move is an
 **error** when another legal move has a better result (win > draw > loss). The error rate over a set, with its
-95% Wilson interval, is AlphaZero.jl's measure, so its published figures (``ANCHORS``) sit beside ours.
+95% Wilson interval, is AlphaZero.jl's measure, so its published figures (``ANCHORS``) sit beside ours. All six
+of Pons' sets are here (``SETS``); with the optional solver extra (``alphazero_lib.solver``), ``judge_games`` also
+judges every move a player chose in real games. For example::
 
     from alphazero_lib.games import ConnectFour
     from alphazero_lib.specs import make_player
