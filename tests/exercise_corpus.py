@@ -626,7 +626,7 @@ return self.children[int(np.argmax(scores))]"""), "argmax"),
           "nine children", "not with 9 children"),
     wrong("check_is_fully_expanded", method(N, "is_fully_expanded(self)",
                                             "return np.sum(self.expandable_moves) > 0 and len(self.children) > 0"),
-          "inverted", "True where False"),
+          "inverted", "True where False", "is inverted: fully expanded means NONE is left"),
     # expand
     right("check_expand", method(N, "expand(self, rng)", """
 moves = np.flatnonzero(self.expandable_moves)
@@ -1629,7 +1629,7 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
                                        "return np.where(legal, q_value + exploration, -np.inf).argmax(axis=1).tolist()"),
           "a list", "not a numpy array"),
     wrong("check_select_actions", swap("np.sqrt(parent_visits)[:, None]", "np.sqrt(parent_visits)"), "no broadcast axis",
-          "raised ValueError"),
+          "raised ValueError", "give it the axis of the actions"),
     # backup
     # on_path and level_signs: the backup's first two steps
     right("check_on_path", '''def on_path(path, depth):
@@ -1667,7 +1667,7 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
     wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return np.where(distance % 2 == 0, -1.0, 1.0)"),
           "the leaf negative", "the leaf gets +leaf_value"),
     wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return (distance % 2).astype(float)"),
-          "the parity itself", "+1 where depth[b] - level is even"),
+          "the parity itself", "not the parity 0 or 1", "+1 where depth[b] - level is even"),
     wrong("check_level_signs", swap("return np.where(distance % 2 == 0, 1.0, -1.0)", "return np.where(distance % 2 == 0, 1.0, -1.0).T"),
           "transposed", "one row per level"),
     right("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):

@@ -250,6 +250,11 @@ FULL_MISTAKES = [
         "the number of legal moves varies: compare with the expandable moves, not with 9 children",
         lambda self: len(self.children) == 9,
     ),
+    Mistake(
+        "the test on the expandable moves is inverted: fully expanded means NONE is left, np.sum(self."
+        "expandable_moves) == 0 (not > 0)",
+        lambda self: bool(np.sum(self.expandable_moves) > 0 and len(self.children) > 0),
+    ),
 ]
 
 

@@ -894,7 +894,8 @@ def _select(
         q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
     if kind == "q sign":
         q_value = -q_value
-    exploration = C * prior * np.sqrt(np.asarray(parent_visits, dtype=np.float64))[:, None] / (1 + visit_count)
+    root = np.sqrt(np.asarray(parent_visits, dtype=np.float64))
+    exploration = C * prior * (root if kind == "no axis" else root[:, None]) / (1 + visit_count)
     score = q_value + exploration
     if kind == "no mask":
         return score.argmax(axis=1)
@@ -912,6 +913,8 @@ SELECT_MISTAKES = core.planted(
         "no mask": "illegal actions must never win: -inf there (np.where(legal, score, -np.inf)) before the argmax",
         "zero mask": "multiplying the scores by legal gives illegal actions a score of 0, which beats negative legal "
         "ones: use np.where(legal, score, -np.inf)",
+        "no axis": "parent_visits has one entry per game [B]: give it the axis of the actions, np.sqrt(parent_visits)"
+        "[:, None] ([B, 1]), so each game's row uses its own parent's visits",
     },
 )
 
@@ -1049,6 +1052,10 @@ SIGN_MISTAKES = [  # the library's level_signs with one input or output changed
     Mistake(
         "the leaf gets +leaf_value (its own player's view): +1 where depth[b] - level is even",
         lambda path, depth: -level_signs(path, depth),
+    ),
+    Mistake(
+        "a sign is +1 or -1, not the parity 0 or 1: +1 where depth[b] - level is even, -1 where it is odd",
+        lambda path, depth: (level_signs(path, depth) < 0).astype(float),
     ),
 ]
 
