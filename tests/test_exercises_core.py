@@ -443,3 +443,53 @@ def test_an_answer_that_changes_between_two_runs_of_one_seeded_case_is_named(ver
 def test_a_misspelled_word_is_named(verdict):
     check("word", lambda: "loss", None, lambda: [Case("word()", lambda f: f(), "losses", hint="the agent's side")])
     assert "'loss' is not the word expected, 'losses': check its spelling" in verdict()
+
+
+# ---- the hint names the bug (issue 62, item 4) -------------------------------------------------------------------
+def test_a_mistake_that_fails_a_case_the_learner_passed_is_not_the_learners(verdict):
+    """Both wrong answers fail case 4 alike, and the 30 cases after it; only one also passes case 1, as the learner
+    did (the cases before the failing one are tried first)."""
+    from alphazero_lib.exercises.core import Mistake
+
+    def cases():
+        return [Case(f"f({x})", lambda f, x=x: f(x), x >= 2, hint="x >= 2") for x in (0, 1, 5, 2, *range(10, 40))]
+
+    mistakes = [Mistake("MISTAKE-A", lambda x: x > 2 or x == 0), Mistake("MISTAKE-B", lambda x: x > 2)]
+    check("f", lambda x: x > 2, lambda x: x >= 2, cases, mistakes)
+    assert "Hint: MISTAKE-B." in verdict()
+
+
+def test_a_nan_answer_matches_a_mistake_that_gives_nan(verdict):
+    from alphazero_lib.exercises.core import Mistake
+
+    def cases():
+        return [Case("f(a)", lambda f: f(np.array([1.0, 0.0])), np.array([1.0, 0.0]), hint="the rule")]
+
+    with np.errstate(all="ignore"):
+        check("f", lambda a: a / 0, lambda a: a, cases, [Mistake("divided by zero", lambda a: a / a.sum() / 0)])
+    assert "Hint: divided by zero." in verdict()
+
+
+def test_a_board_printed_as_text_is_never_spell_checked(verdict):
+    def cases():
+        return [Case("child()", lambda f: f(), "[[-1, 0], [0, 0]]", hint="the rule")]
+
+    check("child", lambda: "[[1, 0], [0, 0]]", lambda: "[[-1, 0], [0, 0]]", cases)
+    line = verdict()
+    assert "spelling" not in line and "every piece's sign flipped" in line
+
+
+def test_a_pair_names_its_wrong_item_and_a_percentage(verdict):
+    def cases():
+        return [Case(f"g({x})", lambda f, x=x: f(x), (x > 3, x / 10), hint="shared rule") for x in range(1, 9)]
+
+    check("g", lambda x: (x >= 3, 10.0 * x + 0.01), lambda x: (x > 3, x / 10), cases)
+    assert "Hint: item 1 of the pair:" in (line := verdict()) and "about 100 times" in line
+
+
+def test_a_yes_no_that_errs_one_way_is_called_too_strict(verdict):
+    def cases():
+        return [Case(f"h({x})", lambda f, x=x: f(x), x >= 4, hint="shared rule") for x in range(9)]
+
+    check("h", lambda x: x == 4, lambda x: x >= 4, cases)
+    assert "yours says False where the library says True, never the reverse: your condition is too strict" in verdict()

@@ -15,8 +15,11 @@ How a verdict is made (issue 24, "checks that judge like a teacher"):
 - **Types count.** An answer is compared as the cells below will use it: a list is not a numpy array, a 0-d
   array or a tensor is not a float, shapes must agree, integer arrays stay integers. Booleans accept ``0``/``1``.
 - **The hint fits the bug.** A checker may list the known ``Mistake``\\ s of an exercise. When a case fails, each
-  mistake runs on that case; the hint of the one that reproduces the learner's output is given. Otherwise the
-  line says neutrally what differs (which entry, which sign, which type), then the case's rule.
+  mistake runs on that case; the hint of the one that reproduces the learner's output, and also agrees with the
+  learner on the cases before (which the learner passed) and after, is given. Otherwise the line says neutrally
+  what differs (which entry, which sign, which type, which cells of a board) and the hint says which part of the
+  rule the answers break (a factor, the item of a pair, the axis, a yes/no that errs one way); the case's rule
+  comes last.
 - **Numbers show the difference**: printed with as many digits as it takes to tell them apart.
 - **Unfinished code is named**: ``NotImplementedError`` from a method other than the exercise's own stub, or
   after some cases agreed, names that method; a missing or misspelled method is named with the class's methods.
@@ -200,7 +203,10 @@ def exp_numeric(array: np.ndarray) -> bool:
 
 
 def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
-    """What differs between ``got`` and ``expected``, neutrally: a type, a shape, which entries, a sign; or ""."""
+    """What differs between ``got`` and ``expected``, neutrally: a type, a shape, which entries, a sign, which cells
+    of a board printed as text; or ""."""
+    if isinstance(expected, str):
+        return _board_difference(got, expected)
     if isinstance(expected, np.ndarray):
         if _is_tensor(got):
             return "yours is a torch tensor, not a numpy array"
@@ -248,7 +254,7 @@ def difference(got: Any, expected: Any, tol: float = 1e-6) -> str:
             return f"{len(got)} items instead of {len(expected)}"
         for index, (g, e) in enumerate(zip(got, expected, strict=True)):
             if not same(g, e, tol):
-                inner = difference(g, e, tol) or _board_difference(g, e)
+                inner = difference(g, e, tol)
                 if inner.startswith("at ["):
                     return f"at [{index}]" + inner[3:]
                 return f"at [{index}]: {inner}" if inner else f"item {index} differs"
