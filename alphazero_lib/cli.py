@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import NoReturn
 
 from alphazero_lib.config import (
-    CHOICES,
+    DEVICES,
     FLAG_GROUPS,
-    LIMITS,
     MAX_SEED,
     MAX_THREADS,
     SearchConfig,
+    cap_of,
+    choices_of,
     field_docs,
     setting_flags,
 )
@@ -78,8 +79,9 @@ def _seed(text: str) -> int:
 
 
 def _limited(name: str, least: int = 1) -> Callable[[str], int]:
-    """An argparse type: an integer from ``least`` up to ``config.LIMITS[name]``, whose error gives the reason."""
-    limit, why = LIMITS[name]
+    """An argparse type: an integer from ``least`` up to the cap of the setting ``name`` (``config.cap_of``), whose
+    error gives the reason."""
+    limit, why = cap_of(name)
     return _bounded(limit, why, least)
 
 
@@ -330,8 +332,8 @@ _FLAG_PARSERS: dict[str, Callable[[str], object]] = {"seed": _seed, "num_threads
 
 def _config_flag(group: argparse._ActionsContainer, flag: str, owner: type, name: str) -> None:
     """Add ``flag`` for the field ``name`` of ``owner`` (TrainConfig or SearchConfig), its value under ``args.name``:
-    parsed by its annotation, limited to ``config.CHOICES``, checked by the dataclass (its message, under the flag's
-    name), helped by its docstring."""
+    parsed by its annotation, limited to the field's ``choices``, checked by the dataclass (its message, under the
+    flag's name), helped by its docstring."""
     from dataclasses import fields
 
     kind = str(next(f.type for f in fields(owner) if f.name == name))
@@ -349,13 +351,14 @@ def _config_flag(group: argparse._ActionsContainer, flag: str, owner: type, name
             raise argparse.ArgumentTypeError(_without_owner(str(err))) from None
         return value
 
-    metavar = "|".join(CHOICES[name]) if name in CHOICES and len(CHOICES[name]) > 3 else None
+    choices = choices_of(name)
+    metavar = "|".join(choices) if choices and len(choices) > 3 else None
     group.add_argument(
         flag,
         dest=name,
         type=checked,
         default=None,
-        choices=CHOICES.get(name) if metavar is None else None,
+        choices=choices if metavar is None else None,
         metavar=metavar or ("N" if "int" in kind else "X" if "float" in kind else "on|off" if "bool" in kind else None),
         help=f"{first} ({owner.__name__}.{name})",
     )
@@ -555,7 +558,7 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--device",
-        choices=CHOICES["device"],
+        choices=DEVICES,
         default="cpu",
         help="where the network runs (default cpu; auto: a CUDA GPU when there is one); the search trees stay on "
         "the CPU",

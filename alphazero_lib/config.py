@@ -6,7 +6,7 @@ import functools
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import Field, asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -21,63 +21,121 @@ FLAG_GROUPS = {
 }
 
 
-def flagged(default: Any, flag: str = "", group: str = "") -> Any:
-    """A setting that ``train`` takes on its command line: the field's ``default``, its flag (``--`` and the field's
-    name with hyphens unless ``flag`` names another) and the help group it is listed in (``FLAG_GROUPS``). The
-    flag's type, choices and bounds are the field's (annotation, ``CHOICES``, ``BOUNDS``, ``LIMITS``), its help
-    the field's docstring: ``setting_flags`` reads them all for the command line."""
+#: A number setting's rule beyond its type: ``(test, what a person is told is allowed)``.
+Allowed = tuple[Callable[[Any], bool], str]
+
+POSITIVE: Allowed = (lambda v: v >= 1, "a positive integer")
+NON_NEGATIVE_INT: Allowed = (lambda v: v >= 0, "a non-negative integer")
+NON_NEGATIVE: Allowed = (lambda v: v >= 0, "non-negative")
+UNIT: Allowed = (lambda v: 0 <= v <= 1, "in [0, 1]")
+FRACTION: Allowed = (lambda v: 0 < v <= 1, "in (0, 1]")
+AT_LEAST_ONE: Allowed = (lambda v: v >= 1, "at least 1")
+
+#: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
+MAX_ITERATIONS = 100_000
+
+#: Caps on the numbers of a config (and the command line's flags): ``(cap, the reason a person reads when a value
+#: is refused)``. Past these a run does not finish, or does not fit the memory of the machines this runs on.
+MAX_SEARCHES = 100_000
+MAX_SEED = 2**63 - 1
+MAX_THREADS = 256
+MAX_WORKERS = 256
+MAX_PARALLEL_GAMES = 16_384
+MAX_RES_BLOCKS = 100
+MAX_HIDDEN = 2048
+SEARCHES_CAP = (
+    MAX_SEARCHES,
+    "a move of that many simulations takes minutes on a CPU, and the batched search "
+    "keeps num_searches + 2 tree nodes per game in memory",
+)
+SEED_CAP = (MAX_SEED, "seeds are 64-bit integers for torch")
+THREADS_CAP = (MAX_THREADS, "more threads than cores only wait on each other")
+
+#: The search policies ``SearchConfig.policy`` names (the registry of ``alphazero_lib.search_policies``).
+SEARCH_POLICIES = tuple(POLICIES)
+SELF_PLAY_KINDS = ("serial", "batched")
+MOVE_SELECTIONS = ("visits", "improved_policy")
+EXECUTORS = ("local", "ray")
+DEVICES = ("auto", "cpu", "cuda")
+#: How batched self-play runs the network (``alphazero_lib.inference``): fp32 plays the same games on every CPU.
+INFERENCE_MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile", "onnx")
+#: How the training steps run (``training.train_step``): fp32 takes the same steps on every CPU.
+TRAIN_PRECISIONS = ("fp32", "bf16")
+#: How the weight decay enters the step (``training.make_optimizer``): Adam's L2 term, or AdamW's decoupled shrink.
+OPTIMIZERS = ("adam", "adamw")
+
+
+def setting(
+    default: Any,
+    *,
+    allowed: Allowed | None = None,
+    choices: tuple[str, ...] | None = None,
+    cap: tuple[int, str] | None = None,
+    flag: bool | str = False,
+    group: str = "",
+) -> Any:
+    """A setting, declared once: its default, what it allows beyond its type (``allowed``: a test
+    and its words; ``choices``: the strings it takes; ``cap``: the largest number and why), and whether ``train``
+    takes it on its command line (``flag``: True for ``--`` and the field's name with hyphens, or the flag's own
+    name) in which help group (``FLAG_GROUPS``). Its type is the field's annotation and its help the field's
+    docstring: ``check_fields`` and ``setting_flags`` read them all."""
     if group not in FLAG_GROUPS:
         raise ValueError(f"unknown flag group {group!r}; groups: {sorted(FLAG_GROUPS)}")
-    return field(default=default, metadata={"flag": flag, "group": group})
+    metadata: dict[str, Any] = {"allowed": allowed, "choices": choices, "cap": cap}
+    if flag:
+        metadata.update(flag="" if flag is True else flag, group=group)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass
 class SearchConfig:
     """Settings of the AlphaZero search (PUCT guided by a network), serial and batched alike."""
 
-    num_searches: int = flagged(100, "--searches")
+    num_searches: int = setting(100, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP, flag="--searches")
     """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up."""
 
-    C: float = 2.0
+    C: float = setting(2.0, allowed=NON_NEGATIVE)
     """Exploration constant in PUCT, ``Q + C * prior * sqrt(N_parent) / (1 + n)``."""
 
-    dirichlet_epsilon: float = flagged(0.0, group="schedule")
+    dirichlet_epsilon: float = setting(0.0, allowed=UNIT, flag=True, group="schedule")
     """Share of Dirichlet noise mixed into the root priors (0 = none; 0.25 in self-play as in the paper)."""
 
-    dirichlet_alpha: float = flagged(0.3, group="schedule")
+    dirichlet_alpha: float = setting(0.3, allowed=(lambda v: v > 0, "positive"), flag=True, group="schedule")
     """Concentration of the root noise; smaller means spikier noise. Drawn over legal moves only."""
 
-    pb_c_base: float | None = None
+    pb_c_base: float | None = setting(None, allowed=(lambda v: v > 0, "positive or None"))
     """If set, the exploration weight follows AlphaZero's schedule ``log((1 + N + pb_c_base) / pb_c_base) +
     pb_c_init`` instead of the constant ``C`` (the paper uses 19652)."""
 
-    pb_c_init: float = 1.25
+    pb_c_init: float = setting(1.25, allowed=NON_NEGATIVE)
     """The schedule's constant part (used only with ``pb_c_base``)."""
 
-    seed: int | None = None
+    seed: int | None = setting(None, allowed=NON_NEGATIVE_INT, cap=SEED_CAP)
     """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
 
-    policy: str = flagged("puct", "--search-policy", group="schedule")
+    policy: str = setting("puct", choices=SEARCH_POLICIES, flag="--search-policy", group="schedule")
     """The search policy, a name in ``alphazero_lib.search_policies.POLICIES``: ``"puct"`` (AlphaZero: PUCT
     everywhere, Dirichlet noise at the root, the visit shares as the policy), ``"gumbel"`` (Gumbel AlphaZero:
     Gumbel-Top-k candidates and sequential halving at the root, the improved policy as the policy; fewer simulations
     suffice) or ``"forced_playouts"`` (PUCT with KataGo's forced playouts and a pruned policy target)."""
 
-    gumbel_considered: int = flagged(16, group="schedule")
+    gumbel_considered: int = setting(
+        16, allowed=POSITIVE, cap=(1_000, "no game here has that many moves"), flag=True, group="schedule"
+    )
     """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
 
-    gumbel_scale: float = 0.0
+    gumbel_scale: float = setting(0.0, allowed=NON_NEGATIVE)
     """Gumbel: the scale of the Gumbel noise on the root's logits; 1 in self-play (it samples the candidates and the
     move), 0 in play and evaluation (deterministic)."""
 
-    gumbel_c_visit: float = 50.0
+    gumbel_c_visit: float = setting(50.0, allowed=NON_NEGATIVE)
     """Gumbel: ``c_visit`` in ``sigma(q) = (c_visit + max n) * c_scale * q`` (the paper's 50)."""
 
-    gumbel_c_scale: float = 0.1
+    gumbel_c_scale: float = setting(0.1, allowed=(lambda v: v > 0, "positive"))
     """Gumbel: ``c_scale`` in ``sigma(q)`` (the paper's 0.1; larger trusts the search's Q-values more)."""
 
     def __post_init__(self) -> None:
-        check_fields(self)  # each field's type, allowed values (BOUNDS, CHOICES) and cap (LIMITS)
+        check_fields(self)  # each field's type, and what its declaration allows
         POLICIES[self.policy].check(self)  # what the policy itself cannot run with
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,13 +152,13 @@ class SearchConfig:
 class MCTSConfig:
     """Settings of vanilla MCTS (UCB1 selection, random rollouts)."""
 
-    num_searches: int = 1000
+    num_searches: int = setting(1000, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP)
     """Simulations per move: select a leaf by UCB1, expand one child, play a random rollout, back it up."""
 
-    C: float = 1.41
+    C: float = setting(1.41, allowed=NON_NEGATIVE)
     """Exploration constant in UCB1, ``Q + C * sqrt(ln N_parent / n)`` (the course's ``sqrt(2)``)."""
 
-    seed: int | None = None
+    seed: int | None = setting(None, allowed=NON_NEGATIVE_INT, cap=SEED_CAP)
     """Seed of the search's random generator (expansion order, rollouts); None draws a fresh one."""
 
     def __post_init__(self) -> None:
@@ -111,54 +169,41 @@ class MCTSConfig:
         return asdict(self)
 
 
-#: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
-MAX_ITERATIONS = 100_000
+def declared(name: str) -> Field | None:
+    """The field of ``SearchConfig`` or ``TrainConfig`` called ``name`` (None: no such setting)."""
+    for owner in (SearchConfig, TrainConfig):
+        for f in fields(owner):
+            if f.name == name:
+                return f
+    return None
 
-#: Caps on the numbers of a config (and the command line's flags), each with the reason a person reads when a
-#: value is refused. Past these a run does not finish, or does not fit the memory of the machines this runs on.
-MAX_SEARCHES = 100_000
-MAX_SEED = 2**63 - 1
-MAX_THREADS = 256
-MAX_WORKERS = 256
-MAX_PARALLEL_GAMES = 16_384
-MAX_RES_BLOCKS = 100
-MAX_HIDDEN = 2048
-LIMITS: dict[str, tuple[int, str]] = {
-    "num_searches": (
-        MAX_SEARCHES,
-        "a move of that many simulations takes minutes on a CPU, and the batched search "
-        "keeps num_searches + 2 tree nodes per game in memory",
-    ),
-    "cheap_searches": (MAX_SEARCHES, "as num_searches"),
-    "seed": (MAX_SEED, "seeds are 64-bit integers for torch"),
-    "num_iterations": (MAX_ITERATIONS, "each iteration writes a checkpoint file; long published runs take thousands"),
-    "games_per_iteration": (1_000_000, "a million self-play games already make one iteration days long"),
-    "num_epochs": (1_000, "each epoch passes over the whole replay memory"),
-    "lr_decay_iterations": (1_000_000, "a decay longer than any run"),
-    "batch_size": (65_536, "a minibatch's activations must fit in memory"),
-    "replay_window": (10_000, "the replay memory keeps every game of that many iterations in memory"),
-    "train_samples": (100_000_000, "each pass draws that many positions from the replay memory"),
-    "num_res_blocks": (MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
-    "num_hidden": (MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines"),
-    "gating_games": (100_000, "gating plays that many games every iteration"),
-    "num_threads": (MAX_THREADS, "more threads than cores only wait on each other"),
-    "num_parallel_games": (MAX_PARALLEL_GAMES, "every game in flight holds a search tree in memory"),
-    "num_workers": (MAX_WORKERS, "each worker is a process with its own copy of the network"),
-    "ray_cpus_per_actor": (MAX_THREADS, "more threads than cores only wait on each other"),
-    "opening_moves": (1_000, "no game here lasts that long"),
-    "gumbel_considered": (1_000, "no game here has that many moves"),
-}
+
+def cap_of(name: str) -> tuple[int, str] | None:
+    """The cap of the setting called ``name`` and its reason (None: no cap), e.g. ``cap_of("num_searches")``."""
+    f = declared(name)
+    return None if f is None else f.metadata.get("cap")
+
+
+def choices_of(name: str) -> tuple[str, ...] | None:
+    """The strings the setting called ``name`` takes (None: not a choice)."""
+    f = declared(name)
+    return None if f is None else f.metadata.get("choices")
 
 
 def check_limit(where: str, name: str, value: Any) -> None:
-    """Raise ``ValueError`` naming ``where`` when ``value`` passes ``LIMITS[name]``, with the cap and its reason."""
-    if name in LIMITS and isinstance(value, int) and value > LIMITS[name][0]:
-        limit, why = LIMITS[name]
+    """Raise ``ValueError`` naming ``where`` when ``value`` passes the cap of the setting called ``name``."""
+    _check_cap(where, cap_of(name), value)
+
+
+def _check_cap(where: str, cap: tuple[int, str] | None, value: Any) -> None:
+    if cap is not None and isinstance(value, int) and value > cap[0]:
+        limit, why = cap
         raise ValueError(f"{where} must be at most {limit:,} ({why}), got {value:,}")
 
 
 def check_fields(obj: Any) -> None:
-    """Check every field's type against its annotation, with a message that names the field.
+    """Check every field's type against its annotation, and its value against its declaration (``setting``),
+    with a message that names the field.
 
     ``int`` fields take integers only (not ``True``, not ``3.0``); ``float`` fields take finite real numbers
     (not NaN or infinity, not booleans); ``bool`` fields take ``True`` or ``False`` only (``"no"`` is not
@@ -189,17 +234,17 @@ def check_fields(obj: Any) -> None:
     for f in fields(obj):
         where, value = f"{type(obj).__name__}.{f.name}", getattr(obj, f.name)
         if value is not None:
-            check_allowed(where, f.name, value)
-        check_limit(where, f.name, value)
+            _check_allowed(where, f, value)
+        _check_cap(where, f.metadata.get("cap"), value)
 
 
-def check_allowed(where: str, name: str, value: Any) -> None:
-    """Raise ``ValueError`` naming ``where`` when ``value`` is not what ``BOUNDS[name]`` or ``CHOICES[name]`` allow,
-    saying what is."""
-    if name in BOUNDS:
-        allowed, says = BOUNDS[name]
-    elif name in CHOICES:
-        choices = CHOICES[name]
+def _check_allowed(where: str, f: Field, value: Any) -> None:
+    """Raise ``ValueError`` naming ``where`` when ``value`` is not what the field's ``allowed`` or ``choices``
+    allow, saying what is."""
+    if f.metadata.get("allowed") is not None:
+        allowed, says = f.metadata["allowed"]
+    elif f.metadata.get("choices") is not None:
+        choices = f.metadata["choices"]
         allowed = choices.__contains__
         says = f"'auto' or one of {list(choices[1:])}" if choices[0] == "auto" else f"one of {list(choices)}"
     else:
@@ -248,9 +293,6 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 #: checkpoints were flat, and the command line's flags are).
 SEARCH_FIELDS = tuple(f.name for f in fields(SearchConfig) if f.name != "seed")
 
-#: The search policies ``SearchConfig.policy`` names (the registry of ``alphazero_lib.search_policies``).
-SEARCH_POLICIES = tuple(POLICIES)
-
 #: The self-play search of a run that names none: ``SearchConfig``'s defaults with the course's 60 searches and
 #: root noise as in the paper.
 SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "dirichlet_epsilon": 0.25}
@@ -277,72 +319,6 @@ def with_present_names(settings: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-SELF_PLAY_KINDS = ("serial", "batched")
-MOVE_SELECTIONS = ("visits", "improved_policy")
-EXECUTORS = ("local", "ray")
-DEVICES = ("auto", "cpu", "cuda")
-#: How batched self-play runs the network (``alphazero_lib.inference``): fp32 plays the same games on every CPU.
-INFERENCE_MODES = ("fp32", "fp32_cl", "fp32_fused", "bf16", "bf16_cl", "bf16_fused", "compile", "onnx")
-#: How the training steps run (``training.train_step``): fp32 takes the same steps on every CPU.
-TRAIN_PRECISIONS = ("fp32", "bf16")
-#: How the weight decay enters the step (``training.make_optimizer``): Adam's L2 term, or AdamW's decoupled shrink.
-OPTIMIZERS = ("adam", "adamw")
-
-#: The values a string setting takes: the command line's choices and the dataclasses' checks.
-CHOICES: dict[str, tuple[str, ...]] = {
-    "policy": SEARCH_POLICIES,
-    "self_play": SELF_PLAY_KINDS,
-    "move_selection": MOVE_SELECTIONS,
-    "executor": EXECUTORS,
-    "device": DEVICES,
-    "inference_mode": ("auto", *INFERENCE_MODES),
-    "train_precision": ("auto", *TRAIN_PRECISIONS),
-    "optimizer": OPTIMIZERS,
-}
-
-#: What each number setting allows beyond its type (``check_fields`` reads it for every config dataclass, and the
-#: command line's flags through them): name -> (test, what a person is told is allowed). ``None``, where a field
-#: takes it, is always allowed. Caps with their reasons are ``LIMITS``; string settings are ``CHOICES``.
-_POSITIVE = (lambda v: v >= 1, "a positive integer")
-_NON_NEGATIVE_INT = (lambda v: v >= 0, "a non-negative integer")
-_NON_NEGATIVE = (lambda v: v >= 0, "non-negative")
-_UNIT = (lambda v: 0 <= v <= 1, "in [0, 1]")
-_FRACTION = (lambda v: 0 < v <= 1, "in (0, 1]")
-BOUNDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    # the searches
-    "num_searches": (lambda v: v >= 1, "at least 1"),
-    "C": _NON_NEGATIVE,
-    "dirichlet_epsilon": _UNIT,
-    "dirichlet_alpha": (lambda v: v > 0, "positive"),
-    "pb_c_base": (lambda v: v > 0, "positive or None"),
-    "pb_c_init": _NON_NEGATIVE,
-    "seed": _NON_NEGATIVE_INT,
-    "gumbel_considered": _POSITIVE,
-    "gumbel_scale": _NON_NEGATIVE,
-    "gumbel_c_visit": _NON_NEGATIVE,
-    "gumbel_c_scale": (lambda v: v > 0, "positive"),
-    # training
-    **dict.fromkeys(("num_iterations", "games_per_iteration", "num_epochs", "replay_window"), _POSITIVE),
-    **dict.fromkeys(("num_res_blocks", "num_hidden", "num_parallel_games", "num_workers"), _POSITIVE),
-    "train_samples": (lambda v: v >= 0, "0 (every position in the replay memory) or a positive number of positions"),
-    "batch_size": (lambda v: v >= 2, "an integer of at least 2 (no one-sample steps)"),
-    "temperature": _NON_NEGATIVE,
-    "temperature_moves": (lambda v: v >= 0, "None or a non-negative integer"),
-    "lr": (lambda v: 0 < v <= 1, "positive and at most 1 (Adam diverges far below that)"),
-    "weight_decay": _NON_NEGATIVE,
-    "lr_decay_iterations": (lambda v: v >= 0, "0 (a constant lr) or a positive number of iterations"),
-    "lr_final_fraction": _FRACTION,
-    "num_threads": (lambda v: v >= 1, "None or a positive integer"),
-    "ray_cpus_per_actor": (lambda v: v >= 1, "positive"),
-    "value_target_q_weight": _UNIT,
-    "full_search_fraction": _FRACTION,
-    "opening_moves": _NON_NEGATIVE_INT,
-    "gating_games": _NON_NEGATIVE_INT,
-    "gating_threshold": _UNIT,
-    "device": (lambda v: v == "auto" or str(v).startswith(("cpu", "cuda", "mps")), "'auto', 'cpu' or 'cuda'"),
-}
-
-
 def self_play_search(**changes: Any) -> SearchConfig:
     """The self-play search settings: ``SELF_PLAY_SEARCH`` with ``changes`` (root noise stays on unless changed)."""
     return SearchConfig(**{**SELF_PLAY_SEARCH, **changes})
@@ -362,28 +338,47 @@ class TrainConfig:
     """The self-play search (``num_searches``, ``C``, root noise, the optional pb_c schedule); its ``seed`` stays
     None: each iteration derives one from ``seed``. Build it with ``self_play_search(...)`` to keep root noise."""
 
-    num_iterations: int = flagged(3, "--iterations")
+    num_iterations: int = setting(
+        3,
+        allowed=POSITIVE,
+        cap=(MAX_ITERATIONS, "each iteration writes a checkpoint file; long published runs take thousands"),
+        flag="--iterations",
+    )
     """Total learn iterations (self-play, then training); a resumed run continues up to this number."""
 
-    games_per_iteration: int = flagged(500)
+    games_per_iteration: int = setting(
+        500,
+        allowed=POSITIVE,
+        cap=(1_000_000, "a million self-play games already make one iteration days long"),
+        flag=True,
+    )
     """Self-play games per iteration."""
 
-    num_epochs: int = flagged(4, "--epochs")
+    num_epochs: int = setting(
+        4, allowed=POSITIVE, cap=(1_000, "each epoch passes over the whole replay memory"), flag="--epochs"
+    )
     """Passes over the replay memory per iteration."""
 
-    batch_size: int = flagged(64)
+    batch_size: int = setting(
+        64,
+        allowed=(lambda v: v >= 2, "an integer of at least 2 (no one-sample steps)"),
+        cap=(65_536, "a minibatch's activations must fit in memory"),
+        flag=True,
+    )
     """Samples per gradient step (a last batch of one is merged into the one before: a one-sample step is noisy)."""
 
-    temperature: float = flagged(1.25, group="schedule")
+    temperature: float = setting(1.25, allowed=NON_NEGATIVE, flag=True, group="schedule")
     """Move-selection temperature in self-play: visit probabilities ``** (1 / temperature)``; 0 plays the best."""
 
-    lr: float = flagged(0.001)
+    lr: float = setting(
+        0.001, allowed=(lambda v: 0 < v <= 1, "positive and at most 1 (Adam diverges far below that)"), flag=True
+    )
     """Adam learning rate (a resumed run takes the value given here, and says so when it changes)."""
 
-    weight_decay: float = flagged(0.0001, group="schedule")
+    weight_decay: float = setting(0.0001, allowed=NON_NEGATIVE, flag=True, group="schedule")
     """L2 penalty on the weights, applied by the optimizer (see ``optimizer`` for how)."""
 
-    optimizer: str = flagged("adam", group="schedule")
+    optimizer: str = setting("adam", choices=OPTIMIZERS, flag=True, group="schedule")
     """"adam": Adam with ``weight_decay`` added to the gradient (an L2 term; the course's optimizer), or "adamw": the
     weights shrink by ``lr * weight_decay`` each step, apart from Adam's scaling (Loshchilov and Hutter, decoupled
     weight decay). Adam divides the L2 term by the gradient's running size, so a weight whose loss gradient is
@@ -392,33 +387,51 @@ class TrainConfig:
     subnormal). AdamW's shrink is ``lr * weight_decay`` relative, so its decay is set a hundred times larger
     (0.01)."""
 
-    lr_decay_iterations: int = flagged(0, group="schedule")
+    lr_decay_iterations: int = setting(
+        0,
+        allowed=(lambda v: v >= 0, "0 (a constant lr) or a positive number of iterations"),
+        cap=(1_000_000, "a decay longer than any run"),
+        flag=True,
+        group="schedule",
+    )
     """Cosine learning-rate decay (``lr_at``): the first iteration trains with ``lr``, the ``lr_decay_iterations``-th
     and every later one with ``lr * lr_final_fraction``, half a cosine in between; 0 = a constant ``lr``. Set it to
     the iterations a time-budgeted run fits (about 20 in 30 minutes on 2 cores for 64 Gumbel simulations)."""
 
-    lr_final_fraction: float = flagged(0.1, group="schedule")
+    lr_final_fraction: float = setting(0.1, allowed=FRACTION, flag=True, group="schedule")
     """The learning rate at the end of the decay, as a fraction of ``lr``; unused while ``lr_decay_iterations``
     is 0."""
 
     # ---- additions --------------------------------------------------------------------------------
-    replay_window: int = flagged(1, group="schedule")
+    replay_window: int = setting(
+        1,
+        allowed=POSITIVE,
+        cap=(10_000, "the replay memory keeps every game of that many iterations in memory"),
+        flag=True,
+        group="schedule",
+    )
     """Train on the games of the last this-many iterations (1 = only the newest, as in the course)."""
 
-    train_samples: int = flagged(0, group="schedule")
+    train_samples: int = setting(
+        0,
+        allowed=(lambda v: v >= 0, "0 (every position in the replay memory) or a positive number of positions"),
+        cap=(100_000_000, "each pass draws that many positions from the replay memory"),
+        flag=True,
+        group="schedule",
+    )
     """Positions drawn at random, without repeats, from the replay memory for each training pass; 0 (the course's
     way) passes over every position in it. With a wide ``replay_window``, a few times the positions one iteration
     adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
     (its loss on them falls far below its loss on the next iteration's games)."""
 
-    position_averaging: bool = flagged(False, group="schedule")
+    position_averaging: bool = setting(False, flag=True, group="schedule")
     """Train on each distinct position of the replay memory once, its policy and value targets the means over its
     occurrences (``training.average_positions``; AlphaZero.jl's ``use_position_averaging``): a position met in many
     games gets one averaged target, not many noisy ones that the network learns by heart (AlphaZero.jl also
     weighs it by ``1 + log2(count)`` in the loss; here each position counts once). ``train_samples`` then draws
     from the distinct positions."""
 
-    measure_new_games: bool = flagged(False, group="schedule")
+    measure_new_games: bool = setting(False, flag=True, group="schedule")
     """Before each iteration's training, measure the network's losses on that iteration's new games
     (``training.sample_losses``) and record them in the history as ``new_games_loss``: positions it has not trained
     on, so far above the training losses means it learns its positions by heart. Off by default: a trainer whose
@@ -427,32 +440,46 @@ class TrainConfig:
     augment_symmetries: bool = True
     """Store every self-play position under each board symmetry (``game.get_symmetries``): 8x for square boards."""
 
-    temperature_moves: int | None = flagged(None, group="schedule")
+    temperature_moves: int | None = setting(
+        None, allowed=(lambda v: v >= 0, "None or a non-negative integer"), flag=True, group="schedule"
+    )
     """Use ``temperature`` for this many moves of each game, then play the most-visited move; None = every move."""
 
-    seed: int = flagged(0)
+    seed: int = setting(0, allowed=NON_NEGATIVE_INT, cap=SEED_CAP, flag=True)
     """Seed of the network's initial weights, self-play and minibatch shuffling (each iteration derives its own)."""
 
-    device: str = flagged("auto")
+    device: str = setting(
+        "auto",
+        allowed=(lambda v: v == "auto" or str(v).startswith(("cpu", "cuda", "mps")), "'auto', 'cpu' or 'cuda'"),
+        flag=True,
+    )
     """``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
 
-    num_res_blocks: int = 4
+    num_res_blocks: int = setting(
+        4, allowed=POSITIVE, cap=(MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines")
+    )
     """Residual blocks in the ResNet."""
 
-    num_hidden: int = 64
+    num_hidden: int = setting(
+        64, allowed=POSITIVE, cap=(MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines")
+    )
     """Channels of each convolution in the ResNet's body."""
 
-    gating_games: int = 0
+    gating_games: int = setting(
+        0, allowed=NON_NEGATIVE_INT, cap=(100_000, "gating plays that many games every iteration")
+    )
     """AlphaGo Zero-style gating: after training, the candidate plays the best network this many games
     (alternating seats) and replaces it only at ``gating_threshold``; 0 = AlphaZero's continuous update."""
 
-    gating_threshold: float = 0.55
+    gating_threshold: float = setting(0.55, allowed=UNIT)
     """Score the candidate needs against the best network to replace it (wins 1, draws 1/2, losses 0)."""
 
-    num_threads: int | None = flagged(None, "--threads")
+    num_threads: int | None = setting(
+        None, allowed=(lambda v: v >= 1, "None or a positive integer"), cap=THREADS_CAP, flag="--threads"
+    )
     """Torch CPU threads for the training steps (None = torch's default); serial self-play always uses one."""
 
-    train_precision: str = flagged("fp32")
+    train_precision: str = setting("fp32", choices=("auto", *TRAIN_PRECISIONS), flag=True)
     """The training steps' arithmetic, one of ``TRAIN_PRECISIONS``: ``"fp32"`` (the default, the same steps on
     every CPU); ``"bf16"``: bfloat16 autocast with channels-last activations, about 2x faster where the CPU has
     bfloat16 units (AMX or AVX512-BF16) and much slower where it emulates them, the weights and the optimizer
@@ -460,52 +487,66 @@ class TrainConfig:
     the run's config so a resume keeps it."""
 
     # ---- targets and schedule (each defaults to the course's AlphaZero) ------------------------------
-    value_target_q_weight: float = flagged(0.0, group="schedule")
+    value_target_q_weight: float = setting(0.0, allowed=UNIT, flag=True, group="schedule")
     """The value target: ``(1 - w) * z + w * q`` with ``z`` the game's outcome for the mover and ``q`` the root's
     search value (``SearchOutput.root_value``); 0 = the outcome alone (AlphaZero), 1 = the search value alone."""
 
-    full_search_fraction: float = flagged(1.0, group="schedule")
+    full_search_fraction: float = setting(1.0, allowed=FRACTION, flag=True, group="schedule")
     """Playout cap randomisation (KataGo): the share of moves searched with ``num_searches`` simulations and
     recorded as training samples; the other moves get ``cheap_searches`` and are played but not recorded."""
 
-    cheap_searches: int = flagged(16, group="schedule")
+    cheap_searches: int = setting(16, cap=(MAX_SEARCHES, "as num_searches"), flag=True, group="schedule")
     """Playout cap randomisation: the simulations of a cheap (unrecorded) move; at most the search's
     ``num_searches``. Unused while ``full_search_fraction`` is 1."""
 
-    opening_moves: int = flagged(0, group="schedule")
+    opening_moves: int = setting(
+        0, allowed=NON_NEGATIVE_INT, cap=(1_000, "no game here lasts that long"), flag=True, group="schedule"
+    )
     """Random openings: each self-play game starts with a uniformly drawn ``0..opening_moves`` random legal moves
     (never a move that ends the game), not recorded; 0 = every game from the empty board."""
 
-    move_selection: str = flagged("visits", group="schedule")
+    move_selection: str = setting("visits", choices=MOVE_SELECTIONS, flag=True, group="schedule")
     """How self-play picks its moves (with ``temperature``): from the root's visit shares (``"visits"``,
     AlphaZero) or from the search's improved policy ``softmax(logits + sigma(q))`` (``"improved_policy"``, as
     Gumbel AlphaZero's training targets)."""
 
     # ---- how self-play runs (recorded, so that a resume plays on the same way) ----------------------
-    self_play: str = flagged("serial", group="self_play")
+    self_play: str = setting("serial", choices=SELF_PLAY_KINDS, flag=True, group="self_play")
     """``"serial"``: one game at a time, one state per network call (``AlphaMCTS``), as the course writes it;
     ``"batched"``: ``num_parallel_games`` games in flight, one network call per simulation (``BatchedMCTS``)."""
 
-    num_parallel_games: int = flagged(64, "--parallel-games", group="self_play")
+    num_parallel_games: int = setting(
+        64,
+        allowed=POSITIVE,
+        cap=(MAX_PARALLEL_GAMES, "every game in flight holds a search tree in memory"),
+        flag="--parallel-games",
+        group="self_play",
+    )
     """Batched self-play: games in flight (shared among the workers)."""
 
-    num_workers: int = flagged(1, "--workers", group="self_play")
+    num_workers: int = setting(
+        1,
+        allowed=POSITIVE,
+        cap=(MAX_WORKERS, "each worker is a process with its own copy of the network"),
+        flag="--workers",
+        group="self_play",
+    )
     """Batched self-play: processes on the CPU, each playing its share of the games with
     ``num_parallel_games / num_workers`` in flight and one torch thread per core it gets. On the 2-core machine
     2 workers beat one two-threaded process (``benchmarks/selfplay.py --workers``). One process on a GPU."""
 
-    inference_mode: str = flagged("fp32", group="self_play")
+    inference_mode: str = setting("fp32", choices=("auto", *INFERENCE_MODES), flag=True, group="self_play")
     """Batched self-play: how the network runs, one of ``INFERENCE_MODES``. ``"fp32"`` (the default) plays the
     same games on every CPU; ``"bf16_fused"`` and the other fast modes are 2-4x faster on CPUs with bfloat16
     units but round differently; ``"auto"`` measures the modes once, and the trainer records the mode it
     chose in the run's config, so a resume keeps it."""
 
-    reuse_tree: bool = flagged(False, group="self_play")
+    reuse_tree: bool = setting(False, flag=True, group="self_play")
     """Batched self-play: keep the subtree of the move played for the next search (fewer network calls). The kept
     root is topped up to ``num_searches + 1`` visits (``BatchedMCTS.advance``), gets fresh root noise, and its
     visit counts, the policy target, include the visits it had as a child. PUCT only."""
 
-    executor: str = "local"
+    executor: str = setting("local", choices=EXECUTORS)
     """Batched self-play: where the workers run, ``"local"`` (processes on this machine) or ``"ray"`` (one Ray
     actor per worker, ``num_workers`` of them; ``pip install -e ".[distributed]"``). The same seed and number of
     workers play the same games either way."""
@@ -513,7 +554,9 @@ class TrainConfig:
     ray_address: str | None = None
     """With ``executor="ray"``: the cluster to join (``"auto"``, ``"HOST:6379"``); None starts a local instance."""
 
-    ray_cpus_per_actor: int = flagged(1, "--ray-cpus", group="self_play")
+    ray_cpus_per_actor: int = setting(
+        1, allowed=(lambda v: v >= 1, "positive"), cap=THREADS_CAP, flag="--ray-cpus", group="self_play"
+    )
     """With ``executor="ray"``: the CPUs each actor reserves on the cluster, and its torch threads."""
 
     def __post_init__(self) -> None:
@@ -524,7 +567,7 @@ class TrainConfig:
                 f"TrainConfig.search.seed must be None (each iteration derives the search's seed from "
                 f"TrainConfig.seed), got {self.search.seed}"
             )
-        check_fields(self)  # each field's type, allowed values (BOUNDS, CHOICES) and cap (LIMITS)
+        check_fields(self)  # each field's type, and what its declaration allows
         if self.executor == "ray" and self.self_play != "batched":
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
         if self.full_search_fraction < 1 and not 1 <= self.cheap_searches <= self.search.num_searches:
@@ -600,8 +643,8 @@ def _flat(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def setting_flags() -> list[tuple[str, type, str, str]]:
-    """``train``'s flags for settings, one for each field declared with ``flagged``: ``(flag, dataclass, field name,
-    group)``, the search's fields first, each in its order of declaration."""
+    """``train``'s flags for settings, one for each field declared with a ``flag`` (``setting``): ``(flag,
+    dataclass, field name, group)``, the search's fields first, each in its order of declaration."""
     return [
         (f.metadata["flag"] or "--" + f.name.replace("_", "-"), owner, f.name, f.metadata["group"])
         for owner in (SearchConfig, TrainConfig)

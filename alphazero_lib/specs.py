@@ -68,11 +68,11 @@ MAX_ROLLOUTS = 100_000
 
 
 def _positive_int(kind: str, text: str, spec: str) -> int:
-    from alphazero_lib.config import LIMITS
+    from alphazero_lib.config import cap_of
 
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"player spec {spec!r}: {kind} must be a positive integer, got {text!r}")
-    limit, why = {"SEARCHES": LIMITS["num_searches"], "ROLLOUTS": (MAX_ROLLOUTS, "each is a whole random game")}.get(
+    limit, why = {"SEARCHES": cap_of("num_searches"), "ROLLOUTS": (MAX_ROLLOUTS, "each is a whole random game")}.get(
         kind, (None, "")
     )
     if limit is not None and int(text) > limit:

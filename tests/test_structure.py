@@ -299,7 +299,7 @@ def test_train_flags_come_from_the_config_fields():
     import argparse
 
     from alphazero_lib import cli
-    from alphazero_lib.config import CHOICES, field_docs, setting_flags
+    from alphazero_lib.config import choices_of, field_docs, setting_flags
 
     train = next(
         action for action in cli.build_parser()._actions if isinstance(action, argparse._SubParsersAction)
@@ -311,8 +311,8 @@ def test_train_flags_come_from_the_config_fields():
         assert by_flag[flag].dest == name, flag  # the value reaches the run under the field's own name
         assert by_flag[flag].help.endswith(f"({owner.__name__}.{name})"), flag
         assert cli._first_sentence(field_docs(owner)[name]).replace("%", "%%") in by_flag[flag].help, flag
-        if name in CHOICES and len(CHOICES[name]) <= 3:
-            assert tuple(by_flag[flag].choices) == CHOICES[name], flag
+        if choices_of(name) and len(choices_of(name)) <= 3:
+            assert tuple(by_flag[flag].choices) == choices_of(name), flag
 
 
 @pytest.mark.parametrize(

@@ -122,11 +122,8 @@ def test_from_the_venv_the_strength_command_reads_the_shipped_positions(installe
     _, python, env = installed
     args = ["strength", "--player", "policy:connect_four", "--limit", "3", "--json", "--no-progress"]
     result = json.loads(run([str(python), "-m", "alphazero_lib", *args], tmp_path, env).stdout)
-    assert [(r["set"], r["positions"]) for r in result["results"]] == [
-        ("end_easy", 3),
-        ("middle_easy", 3),
-        ("middle_medium", 3),
-    ]
+    names = ["beginning_easy", "beginning_medium", "beginning_hard", "middle_easy", "middle_medium", "end_easy"]
+    assert [(r["set"], r["positions"]) for r in result["results"]] == [(name, 3) for name in names]
 
 
 # Run inside the venv: a kernelspec of the venv's own python, then notebook 01 in it, with a last cell that
