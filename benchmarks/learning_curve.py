@@ -1,22 +1,27 @@
-"""How fast it learns: two Connect Four recipes trained from zero for the same wall-clock budget on this machine,
+"""How fast it learns: Connect Four recipes trained from zero for the same wall-clock budget on this machine,
 one after the other, then each measured at the same moments of its training time.
 
     python benchmarks/learning_curve.py                      # connect_four_fast vs connect_four_cpu, 20 min each
     python benchmarks/learning_curve.py --minutes 5 --points 2.5 5 --games 20 --final-games 20   # a quick look
     python benchmarks/learning_curve.py --skip-training      # measure runs already trained into --out
+    python benchmarks/learning_curve.py --minutes 3 --points 1 2 3 --seeds 0 1 2 --sets \
+        --recipes connect_four_fast "capped=connect_four_fast --train-samples 8192"   # a variant beside the recipe
 
-For each recipe, ``python -m alphazero_lib train --preset RECIPE --time-budget MINUTES --workers 2`` trains into
-``OUT/RECIPE`` (both on two self-play worker processes: the old recipe's best setting on 2 cores, as its model
+A recipe is a preset's name, or ``NAME=PRESET FLAGS...``: the preset with ``train``'s flags changed (each seed's
+run is named after NAME). For each recipe and seed, ``python -m alphazero_lib train --preset PRESET [FLAGS]
+--time-budget MINUTES --workers 2 --seed SEED`` trains into ``OUT/NAME`` (``OUT/NAME_sSEED`` with several
+``--seeds``; both recipes on two self-play worker processes: the old recipe's best setting on 2 cores, as its model
 card's later iterations ran); a run cut short resumes. The clock is the run's own: the sum of its iterations' wall
 times (self-play and training), as its ``history.json`` records them. At each ``--points`` minute, the last
-checkpoint saved by then is measured with the same player for both recipes:
+checkpoint saved by then is measured with the same player for every recipe:
 
-- the error rate on Pons' Middle-Medium set (and the others with ``--sets``), the network alone (``policy:``) and
-  with ``--searches`` PUCT simulations (``alphazero:``), with 95% intervals (``alphazero_lib.strength``);
+- the error rate on Pons' Middle-Medium set (and the others with ``--sets``; none with ``--sets`` alone), the
+  network alone (``policy:``) and with ``--searches`` PUCT simulations (``alphazero:``), with 95% intervals
+  (``alphazero_lib.strength``);
 - the score against kaggle-environments' ``negamax`` over ``--games`` games (``--final-games`` at the last point),
   seats alternating, with its 95% interval.
 
-It prints the two curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``). A
+It prints the curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``). A
 measurement is cached in ``OUT/measurements.json`` by checkpoint file and settings, so a re-run only adds what is
 new.
 """
@@ -35,9 +40,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: AlphaZero.jl's published error rates (its tutorial's plot, after 15 iterations) and a depth-5 minimax's
-ANCHORS = {"middle_medium": {"AlphaZero.jl": (0.025, 0.03), "minimax depth 5": (0.092, 0.092)}}
-
 
 def cumulative_minutes(run_dir: Path) -> list[tuple[int, float]]:
     """``(iteration, minutes of training when it was saved)`` for every iteration the run's history records."""
@@ -51,20 +53,35 @@ def cumulative_minutes(run_dir: Path) -> list[tuple[int, float]]:
     return points
 
 
-def train(recipe: str, out: Path, minutes: float, seed: int) -> None:
-    """Train ``recipe`` until its iterations add up to ``minutes`` (resuming a run cut short)."""
-    run_dir = out / recipe
+def parse_recipe(recipe: str) -> tuple[str, str, list[str]]:
+    """``(name, preset, flags)`` of a recipe: ``PRESET`` or ``NAME=PRESET FLAGS...``."""
+    name, _, rest = recipe.partition("=")
+    if not rest:
+        return recipe, recipe, []
+    preset, *flags = rest.split()
+    return name, preset, flags
+
+
+def run_name(recipe: str, seed: int, seeds: list[int]) -> str:
+    """The folder of a recipe's run for ``seed``: its name, with ``_sSEED`` when several seeds are measured."""
+    name = parse_recipe(recipe)[0]
+    return name if len(seeds) == 1 else f"{name}_s{seed}"
+
+
+def train(recipe: str, run_dir: Path, minutes: float, seed: int) -> None:
+    """Train ``recipe`` into ``run_dir`` until its iterations add up to ``minutes`` (resuming a run cut short)."""
+    _, preset, flags = parse_recipe(recipe)
     done = cumulative_minutes(run_dir)
     spent = done[-1][1] if done else 0.0
     if spent >= minutes:
-        print(f"{recipe}: {spent:.1f} min already trained in {run_dir}")
+        print(f"{run_dir.name}: {spent:.1f} min already trained in {run_dir}")
         return
     command = [sys.executable, "-m", "alphazero_lib", "train", "--out", str(run_dir), "--no-progress"]
     command += ["--time-budget", f"{minutes - spent:.3f}"]
     if (run_dir / "config.json").is_file():
         command += ["--resume"]
     else:
-        command += ["--game", "connect_four", "--preset", recipe, "--seed", str(seed), "--workers", "2"]
+        command += ["--game", "connect_four", "--preset", preset, "--seed", str(seed), "--workers", "2", *flags]
     print(" ".join(command), flush=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     subprocess.run(command, check=True, env=env, cwd=ROOT)
@@ -118,7 +135,7 @@ def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -
     game = make_game("connect_four")
     result: dict[str, Any] = {"errors": {}}
     for kind, spec in (("network", f"policy:{path}"), ("search", f"alphazero:{path}:{searches}")):
-        for item in evaluate_player(make_player(game, spec, seed=seed), sets, progress=False):
+        for item in evaluate_player(make_player(game, spec, seed=seed), sets, progress=False) if sets else []:
             low, high = item.interval
             result["errors"][f"{kind}/{item.set_name}"] = [item.error_rate, low, high]
     player = make_player(game, f"alphazero:{path}:{searches}", seed=seed)
@@ -133,12 +150,14 @@ def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--recipes", nargs="+", default=["connect_four_fast", "connect_four_cpu"])
+    parser.add_argument(
+        "--recipes", nargs="+", default=["connect_four_fast", "connect_four_cpu"], help="PRESET or NAME=PRESET FLAGS"
+    )
     parser.add_argument("--minutes", type=float, default=20.0, help="wall-clock training budget per recipe")
     parser.add_argument("--points", type=float, nargs="+", default=[5.0, 10.0, 15.0, 20.0], help="minutes measured")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="one run of every recipe for each seed")
     parser.add_argument("--out", default=str(ROOT / "runs" / "learning_curve"), help="where the runs are trained")
-    parser.add_argument("--sets", nargs="+", default=["middle_medium"], help="Pons' sets to measure")
+    parser.add_argument("--sets", nargs="*", default=["middle_medium"], help="Pons' sets to measure (none: alone)")
     parser.add_argument("--searches", type=int, default=100, help="PUCT simulations of the measured player")
     parser.add_argument("--games", type=int, default=40, help="games against negamax at each point")
     parser.add_argument("--final-games", type=int, default=100, help="games against negamax at the last point")
@@ -149,68 +168,74 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    runs = {run_name(r, seed, args.seeds): (r, seed) for seed in args.seeds for r in args.recipes}
     if not args.skip_training:
-        for recipe in args.recipes:
-            train(recipe, out, args.minutes, args.seed)
+        for name, (recipe, seed) in runs.items():
+            train(recipe, out / name, args.minutes, seed)
 
     cache_file = out / "measurements.json"
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
     curves: dict[str, list[dict[str, Any]]] = {}
     last = max(args.points)
-    for recipe in [*args.recipes, *([SHIPPED] if args.shipped else [])]:
-        curves[recipe] = []
+    for name in [*runs, *([SHIPPED] if args.shipped else [])]:
+        seed = runs[name][1] if name in runs else args.seeds[0]
+        curves[name] = []
         for minute in sorted(args.points):
-            found = shipped_at(minute) if recipe == SHIPPED else checkpoint_at(out / recipe, minute)
+            found = shipped_at(minute) if name == SHIPPED else checkpoint_at(out / name, minute)
             if found is None:
                 continue
             iteration, at, path = found
             games = args.final_games if minute == last else args.games
-            key = f"{path}|{','.join(args.sets)}|{args.searches}|{games}|{args.seed}"
+            key = f"{path}|{','.join(args.sets)}|{args.searches}|{games}|{seed}"
             if key not in cache:
-                print(f"measuring {recipe} iteration {iteration} ({at:.1f} min) ...", flush=True)
-                cache[key] = measure(path, args.sets, args.searches, games, args.seed)
+                print(f"measuring {name} iteration {iteration} ({at:.1f} min) ...", flush=True)
+                cache[key] = measure(path, args.sets, args.searches, games, seed)
                 tmp = cache_file.with_suffix(".tmp")
                 tmp.write_text(json.dumps(cache, indent=1))
                 tmp.replace(cache_file)
-            curves[recipe].append({"minute": minute, "iteration": iteration, "trained_minutes": at, **cache[key]})
+            curves[name].append({"minute": minute, "iteration": iteration, "trained_minutes": at, **cache[key]})
 
     summary = {
         "recipes": args.recipes,
         "minutes": args.minutes,
-        "seed": args.seed,
+        "seeds": args.seeds,
         "searches": args.searches,
         "load_average": os.getloadavg(),
         "curves": curves,
-        "anchors": ANCHORS,
     }
     (out / "curves.json").write_text(json.dumps(summary, indent=1))
+    set_name = args.sets[0] if args.sets else None
     if args.json:
         print(json.dumps(summary))
     else:
-        print_table(curves, args.sets[0], args.searches)
+        print_table(curves, set_name, args.searches)
     if args.plot:
-        plot(curves, args.sets[0], args.plot)
+        plot(curves, set_name, args.plot)
     return 0
 
 
-def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str, searches: int) -> None:
-    """The curves side by side, then the ratios at the last common point."""
-    print(f"\nerror on {set_name} (network alone / with {searches} PUCT simulations) and score against kaggle negamax")
+def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str | None, searches: int) -> None:
+    """The curves side by side, then the ratios at the last common point (without a Pons set: the scores)."""
+    what = f"error on {set_name} (network alone / with {searches} PUCT simulations) and " if set_name else ""
+    print(f"\n{what}score against kaggle negamax ({searches} PUCT simulations)")
     for recipe, points in curves.items():
         print(f"\n{recipe}")
-        print(f"{'minute':>7} {'iter':>5} {'trained':>8} {'net err':>8} {'search err':>17} {'vs negamax':>28}")
+        head = f"{'net err':>8} {'search err':>17} " if set_name else ""
+        print(f"{'minute':>7} {'iter':>5} {'trained':>8} {head}{'vs negamax':>28}")
         for p in points:
-            net = p["errors"][f"network/{set_name}"][0]
-            err, low, high = p["errors"][f"search/{set_name}"]
+            errors = ""
+            if set_name:
+                net = p["errors"][f"network/{set_name}"][0]
+                err, low, high = p["errors"][f"search/{set_name}"]
+                errors = f"{100 * net:7.1f}% {100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
             score, slow, shigh = p["negamax_score"]
             games = p["negamax"].get("games", "?")
             print(
-                f"{p['minute']:7.1f} {p['iteration']:5d} {p['trained_minutes']:7.1f}m {100 * net:7.1f}% "
-                f"{100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
+                f"{p['minute']:7.1f} {p['iteration']:5d} {p['trained_minutes']:7.1f}m {errors}"
                 f"{score:6.3f} [{slow:.3f}, {shigh:.3f}] of {games}"
             )
     names = list(curves)[:2]
-    if len(names) == 2 and curves[names[0]] and curves[names[1]]:
+    if set_name and len(names) == 2 and curves[names[0]] and curves[names[1]]:
         a, b = curves[names[0]][-1], curves[names[1]][-1]
         err_a, err_b = a["errors"][f"search/{set_name}"][0], b["errors"][f"search/{set_name}"][0]
         print(
@@ -225,40 +250,54 @@ def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str, searches
             )
 
 
-def plot(curves: dict[str, list[dict[str, Any]]], set_name: str, path: str) -> None:
-    """Error (with search) and score against negamax against training minutes, one line per recipe."""
+def plot(curves: dict[str, list[dict[str, Any]]], set_name: str | None, path: str) -> None:
+    """Error (with search; without a Pons set, no panel) and score against negamax against training minutes, one
+    line per run, the runs of one recipe (``NAME_sSEED``) in one colour."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    for recipe, points in curves.items():
+    from alphazero_lib.strength import ANCHORS as PUBLISHED
+
+    fig, axes = plt.subplots(1, 2 if set_name else 1, figsize=(10 if set_name else 5.5, 4), squeeze=False)
+    left, right = (axes[0][0], axes[0][1]) if set_name else (None, axes[0][0])
+    colours: dict[str, str] = {}
+    for run, points in curves.items():
+        recipe = run.rsplit("_s", 1)[0] if run.rsplit("_s", 1)[-1].isdigit() else run
+        first = recipe not in colours
+        colours.setdefault(recipe, f"C{len(colours)}")
+        style = {"color": colours[recipe], "label": recipe if first else None}
         minutes = [p["trained_minutes"] for p in points]
-        errors = [100 * p["errors"][f"search/{set_name}"][0] for p in points]
-        low = [100 * p["errors"][f"search/{set_name}"][1] for p in points]
-        high = [100 * p["errors"][f"search/{set_name}"][2] for p in points]
-        left.plot(minutes, errors, marker="o", label=recipe)
-        left.fill_between(minutes, low, high, alpha=0.2)
+        if left is not None:
+            errors = [100 * p["errors"][f"search/{set_name}"][0] for p in points]
+            low = [100 * p["errors"][f"search/{set_name}"][1] for p in points]
+            high = [100 * p["errors"][f"search/{set_name}"][2] for p in points]
+            left.plot(minutes, errors, marker="o", **style)
+            left.fill_between(minutes, low, high, alpha=0.2, color=colours[recipe])
         scores = [p["negamax_score"][0] for p in points]
         right.errorbar(
             minutes,
             scores,
             marker="o",
             capsize=3,
-            label=recipe,
             yerr=[
                 [s - p["negamax_score"][1] for s, p in zip(scores, points, strict=True)],
                 [p["negamax_score"][2] - s for s, p in zip(scores, points, strict=True)],
             ],
+            **style,
         )
-    for name, (low, high) in ANCHORS.get(set_name, {}).items():
-        left.axhspan(100 * low, 100 * high + 0.05, color="grey", alpha=0.3)
-        left.text(0.01, 100 * high, name, transform=left.get_yaxis_transform(), fontsize=8, va="bottom")
-    left.set(xlabel="training minutes (2 cores)", ylabel=f"errors on {set_name} (%)", ylim=(0, None))
+    if left is not None:
+        for name, anchor in PUBLISHED.get(set_name, {}).items():
+            if anchor is None:
+                continue
+            left.axhspan(100 * anchor.low, 100 * anchor.high + 0.05, color="grey", alpha=0.3)
+            left.text(0.01, 100 * anchor.high, name, transform=left.get_yaxis_transform(), fontsize=8, va="bottom")
+        left.set(xlabel="training minutes (2 cores)", ylabel=f"errors on {set_name} (%)", ylim=(0, None))
+        left.legend()
     right.set(xlabel="training minutes (2 cores)", ylabel="score against kaggle negamax", ylim=(0, 1.02))
-    right.axhline(0.9, color="grey", linestyle=":", linewidth=1)
-    left.legend(), right.legend(loc="lower right")
+    right.axhline(0.95, color="grey", linestyle=":", linewidth=1)
+    right.legend(loc="lower right")
     fig.tight_layout()
     tmp = Path(path).with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
