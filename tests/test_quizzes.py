@@ -1,5 +1,6 @@
-"""The recall questions teach (issue 62, item B): the right option is not given away by its length, every right
-answer says why the others are wrong, and every number an option states is computed here with the library.
+"""The recall questions teach (issue 62, item B): the right option is not given away by its length or its letter,
+every right answer says why the others are wrong, and every number an option states is computed here with the
+library.
 
 The format (``**Qn.**``, options folded in ``<details>``, one ``✅ Right.``) is ``tests/test_course.py``'s, read with
 its patterns."""
@@ -75,6 +76,30 @@ def test_the_right_option_is_the_longest_in_at_most_a_third_of_the_questions(pat
     given_away = [q.number for q in found if longest_is_right(q)]
     assert 3 * len(given_away) <= len(found), (
         f"{path.name}: the right option is the longest in Q{given_away}, more than a third of {len(found)}"
+    )
+
+
+def shortest_is_right(question: Question) -> bool:
+    """The right option is no longer than any wrong one: the other way to pick it without thinking."""
+    return len(question.right.summary) <= min(len(o.summary) for o in question.options if not o.right)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_the_right_option_is_the_shortest_in_at_most_a_third_of_the_questions(path: Path):
+    found = parse(end_matter(path)[0])
+    given_away = [q.number for q in found if shortest_is_right(q)]
+    assert 3 * len(given_away) <= len(found), (
+        f"{path.name}: the right option is the shortest in Q{given_away}, more than a third of {len(found)}"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_no_letter_holds_the_right_option_in_more_than_half_of_the_questions(path: Path):
+    found = parse(end_matter(path)[0])
+    letters = [q.right.letter for q in found]
+    common = max(set(letters), key=letters.count, default=None)
+    assert 2 * letters.count(common) <= len(found) + 1, (
+        f"{path.name}: the right option is {common} in {letters.count(common)} of {len(found)} questions ({letters})"
     )
 
 
