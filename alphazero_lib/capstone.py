@@ -8,9 +8,10 @@ What runs on whose code (``load_pieces`` prints it; the library's version stands
 - the batched search of notebook 7: your ``select_actions`` picks every PUCT step and your ``backup`` backs every
   simulation up, inside the library's array tree (``BatchedMCTS``), which holds the arrays and calls the network;
 - self-play and training of notebook 5: your ``apply_temperature`` draws the moves, your ``game_memory`` turns a
-  finished game into samples, your ``train`` (with your ``minibatches`` and ``train_step``) trains, and your
-  ``learn`` runs each iteration; the library's ``BatchedSelfPlay`` keeps many games in flight so one network
-  call serves them all (your serial ``self_play`` is measured by ``serial_game_seconds``: too slow for the budget);
+  finished game into samples, your ``train`` (with your ``minibatches`` and ``train_step``) trains; the library's
+  ``BatchedSelfPlay`` keeps many games in flight so one network call serves them all (your serial ``self_play`` is
+  measured by ``serial_game_seconds``: too slow for the budget), and the library's trainer, ``AlphaZero``, runs
+  the iterations (the loop your ``learn`` of notebook 5 was checked against), saving each one;
 - the agent: your ``AlphaMCTS`` of notebook 4 (with your ``Node``) searches, your ``make_agent`` of notebook 8 turns
   it into a Kaggle agent, and your ``evaluate_both_seats`` plays ``negamax`` and ``random``.
 
@@ -26,7 +27,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +37,17 @@ import torch
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
-from alphazero_lib.checkpoints import CheckpointError, check_game, load_checkpoint, load_state, make_checkpoint
-from alphazero_lib.config import SearchConfig, TrainConfig
+from alphazero_lib.config import MAX_ITERATIONS, SearchConfig, TrainConfig
 from alphazero_lib.course.mine import Piece, Yours, load_yours
 from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
 from alphazero_lib.games import ConnectFour as LibraryConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
 from alphazero_lib.model import ResBlock as LibraryResBlock
 from alphazero_lib.model import ResNet as LibraryResNet
-from alphazero_lib.rundir import Run, check_resumable, claim_run_dir, network_changes, open_run, run_dir_holds_files
-from alphazero_lib.selfplay import BatchedSelfPlay
+from alphazero_lib.rundir import open_run
+from alphazero_lib.selfplay import BatchedSelfPlay, value_target
+from alphazero_lib.training import AlphaZero, make_optimizer
 from alphazero_lib.training import minibatches as library_minibatches
-from alphazero_lib.training import replay_from_tensors, replay_to_tensors
 from alphazero_lib.utils import resolve_device
 
 
@@ -87,7 +87,6 @@ def pieces() -> list[Piece]:
         Piece("nb05_self_play", "minibatches", library_minibatches),
         Piece("nb05_self_play", "train_step", nb05_self_play.library_train_step),
         Piece("nb05_self_play", "train", nb05_self_play.library_train),
-        Piece("nb05_self_play", "learn", nb05_self_play._library_learn),
         Piece("nb07_parallel", "select_actions", nb07_parallel.select_actions),
         Piece("nb07_parallel", "backup", nb07_parallel.backup),
         *(Piece("nb08_kaggle", name, function) for name, function in kaggle.items()),
@@ -149,7 +148,7 @@ class CapstoneSettings:
             **config.to_dict(), "search": search, "seed": self.seed, "num_res_blocks": self.num_res_blocks,
             "num_hidden": self.num_hidden, "games_per_iteration": self.games(),
             "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
-            "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1,
+            "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1, "num_iterations": MAX_ITERATIONS,
         })  # fmt: skip
 
 
@@ -164,34 +163,55 @@ def with_player_argument(game_class: type) -> type:
     return Game
 
 
-@dataclass
-class Capstone:
-    """One AlphaZero assembled from ``yours`` (``load_pieces()``), trained by your ``learn`` under a time budget.
+class Capstone(AlphaZero):
+    """One AlphaZero assembled from ``yours`` (``load_pieces()``): the library's trainer (``training.AlphaZero``)
+    with your pieces in its hooks, ``self_play_iteration`` (your game, search steps and ``apply_temperature`` in the
+    batched self-play, your ``game_memory``), ``train`` (your ``train``) and ``iteration_record`` (the minutes
+    trained), trained under a time budget (``run``).
 
-    With ``run_dir`` the run lives in a run directory of the library's (``alphazero_lib.rundir``): ``run`` saves it
-    after every iteration (``latest.pt`` with the optimizer, the replay window and the random state;
-    ``checkpoints/iter_NNNN.pt``; ``history.json``; ``config.json``), and a ``Capstone`` built on a directory that
-    holds a run continues it, so a runtime that disconnects loses at most the iteration it was in (the games in
-    flight then are played again from their start). The files are the library's own format:
-    ``python -m alphazero_lib strength --player alphazero:RUN_DIR/latest.pt:100`` measures your network.
+    With ``run_dir`` the run lives in a run directory of the library's (``rundir.open_run``): it is saved after every
+    iteration, and a ``Capstone`` built on a directory that holds a run continues it, so a runtime that disconnects
+    loses at most the iteration it was in (the games in flight then are played again from their start). The files
+    are the library's own: ``python -m alphazero_lib strength --player alphazero:RUN_DIR/latest.pt:100`` measures
+    your network, and ``python -m alphazero_lib train --resume --out RUN_DIR`` trains it on.
     """
 
-    yours: Yours
-    settings: CapstoneSettings = field(default_factory=CapstoneSettings)
-    history: list[dict[str, Any]] = field(default_factory=list)
-    run_dir: str | os.PathLike[str] | None = None
-
-    def __post_init__(self) -> None:
-        s, y = self.settings, self.yours
-        self.config = s.train_config()
+    def __init__(
+        self, yours: Yours, settings: CapstoneSettings | None = None, run_dir: str | os.PathLike[str] | None = None
+    ) -> None:
+        s = self.settings = settings if settings is not None else CapstoneSettings()
+        self.yours, self.on_iteration = yours, None
+        config = s.train_config()
         torch.manual_seed(s.seed)
-        self.game = with_player_argument(y["ConnectFour"])()
+        game = with_player_argument(yours["ConnectFour"])()
         self.device = resolve_device(s.device)
-        self.model = y["ResNet"](self.game, s.num_res_blocks, s.num_hidden).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
-        self.rng = np.random.default_rng(s.seed)
-        search = self.config.search_config(seed=s.seed)
-        select = y["select_actions"]
+        model = yours["ResNet"](game, s.num_res_blocks, s.num_hidden).to(self.device)
+        model.arch = {"num_res_blocks": s.num_res_blocks, "num_hidden": s.num_hidden}  # what a checkpoint records
+        quiet = lambda text: None  # noqa: E731 (the start note says what matters)
+        run = (
+            None
+            if run_dir is None
+            else open_run(run_dir, game="connect_four", overrides=config.to_dict(), resume=None, say=quiet)
+        )
+        super().__init__(model, make_optimizer(model, config), game, config, run=run, progress=False)
+        self.mcts = self._your_search()
+        self.start_note = "a new run (not saved: no run_dir)"
+        if run is not None:
+            with run.claimed(self.state, say=quiet) as (source, note):
+                self.start_note = f"a new run in {shown(run.path)}" + (
+                    f" ({note})" if run.resume and not source else ""
+                )
+            if source is not None:
+                said = "".join(f"; {c['field']} {c['old']!r} -> {c['new']!r}" for c in run.changes)
+                self.start_note = (
+                    f"resuming {shown(run.path)} after iteration {self.iteration} ({self.seconds / 60:.1f} min "
+                    f"trained), from {source}{said}"
+                )
+        self._start_self_play()
+
+    def _your_search(self) -> BatchedMCTS:
+        """The library's array tree with your ``select_actions`` (PUCT) and ``backup`` in it, counted."""
+        select = self.yours["select_actions"]
 
         def your_selection(children: Any, config: SearchConfig, root: Any = None) -> np.ndarray:
             return select(
@@ -199,111 +219,32 @@ class Capstone:
                 C=config.C,
             )  # fmt: skip
 
+        search = self.config.search_config(seed=self.settings.seed)
         puct = search.policy == "puct"
-        self.mcts = BatchedMCTS(
+        mcts = BatchedMCTS(
             self.game, self.model, search, rules=BatchedRules(self.game),
             root_selection=your_selection if puct else None, interior_selection=your_selection if puct else None,
-            backup=y["backup"],
+            backup=self.yours["backup"],
         )  # fmt: skip
-        counter = y.counter  # the library's share of the work, counted beside yours
-        self.mcts.run = counter.wrap("BatchedMCTS.run", self.mcts.run, "library")  # type: ignore[method-assign]
-        counter.read("BatchedMCTS network call", lambda: self.mcts.stats.network_calls, "library")
-        self._start_self_play((s.seed, 1))
-        self.window: deque[list] = deque(maxlen=max(1, s.replay_window))
-        self.seconds = 0.0
-        self.path = None if self.run_dir is None else Path(self.run_dir)
-        self.directory: Run | None = None  # the open run directory (rundir.Run): it writes every file
-        self.start_note = "a new run (not saved: no run_dir)"
-        if self.path is not None:
-            self._open_run(self.path)
+        counter = self.yours.counter  # the library's share of the work, counted beside yours
+        mcts.run = counter.wrap("BatchedMCTS.run", mcts.run, "library")  # type: ignore[method-assign]
+        counter.read("BatchedMCTS network call", lambda: mcts.stats.network_calls, "library")
+        return mcts
 
-    def _start_self_play(self, seed_parts: tuple[int, ...]) -> None:
+    def _start_self_play(self) -> None:
         self.finished: deque[list] = deque()
         self.self_play = BatchedSelfPlay(
-            self.game, self.model, self.config, slots=self.config.games_per_iteration, seed_parts=seed_parts,
-            total=None, mcts=self.mcts, make_samples=self._samples, choose=self._choose,
+            self.game, self.model, self.config, slots=self.config.games_per_iteration,
+            seed_parts=(self.settings.seed, 1, self.iteration), total=None, mcts=self.mcts,
+            make_samples=self._samples, choose=self._choose,
         )  # fmt: skip
         wrap = self.yours.counter.wrap
         self.self_play.step = wrap("BatchedSelfPlay.step", self.self_play.step, "library")  # type: ignore[method-assign]
 
-    # ---- the run directory ------------------------------------------------------------------------------
-    def _open_run(self, path: Path) -> None:
-        """Start a run in ``path``, or continue the one it holds (``open_run`` decides and refuses, saying why)."""
-        resume = run_dir_holds_files(path)
-        run = open_run(path, game="connect_four", resume=resume, overrides=None if resume else self.config.to_dict())
-        self.directory = run
-        self.changes: list[dict[str, Any]] = []
-        if not resume:
-            self.start_note = f"a new run in {shown(path)}"
-            return
-        recorded = run.config
-        for name, what, old, new in network_changes(self.config, recorded):
-            raise ValueError(
-                f"{path} holds a network of {old} {what}, and your settings ask for {new}: a resumed run keeps its "
-                f"network. Set {name} back, or give a new run_dir (or delete {path}) to start afresh"
-            )
-        with run.claimed(say=lambda text: None) as (source, note):
-            if source is None:
-                self.start_note = f"a new run in {shown(path)} ({note})"
-                return
-            self._restore(source)
-        changes = self.config.changes_from(recorded)
-        self.changes = [
-            {"iteration": len(self.history) + 1, "field": name, "old": old, "new": new}
-            for name, (old, new) in changes.items()
-        ]
-        said = "".join(f"; {name} {old!r} -> {new!r}" for name, (old, new) in changes.items())
-        self.start_note = (
-            f"resuming {shown(path)} after iteration {len(self.history)} ({self.seconds / 60:.1f} min trained), from "
-            f"{source}{said}"
-        )
-
-    def _restore(self, source: Path) -> None:
-        """The network, optimizer, replay window, history and random state saved in ``source``."""
-        checkpoint = load_checkpoint(source)
-        check_game(checkpoint, LibraryConnectFour(), source)
-        check_resumable(checkpoint, source)
-        state = checkpoint.get("capstone")
-        if not isinstance(state, dict) or not {"rng", "seconds"} <= set(state):
-            raise CheckpointError(
-                f"{source} was not written by a Capstone (it lacks the capstone's random state): continue it with "
-                "python -m alphazero_lib train --resume, or give the Capstone another run_dir"
-            )
-        load_state(self.model, checkpoint["model"], source)
-        self.optimizer.load_state_dict(checkpoint["optimizer"])
-        for group in self.optimizer.param_groups:  # the settings' values, as a library resume does
-            group["lr"], group["weight_decay"] = self.settings.lr, self.settings.weight_decay
-        self.history = list(checkpoint["history"])
-        self.window.extend(replay_from_tensors(games) for games in checkpoint.get("replay", []))
-        self.rng.bit_generator.state = state["rng"]
-        self.seconds = float(state["seconds"])
-        self._start_self_play((self.settings.seed, 1, len(self.history)))
-        assert self.directory is not None  # _open_run's
-        self.directory.mend(self._checkpoint())  # killed between latest.pt and the iteration's file: write it
-
-    def _checkpoint(self) -> dict[str, Any]:
-        """The run's state as an iteration file (``latest.pt`` adds the replay window)."""
-        return make_checkpoint(
-            self.library_network(), LibraryConnectFour(), optimizer=self.optimizer.state_dict(),
-            train_config=self.config.to_dict(), iteration=len(self.history), history=self.history,
-            capstone={"rng": self.rng.bit_generator.state, "seconds": self.seconds},
-        )  # fmt: skip
-
-    def save(self) -> None:
-        """Write the run after an iteration (``run`` calls it), as the library's ``rundir.Run`` writes a training run:
-        ``latest.pt`` first, then the iteration's file, ``history.json``, ``loss.png`` and, on the first save or after
-        a change of settings, ``config.json``; every file written whole or not at all."""
-        if self.directory is None:
-            raise ValueError("this Capstone has no run_dir to save into: Capstone(yours, settings, run_dir=...)")
-        iteration = len(self.history)
-        replay = [replay_to_tensors(games) for games in self.window]
-        with self.directory.lock():
-            if iteration == 1 or self.changes:
-                self.directory.begin(iteration - 1, self.config, self.changes)  # claims the directory, config.json
-                self.changes = []
-            else:
-                claim_run_dir(self.directory.path, iteration - 1, overwrite=False)
-            self.directory.save({**self._checkpoint(), "replay": replay})
+    @property
+    def seconds(self) -> float:
+        """Wall time trained so far, over every session of the run (its history's)."""
+        return float(self.history[-1]["minutes"]) * 60 if self.history else 0.0
 
     # ---- the pieces the library's self-play calls back ------------------------------------------------------
     def _choose(self, probs: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
@@ -319,12 +260,11 @@ class Capstone:
         samples = []
         for view in views:
             memory = game_memory(game, view, value, last_player)
-            if q_weight:
-                memory = [
-                    (state, probs, (1 - q_weight) * float(outcome) + q_weight * float(move[3]))
-                    for (state, probs, outcome), move in zip(memory, history, strict=True)
-                ]
-            samples += memory
+            samples += [
+                (state, probs, value_target(float(outcome), move, q_weight))
+                for (state, probs, outcome), move in zip(memory, history, strict=True)
+            ]
+        self.record_game(round(value) * last_player, len(history))
         self.finished.append(samples)
         return samples
 
@@ -334,11 +274,33 @@ class Capstone:
             self.self_play.step()
         return self.finished.popleft()
 
-    def train_epoch(self, memory: list) -> dict[str, float]:
-        """Your ``train`` for one epoch on this iteration's games and the ones kept before them."""
-        replay = [sample for games in self.window for sample in games] + memory
+    # ---- the hooks of the library's trainer -----------------------------------------------------------------
+    def self_play_iteration(self) -> list:
+        """``games_per_iteration`` games of the batched self-play, on one torch thread (the search's batches are
+        small); their samples."""
+        self._started = time.perf_counter()
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
         try:
-            return self.yours["train"](self.model, self.optimizer, replay, self.settings.batch_size, self.rng)
+            return [sample for _ in range(self.config.games_per_iteration) for sample in self.play_game()]
+        finally:
+            torch.set_num_threads(threads)
+
+    def train(self, memory: list, rng: np.random.Generator | None = None) -> dict[str, float]:
+        """Your ``train`` for one epoch on the replay window's games, on the settings' threads."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(self.settings.threads or os.cpu_count() or 1)
+        try:
+            return self.train_epoch(memory, rng)
+        finally:
+            torch.set_num_threads(threads)
+
+    def train_epoch(self, memory: list, rng: np.random.Generator | None = None) -> dict[str, float]:
+        """Your ``train`` (notebook 5) on ``memory``, with an error that names the fix when its batches are not where
+        the network is."""
+        rng = rng if rng is not None else np.random.default_rng(self.settings.seed)
+        try:
+            return self.yours["train"](self.model, self.optimizer, memory, self.settings.batch_size, rng)
         except RuntimeError as error:
             # meta and CUDA word it differently: "...meta tensors...device...", "Input type (torch.FloatTensor) and
             # weight type (torch.cuda.FloatTensor) should be the same" (a convolution), "Expected all tensors to be
@@ -351,59 +313,31 @@ class Capstone:
                 "device = next(model.parameters()).device) and run that check again, or set DEVICE = 'cpu'."
             ) from error
 
+    def iteration_record(self) -> dict[str, Any]:
+        """The minutes trained by the end of this iteration, over every session of the run."""
+        return {"minutes": (self.seconds + time.perf_counter() - self._started) / 60}
+
+    def report(self, record: dict[str, Any]) -> None:
+        """``on_iteration`` (``run``'s) sees the record, and may add to it, before it is saved."""
+        if self.on_iteration is not None:
+            self.on_iteration(record)
+
     # ---- the run ----------------------------------------------------------------------------------------
-    def iteration(self) -> dict[str, Any]:
-        """One iteration of your ``learn``: ``games_per_iteration`` games, then the epochs (``run`` saves it)."""
-        start = time.perf_counter()
-        memory: list = []
-
-        def play_game() -> list:
-            samples = self.play_game()
-            memory.extend(samples)
-            return samples
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # the search's batches are small: one thread, and no spinning beside numpy
-        try:
-            record = self.yours["learn"](
-                play_game, self._train_with_threads, 1, self.config.games_per_iteration, self.settings.epochs
-            )[-1]
-        finally:
-            torch.set_num_threads(threads)
-        self.window.append(memory)
-        self.seconds += time.perf_counter() - start
-        record = {**record, "iteration": len(self.history) + 1, "minutes": self.seconds / 60}
-        self.history.append(record)
-        return record
-
-    def _train_with_threads(self, memory: list) -> dict[str, float]:
-        torch.set_num_threads(self.settings.threads or os.cpu_count() or 1)
-        try:
-            return self.train_epoch(memory)
-        finally:
-            torch.set_num_threads(1)
-
     def run(self, minutes: float | None = None, on_iteration: Callable[[dict], None] | None = None) -> list[dict]:
         """Train until the run has had the settings' ``minutes`` of wall time in all (a resumed run counts what it
         trained before, and one that has had them trains no more), or, given ``minutes``, that many more: at least
         one iteration, and the last one is finished, not cut. With a ``run_dir`` each iteration is saved after
         ``on_iteration`` has seen (and perhaps added to) its record."""
         if minutes is None:
-            end = 60 * self.settings.minutes
-            if self.history and self.seconds >= end:
+            left = 60 * self.settings.minutes - self.seconds
+            if self.history and left <= 0:
                 print(f"the run has trained {self.seconds / 60:.1f} of its {self.settings.minutes:g} minutes: "
                       "raise minutes to train on")  # fmt: skip
                 return self.history
         else:
-            end = self.seconds + 60 * minutes
-        while True:
-            record = self.iteration()
-            if on_iteration is not None:
-                on_iteration(record)
-            if self.path is not None:
-                self.save()
-            if self.seconds >= end:
-                return self.history
+            left = 60 * minutes
+        self.on_iteration = on_iteration
+        return self.learn(time_budget=max(left, 1e-9))  # at least one iteration
 
     # ---- the agent --------------------------------------------------------------------------------------
     def search(self, searches: int = 100) -> Callable[[np.ndarray], np.ndarray]:

@@ -392,7 +392,7 @@ def _without_owner(message: str) -> str:
     """A dataclass's ``"TrainConfig.num_iterations must be ..."`` as a flag's ``"must be ..."``."""
     import re
 
-    return re.sub(r"^(?:TrainConfig|SearchConfig)?\.?\w+ must ", "must ", message, count=1)
+    return re.sub(r"^(?:\w+\.)?\w+ must ", "must ", message, count=1)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -445,9 +445,8 @@ def _train(args: argparse.Namespace) -> int:
             f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
         )
     trainer = build_trainer(run.game, config, progress=not args.no_progress, run=run)
-    with run.claimed() as (checkpoint, where):  # one trainer at a time: a second one stops here, naming the first
+    with run.claimed(trainer.state) as (checkpoint, where):  # one trainer at a time: a second one stops here
         if checkpoint is not None:
-            trainer.restore(checkpoint)
             print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {where}")
         print(
             f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"

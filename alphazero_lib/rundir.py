@@ -13,14 +13,12 @@ Every file is written atomically (``utils.atomic_write_bytes``): a kill leaves t
 most a ``.NAME.*.tmp`` that the next ``Run.claimed`` removes. A directory holding only such files and a lock file
 is a fresh directory.
 
-One entry point decides what a run trains, ``open_run``; ``Run.claimed`` then holds the directory and names the
-checkpoint to continue from::
+One entry point decides what a run trains, ``open_run``; ``Run.claimed`` then holds the directory and puts the
+checkpoint it continues from into the trainer's ``TrainingState``; ``Run.save`` writes that state every iteration::
 
     run = open_run("runs/c4", game="connect_four", preset="connect_four_fast")   # or resume=True
     trainer = build_trainer(run.game, run.config, run=run)       # the trainer writes through the open run
-    with run.claimed() as (checkpoint, where):
-        if checkpoint is not None:
-            trainer.restore(checkpoint)
+    with run.claimed(trainer.state) as (checkpoint, where):      # restored from checkpoint, when there is one
         trainer.learn()
 """
 
@@ -35,10 +33,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from alphazero_lib.checkpoints import CheckpointError, check_finite, load_checkpoint, save_checkpoint
+from alphazero_lib.checkpoints import (
+    CheckpointError,
+    check_finite,
+    check_game,
+    load_checkpoint,
+    load_state,
+    make_checkpoint,
+    save_checkpoint,
+)
 from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig, with_present_names
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
@@ -48,12 +55,12 @@ __all__ = [
     "LOCK_NAME",
     "Run",
     "RunDirLocked",
+    "TrainingState",
     "check_resumable",
     "claim_run_dir",
     "clean_stale_temp_files",
     "find_resume_checkpoint",
     "iteration_path",
-    "network_changes",
     "open_run",
     "read_json_object",
     "require_registered",
@@ -76,21 +83,115 @@ def require_registered(game: Any) -> None:
         )
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
+class TrainingState:
+    """What a run saves after every iteration and a resume puts back (``Run.save``, ``Run.restore``): the network,
+    its optimizer, the replay buffer (one list of ``(state [3, R, C], policy [A], value)`` samples per recent
+    iteration, oldest first), the history (one record per completed iteration), the iterations done, and with
+    gating the best network."""
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    replay: list[list[tuple]] = dataclasses.field(default_factory=list)
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    iteration: int = 0
+    best_model: torch.nn.Module | None = None
+
+    def checkpoint(self, game: Game, config: TrainConfig, with_replay: bool = False) -> dict[str, Any]:
+        """The checkpoint dict of this state, trained on ``game`` with ``config`` (``with_replay``: the replay
+        buffer too, as ``latest.pt`` holds it)."""
+        extra: dict[str, Any] = {
+            "optimizer": self.optimizer.state_dict(),
+            "train_config": config.to_dict(),
+            "iteration": self.iteration,
+            "history": self.history,
+        }
+        if self.best_model is not None:
+            extra["best_model"] = self.best_model.state_dict()
+        if with_replay:
+            extra["replay"] = [replay_to_tensors(games) for games in self.replay]
+        return make_checkpoint(self.model, game, **extra)
+
+    def load(self, checkpoint: dict[str, Any], path: Any, game: Game, config: TrainConfig) -> None:
+        """Continue from ``checkpoint`` (read from ``path``): weights, optimizer state, iterations, history, replay.
+
+        Raises ``CheckpointError`` for a file that cannot continue a run (``check_resumable``), another game, another
+        network, or an optimizer state that does not fit it. The optimizer then takes ``config``'s settings
+        (``apply_optimizer_settings``).
+        """
+        check_game(checkpoint, game, path)
+        check_resumable(checkpoint, path)
+        load_state(self.model, checkpoint["model"], path)
+        if self.best_model is not None:
+            load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
+        try:
+            self.optimizer.load_state_dict(checkpoint["optimizer"])
+        except (ValueError, KeyError, TypeError, RuntimeError) as err:
+            raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
+        apply_optimizer_settings(self.optimizer, config)  # the saved groups carry the old lr and decay
+        self.iteration = int(checkpoint["iteration"])
+        self.history = list(checkpoint.get("history", []))
+        self.replay = replay_of(checkpoint, path)
+
+
+def apply_optimizer_settings(optimizer: torch.optim.Optimizer, config: TrainConfig) -> None:
+    """``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW) in every parameter group: a resume
+    that asks for other ones gets them, and Adam's moments carry over (Adam and AdamW keep the same ones)."""
+    for group in optimizer.param_groups:
+        group["lr"], group["weight_decay"] = config.lr, config.weight_decay
+        if isinstance(optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
+            group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
+
+
+def replay_to_tensors(memory: list[tuple]) -> dict[str, torch.Tensor]:
+    """One iteration's samples as three float32 tensors (what a checkpoint can hold under ``weights_only``)."""
+    if not memory:
+        return {"states": torch.zeros(0), "policies": torch.zeros(0), "values": torch.zeros(0)}
+    columns = [np.stack([np.asarray(sample[k], dtype=np.float32) for sample in memory]) for k in range(3)]
+    return {
+        name: torch.from_numpy(column) for name, column in zip(("states", "policies", "values"), columns, strict=True)
+    }
+
+
+def replay_of(checkpoint: dict[str, Any], path: Any) -> list[list[tuple]]:
+    """A checkpoint's replay buffer, one list of samples per iteration; value targets past [-1, 1] (written by
+    the tree reuse that counted a root's evaluation twice, ``check_resumable``'s slack) are clipped, and said."""
+    replay = checkpoint.get("replay", [])
+    clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
+    if clipped:
+        tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
+    return [replay_from_tensors(games) for games in replay]
+
+
+def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[tuple]:
+    """The inverse of ``replay_to_tensors``; values clipped to [-1, 1] (``REPLAY_VALUE_SLACK``)."""
+    states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
+    values = np.clip(values, -1, 1)
+    return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
+
+
+@dataclasses.dataclass
 class Run:
-    """What ``open_run`` decided: the run directory, its game and settings, and whether it resumes or replaces."""
+    """What ``open_run`` decided: the run directory, its game and settings, and whether it resumes or replaces.
+
+    It owns the run's life: it claims the directory, restores a ``TrainingState`` from it (checking the game, the
+    network and the optimizer, and recording each changed setting in ``changes``) and saves one every iteration.
+    """
 
     path: Path
     game: Game
     config: TrainConfig
     resume: bool = False
     overwrite: bool = False
+    changes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # settings a resume changed
 
     @contextlib.contextmanager
-    def claimed(self, say: Callable[[str], Any] = print) -> Iterator[tuple[Path | None, str]]:
-        """Hold the directory's lock for the block and yield ``(checkpoint, phrase)``: the checkpoint to continue
-        from (``None``: the run starts at iteration 0) and a phrase naming it and why (``find_resume_checkpoint``).
-        The trainer's ``learn`` removes stale temporary files (``claim_run_dir``).
+    def claimed(
+        self, state: TrainingState | None = None, say: Callable[[str], Any] = print
+    ) -> Iterator[tuple[Path | None, str]]:
+        """Hold the directory's lock for the block and yield ``(checkpoint, phrase)``: the checkpoint the run
+        continues from, restored into ``state`` when given (``None``: the run starts at iteration 0), and a phrase
+        naming it and why (``find_resume_checkpoint``). The trainer's ``learn`` removes stale temporary files.
 
         A resume with only damaged checkpoints is refused with the command that starts afresh; it never silently
         loops back to iteration 0.
@@ -116,9 +217,10 @@ class Run:
                     f"set aside the damaged {path.relative_to(self.path)} as {kept.name} (kept, not deleted; {why}); "
                     f"resuming from {source.relative_to(self.path) if source else 'iteration 0'}"
                 )
+            if source is not None and state is not None:
+                self.restore(state, source)
             yield source, note
 
-    # ---- what a trainer asks of its run directory (it holds an open Run, or none) -------------------------------
     @classmethod
     def at(cls, path: str | os.PathLike[str], game: Game, config: TrainConfig, overwrite: bool = False) -> Run:
         """A run in ``path`` as a trainer built by hand opens it (``open_run`` decides for the command line)."""
@@ -129,14 +231,25 @@ class Run:
         """Hold the directory's ``train.lock`` for the block (``run_lock``; re-entrant)."""
         return run_lock(self.path)
 
-    def begin(self, iteration: int, config: TrainConfig, changes: list[dict[str, Any]]) -> None:
-        """Before the first iteration is written: stale temporary files removed, the iterations beyond ``iteration``
-        refused (or deleted with ``overwrite``), and ``config.json`` written with the settings and their changes."""
-        claim_run_dir(self.path, iteration, self.overwrite)
-        write_config(self.path, self.game, config, changes, iteration)
+    def restore(self, state: TrainingState, source: str | os.PathLike[str]) -> None:
+        """Put the checkpoint ``source`` into ``state`` (``TrainingState.load``); each setting of this run that
+        differs from the checkpoint's is said and recorded in ``changes`` (``setting_changes``; written to
+        ``config.json``), and an iteration file a kill left missing is written again (``mend``)."""
+        checkpoint = load_checkpoint(source)
+        state.load(checkpoint, source, self.game, self.config)
+        self.changes += setting_changes(checkpoint, source, self.config)
+        self.mend(checkpoint)
 
-    def save(self, checkpoint: dict[str, Any]) -> None:
-        """Write ``latest.pt`` (``checkpoint``, replay buffer and all), ``checkpoints/iter_NNNN.pt`` (the same without
+    def begin(self, state: TrainingState, config: TrainConfig) -> None:
+        """Before ``state``'s next iteration is written: stale temporary files removed, the iterations beyond it
+        refused (or deleted with ``overwrite``), and ``config.json`` written with ``config`` (the run's settings
+        from now on) and the changes."""
+        self.config = config
+        claim_run_dir(self.path, state.iteration, self.overwrite)
+        write_config(self.path, self.game, config, self.changes, state.iteration)
+
+    def save(self, state: TrainingState) -> None:
+        """Write ``latest.pt`` (the state, replay buffer and all), ``checkpoints/iter_NNNN.pt`` (the same without
         the replay buffer), ``history.json`` and ``loss.png``, each atomically.
 
         ``latest.pt`` comes first: a process killed before the iteration file is written leaves a ``latest.pt``
@@ -144,17 +257,17 @@ class Run:
         """
         from alphazero_lib.plotting import plot_training_curves
 
+        checkpoint = state.checkpoint(self.game, self.config, with_replay=True)
         save_checkpoint(self.path / "latest.pt", checkpoint)
-        save_checkpoint(iteration_path(self.path, checkpoint["iteration"]), _without_replay(checkpoint))
-        history = checkpoint.get("history", [])
-        write_json(self.path, "history.json", history)
-        fig, image = plot_training_curves(history), io.BytesIO()
+        save_checkpoint(iteration_path(self.path, state.iteration), _without_replay(checkpoint))
+        write_json(self.path, "history.json", state.history)
+        fig, image = plot_training_curves(state.history), io.BytesIO()
         fig.savefig(image, format="png", dpi=100)
         atomic_write_bytes(self.path / "loss.png", image.getvalue())  # never a half-written picture
 
     def mend(self, checkpoint: dict[str, Any]) -> None:
-        """After a trainer restored ``checkpoint``: an iteration file missing after a kill between ``latest.pt`` and
-        it is written from the checkpoint, and ``history.json`` again."""
+        """After a restore of ``checkpoint``: an iteration file missing after a kill between ``latest.pt`` and it is
+        written from the checkpoint, and ``history.json`` again."""
         iteration = int(checkpoint["iteration"])
         if iteration == 0:
             return
@@ -205,7 +318,7 @@ def open_run(
     preset: str | None = None,
     config_file: str | os.PathLike[str] | None = None,
     overrides: dict[str, Any] | None = None,
-    resume: bool = False,
+    resume: bool | None = False,
     overwrite: bool = False,
     say: Callable[[str], Any] = print,
 ) -> Run:
@@ -215,11 +328,14 @@ def open_run(
     ``config.json`` with its game), else from ``preset`` (default: the preset named like the game, if any); a
     directory that already holds a run is refused unless ``overwrite``. A resume (``resume=True``) continues what
     the run's ``config.json`` recorded, or without it what its newest intact checkpoint recorded (said);
-    ``config_file`` or ``preset`` are then applied as changes, and a change of the network's shape is refused.
-    ``overrides`` (``TrainConfig`` fields, search fields flat) go over everything.
+    ``config_file`` or ``preset`` are then applied as changes; ``resume=None`` resumes a directory that holds a run
+    and starts one in any other. ``overrides`` (``TrainConfig`` fields, search fields flat) go over everything. A
+    resume that would change the network's shape is refused.
     """
     run_dir = Path(out)
     overrides = dict(overrides or {})
+    if resume is None:
+        resume = run_dir_holds_files(run_dir) and not overwrite
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
     if resume and overwrite:
@@ -240,19 +356,20 @@ def open_run(
             recorded = TrainConfig.from_dict(train_settings)
         except ValueError as err:
             raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
-        settings = recorded.to_dict()
+        settings, source = recorded.to_dict(), "the settings given set"
         if config_file is not None or preset is not None:  # applied as a change, or refused with the reason
-            source, given, _ = _settings_file_or_preset(config_file, preset, recorded_game)
+            named_source, given, _ = _settings_file_or_preset(config_file, preset, recorded_game)
             settings = _apply_settings(settings, given)
-            _refuse_network_changes(TrainConfig.from_dict(settings), recorded, source, run_dir)
+            _refuse_network_changes(TrainConfig.from_dict(settings), recorded, f"{named_source} sets", run_dir)
             changes = TrainConfig.from_dict(settings).changes_from(recorded)
             say(
-                f"resuming with {source} applied to the run's recorded settings: "
+                f"resuming with {named_source} applied to the run's recorded settings: "
                 + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
             )
         if origin is not None:
             say(origin)
         config = TrainConfig.from_dict({**settings, **overrides})
+        _refuse_network_changes(config, recorded, source, run_dir)
         return Run(run_dir, recorded_game, config, resume=True)
     if run_dir_holds_files(run_dir) and not overwrite:
         raise ValueError(
@@ -366,23 +483,17 @@ def _apply_settings(recorded: dict, given: dict) -> dict:
     return merged
 
 
-def network_changes(config: TrainConfig, recorded: TrainConfig) -> list[tuple[str, str, int, int]]:
-    """The settings that would reshape ``recorded``'s network: ``(field, what it counts, old, new)`` each."""
-    fields = (("num_res_blocks", "residual blocks"), ("num_hidden", "channels"))
-    return [
-        (name, what, getattr(recorded, name), getattr(config, name))
-        for name, what in fields
-        if getattr(recorded, name) != getattr(config, name)
-    ]
-
-
 def _refuse_network_changes(config: TrainConfig, recorded: TrainConfig, source: str, run_dir: Path) -> None:
-    """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why."""
-    for name, what, old, new in network_changes(config, recorded):
-        raise ValueError(
-            f"{source} sets {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues "
-            f"its weights, so its shape cannot change; start a new run with these settings (another --out)"
-        )
+    """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why
+    (``source``: who asks, with its verb, e.g. "--preset X sets")."""
+    for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
+        old, new = getattr(recorded, name), getattr(config, name)
+        if old != new:
+            raise ValueError(
+                f"{source} {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues its "
+                f"weights, so its shape cannot change; set {name} back to {old}, or start a new run with these "
+                f"settings in another directory"
+            )
 
 
 def read_json_object(path: Path) -> dict:

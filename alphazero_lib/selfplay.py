@@ -53,16 +53,21 @@ def game_samples(
     for the mover, or ``(1 - q_weight) * z + q_weight * q`` (the moves then need their root value ``q``).
     """
     samples: list[Sample] = []
-    for state, probs, player, *q in history:
+    for move in history:
+        state, probs, player = move[:3]
         # ALGO LOGIC: the value target is the final outcome seen by the player who moved in this position
-        outcome = outcome_for(player, value, last_player)
-        if q_weight:  # ... mixed with the search's own value of the position
-            outcome = (1.0 - q_weight) * outcome + q_weight * float(q[0])
+        outcome = value_target(outcome_for(player, value, last_player), move, q_weight)
         pairs = game.get_symmetries(state, probs) if augment else [(state, probs)]
         for sym_state, sym_probs in pairs:
             encoded = game.get_encoded_state(sym_state)
             samples.append((encoded, np.asarray(sym_probs, dtype=np.float32), np.float32(outcome)))
     return samples
+
+
+def value_target(outcome: float, move: tuple, q_weight: float) -> float:
+    """A position's value target: the game's ``outcome`` for its mover, mixed with the search's own value of the
+    position, ``(1 - q_weight) * z + q_weight * q`` (``q`` the root value, ``move[3]`` of a history's move)."""
+    return (1.0 - q_weight) * outcome + q_weight * float(move[3]) if q_weight else outcome
 
 
 def random_opening(game: Game, rng: np.random.Generator, max_moves: int) -> tuple[np.ndarray, int, int]:

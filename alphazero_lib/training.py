@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,11 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm, trange
 
-from alphazero_lib.checkpoints import check_game, dead_channels, load_checkpoint, load_state, make_checkpoint
+from alphazero_lib.checkpoints import dead_channels
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.executors import executor_for, self_play_workers
 from alphazero_lib.games.base import Game
-from alphazero_lib.rundir import Run, RunDirLocked, check_resumable, run_lock, setting_changes
+from alphazero_lib.rundir import Run, RunDirLocked, TrainingState, replay_from_tensors, run_lock
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
@@ -46,6 +45,7 @@ __all__ = [
     "derived_seed",
     "game_memory",
     "minibatches",
+    "replay_from_tensors",  # where benchmarks/replay_overfit.py reads it (rundir's)
     "run_lock",
     "self_play",
     "stack_memory",
@@ -244,17 +244,31 @@ class TrainingDiverged(ValueError):
     """A training loss became NaN or infinite (or the weights did): the iteration is dropped, nothing is saved."""
 
 
+def _state_field(name: str) -> property:
+    """``trainer.NAME``: the field ``NAME`` of the trainer's ``TrainingState``."""
+    return property(lambda self: getattr(self.state, name), lambda self, value: setattr(self.state, name, value))
+
+
 class AlphaZero:
     """The course's trainer: ``learn()`` alternates self-play, training, gating and a report, checkpointing every
     iteration; it holds only the loop.
 
     Self-play runs as ``config.self_play`` says, serial or batched (``alphazero_lib.selfplay``), in this process,
     in worker processes started with "spawn" (a script needs the ``if __name__ == "__main__":`` guard) or on Ray
-    (``executors``); a run is reproducible for a given ``num_workers``. The run's directory is an open ``rundir.Run``
-    (``run``; or ``run_dir``, opened here): it writes every file, holds the lock during ``learn`` and reads ``STOP``.
-    Hooks for a course's own pieces: ``self_play_iteration`` (an iteration's games), ``train`` (an epoch) and
-    ``iteration_record`` (extra entries of a history record).
+    (``executors``); a run is reproducible for a given ``num_workers``. What training changes is ``state``, a
+    ``rundir.TrainingState`` (``model``, ``optimizer``, ``replay``, ``history``, ``iteration``, ``best_model`` are
+    its fields). ``run``, an open ``rundir.Run`` (or None: nothing is written; kept as ``directory``), restores and
+    saves that state, holds the lock during ``learn`` and reads ``STOP``. Hooks for a course's own pieces:
+    ``self_play_iteration`` (an iteration's games), ``train`` (an epoch), ``iteration_record`` (extra entries of a
+    history record) and ``report`` (what is said of a finished iteration).
     """
+
+    model = _state_field("model")
+    optimizer = _state_field("optimizer")
+    replay = _state_field("replay")  # one list of samples per recent iteration, oldest first
+    history = _state_field("history")  # one dict per completed iteration
+    iteration = _state_field("iteration")  # completed learn iterations
+    best_model = _state_field("best_model")  # with gating: the network that plays self-play
 
     def __init__(
         self,
@@ -262,25 +276,19 @@ class AlphaZero:
         optimizer: torch.optim.Optimizer,
         game: Game,
         config: TrainConfig,
-        run_dir: str | os.PathLike[str] | None = None,
-        progress: bool = True,
-        overwrite: bool = False,
-        *,
         run: Run | None = None,
+        progress: bool = True,
     ) -> None:
         if not isinstance(config, TrainConfig):
             raise ValueError(f"config must be a TrainConfig, got {type(config).__name__}")
-        self.model = model
-        self.optimizer = optimizer
+        if run is not None and not isinstance(run, Run):
+            raise ValueError(f"run must be an open rundir.Run (open_run or Run.at) or None, got {type(run).__name__}")
+        best = copy.deepcopy(model) if config.gating_games > 0 else None
+        self.state = TrainingState(model, optimizer, best_model=best)
         self.game = game
         self.config = config
-        self.run = run if run is not None or run_dir is None else Run.at(run_dir, game, config, overwrite)
+        self.directory = run
         self.progress = progress
-        self.iteration = 0  # completed learn iterations
-        self.replay: list[list[Sample]] = []  # one list of samples per recent iteration, oldest first
-        self.history: list[dict[str, Any]] = []  # one dict per completed iteration
-        self.config_changes: list[dict[str, Any]] = []  # settings changed on a resume: iteration, field, old, new
-        self.best_model = copy.deepcopy(model) if config.gating_games > 0 else None
         self.game_stats = GameStats()  # this iteration's finished self-play games
         self.search_stats: dict[str, Any] = {}  # this iteration's search statistics
         self.executor: Any = None  # where self-play runs (executors.executor_for), kept from iteration to iteration
@@ -289,7 +297,7 @@ class AlphaZero:
     @property
     def run_dir(self) -> Path | None:
         """The run's directory, or None for a trainer that writes nothing."""
-        return self.run.path if self.run is not None else None
+        return self.directory.path if self.directory is not None else None
 
     # ---- self-play ----------------------------------------------------------------------------------
     @property
@@ -346,6 +354,10 @@ class AlphaZero:
         """Extra entries for this iteration's history record: the search statistics of its self-play."""
         return {"search": self.search_stats} if self.search_stats else {}
 
+    def report(self, record: dict[str, Any]) -> None:
+        """Say what a finished iteration did, before it is saved: its printed line (``summary_line``)."""
+        tqdm.write(summary_line(record, self.config.num_iterations))
+
     # ---- training -----------------------------------------------------------------------------------
     def train(self, memory: list[Sample], rng: np.random.Generator | None = None) -> dict[str, float]:
         """One epoch over ``memory`` in shuffled minibatches (``train_epoch``); the mean policy, value, total loss."""
@@ -357,24 +369,24 @@ class AlphaZero:
         """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history.
 
         ``time_budget`` (seconds of wall time for this call): no new iteration starts once it is spent, so the run
-        stops after the iteration that crosses it (``--resume`` continues it later).
+        stops after the iteration that crosses it, the first one at the latest (``--resume`` continues it later).
         """
         if time_budget is not None and not time_budget > 0:
-            raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget}")
+            raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
         try:
-            with self.run.lock() if self.run is not None else contextlib.nullcontext():
+            with self.directory.lock() if self.directory is not None else contextlib.nullcontext():
                 return self._learn(time_budget)
         finally:
             self.close()
 
     def _learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
-        started = time.perf_counter()
+        started, first = time.perf_counter(), self.iteration
         self.config = resolve_measured_settings(self.config, self.model, self.self_play_model)
         cfg = self.config
-        if self.run is not None:
-            self.run.begin(self.iteration, cfg, self.config_changes)
+        if self.directory is not None:
+            self.directory.begin(self.state, cfg)
         while self.iteration < cfg.num_iterations:
-            if time_budget is not None and time.perf_counter() - started >= time_budget:
+            if time_budget is not None and self.iteration > first and time.perf_counter() - started >= time_budget:
                 tqdm.write(f"time budget of {time_budget:.0f} s spent after iteration {self.iteration}")
                 break
             start = time.perf_counter()
@@ -434,64 +446,16 @@ class AlphaZero:
             record["wall_seconds"] = round(time.perf_counter() - start, 3)
             self.history.append(record)
             self.iteration += 1
-            tqdm.write(self.summary_line(record))
-            if self.run is not None:
-                self.run.save(self.checkpoint(with_replay=True))
-                if self.run.stop_asked(self.iteration):
+            self.report(record)
+            if self.directory is not None:
+                self.directory.save(self.state)
+                if self.directory.stop_asked(self.iteration):
                     break
         return self.history
 
     def gate(self) -> dict[str, Any]:
         """AlphaGo Zero's evaluation of this iteration's network against the best one (``gate``)."""
         return gate(self.game, self.model, self.best_model, self.config, self.iteration)
-
-    def summary_line(self, record: dict[str, Any]) -> str:
-        """The iteration's printed line (``summary_line``)."""
-        return summary_line(record, self.config.num_iterations)
-
-    # ---- checkpoints and resuming -------------------------------------------------------------------
-    def checkpoint(self, with_replay: bool = False) -> dict[str, Any]:
-        """The checkpoint dict of the current state (``with_replay`` adds the replay buffer)."""
-        extra: dict[str, Any] = {
-            "optimizer": self.optimizer.state_dict(),
-            "train_config": self.config.to_dict(),
-            "iteration": self.iteration,
-            "history": self.history,
-        }
-        if self.best_model is not None:
-            extra["best_model"] = self.best_model.state_dict()
-        if with_replay:
-            extra["replay"] = [replay_to_tensors(games) for games in self.replay]
-        return make_checkpoint(self.model, self.game, **extra)
-
-    def restore(self, path: str | os.PathLike[str]) -> None:
-        """Continue from a checkpoint: weights, optimizer state, iteration count, history and replay buffer.
-
-        The optimizer takes this config's ``lr``, ``weight_decay`` and ``optimizer`` (a resume that asks for another
-        gets it; Adam's moments carry over), and each setting that differs from the checkpoint's is said and
-        recorded in ``config_changes`` (``rundir.setting_changes``; written to ``config.json``). Raises
-        ``CheckpointError`` for a file that cannot continue a run (``check_resumable``: no optimizer state, an
-        impossible iteration, a malformed or non-finite replay buffer), another game or another network.
-        """
-        from alphazero_lib.checkpoints import CheckpointError
-
-        checkpoint = load_checkpoint(path)
-        check_game(checkpoint, self.game, path)
-        check_resumable(checkpoint, path)
-        load_state(self.model, checkpoint["model"], path)
-        if self.best_model is not None:
-            load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
-        try:
-            self.optimizer.load_state_dict(checkpoint["optimizer"])
-        except (ValueError, KeyError, TypeError, RuntimeError) as err:
-            raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
-        apply_optimizer_settings(self.optimizer, self.config)  # the saved groups carry the old lr and decay
-        self.iteration = int(checkpoint["iteration"])
-        self.config_changes += setting_changes(checkpoint, path, self.config)
-        self.history = list(checkpoint.get("history", []))
-        self.replay = replay_of(checkpoint, path)
-        if self.run is not None:
-            self.run.mend(checkpoint)
 
 
 # ---- what the loop leans on --------------------------------------------------------------------------------
@@ -605,44 +569,6 @@ def summary_line(record: dict[str, Any], num_iterations: int) -> str:
     return line
 
 
-def replay_to_tensors(memory: list[Sample]) -> dict[str, torch.Tensor]:
-    """One iteration's samples as three tensors (what a checkpoint can hold under ``weights_only``)."""
-    if not memory:
-        return {"states": torch.zeros(0), "policies": torch.zeros(0), "values": torch.zeros(0)}
-    states, policies, values = stack_memory(memory)
-    return {
-        "states": torch.from_numpy(states),
-        "policies": torch.from_numpy(policies),
-        "values": torch.from_numpy(values),
-    }
-
-
-def replay_of(checkpoint: dict[str, Any], path: Any) -> list[list[Sample]]:
-    """A checkpoint's replay buffer, one list of samples per iteration; value targets past [-1, 1] (written by
-    the tree reuse that counted a root's evaluation twice, ``check_resumable``'s slack) are clipped, and said."""
-    replay = checkpoint.get("replay", [])
-    clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
-    if clipped:
-        tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
-    return [replay_from_tensors(games) for games in replay]
-
-
-def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[Sample]:
-    """The inverse of ``replay_to_tensors``; values clipped to [-1, 1] (``rundir.REPLAY_VALUE_SLACK``)."""
-    states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
-    values = np.clip(values, -1, 1)
-    return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
-
-
-def apply_optimizer_settings(optimizer: torch.optim.Optimizer, config: TrainConfig) -> None:
-    """``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW) in every parameter group: a resume
-    that asks for other ones gets them, and Adam's moments carry over (Adam and AdamW keep the same ones)."""
-    for group in optimizer.param_groups:
-        group["lr"], group["weight_decay"] = config.lr, config.weight_decay
-        if isinstance(optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
-            group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
-
-
 def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
     """``config.optimizer`` over the model's parameters: Adam with an L2 term, or AdamW (decoupled weight decay)."""
     kind = torch.optim.AdamW if config.optimizer == "adamw" else torch.optim.Adam
@@ -652,15 +578,13 @@ def make_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.O
 def build_trainer(
     game: Game,
     config: TrainConfig,
-    run_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     trainer_class: type[AlphaZero] | None = None,
-    overwrite: bool = False,
     *,
     run: Run | None = None,
 ) -> AlphaZero:
     """A fresh seeded ``ResNet``, its optimizer (``make_optimizer``) and the trainer, as ``config`` describes them;
-    the trainer writes into ``run`` (an open ``rundir.Run``) or ``run_dir``, or nowhere."""
+    the trainer writes into ``run`` (an open ``rundir.Run``), or nowhere."""
     from alphazero_lib.model import ResNet
     from alphazero_lib.utils import seed_everything
 
@@ -668,9 +592,7 @@ def build_trainer(
     model = ResNet(game, config.num_res_blocks, config.num_hidden, device=config.device)
     optimizer = make_optimizer(model, config)
     trainer_class = trainer_class or AlphaZero
-    return trainer_class(
-        model, optimizer, game, config, run_dir=run_dir, progress=progress, overwrite=overwrite, run=run
-    )
+    return trainer_class(model, optimizer, game, config, run=run, progress=progress)
 
 
 # ---- workers ---------------------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_one_iteration_on_the_library_pieces_when_nothing_is_kept(home, fast, ca
     history = run.run(minutes=0.0)  # one iteration: the budget is checked after each
     assert len(history) == 1 and history[0]["games"] == 4 and history[0]["samples"] > 0
     calls = yours.counter.per_piece
-    assert calls["learn"] == 1 and calls["game_memory"] >= 4 * 2  # each game and its mirror image
+    assert calls["game_memory"] >= 4 * 2  # each game and its mirror image
     assert calls["train"] == 1 and calls["backup"] > 0 and calls["ConnectFour.get_next_state"] > 0
     assert calls["BatchedMCTS network call"] == run.mcts.stats.network_calls > 0  # read from the search's stats
     assert (calls["select_actions"] > 0) == (not fast)  # Gumbel's search selects by its own rule
@@ -243,8 +243,8 @@ def same_samples(a: list, b: list) -> bool:
 
 def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(home, tmp_path):
     """The disconnect a Colab learner meets: the run saved after each iteration comes back whole in a new Capstone
-    (network, optimizer, replay window, history, random state), goes on from there, and its files are the
-    library's own (``load_model`` reads them, ``find_resume_checkpoint`` finds them)."""
+    (network, optimizer, replay window, history), goes on from there, and its files are the library's own
+    (``load_model`` reads them, ``find_resume_checkpoint`` finds them)."""
     import json
 
     from alphazero_lib.checkpoints import load_model
@@ -274,8 +274,7 @@ def test_a_run_directory_saves_every_iteration_and_a_new_capstone_continues_it(h
     assert saved.keys() == restored.keys() and all(
         torch.equal(saved[i]["exp_avg"], restored[i]["exp_avg"]) for i in saved
     )
-    assert len(again.window) == 2 and all(same_samples(a, b) for a, b in zip(first.window, again.window, strict=True))
-    assert again.rng.bit_generator.state == first.rng.bit_generator.state
+    assert len(again.replay) == 2 and all(same_samples(a, b) for a, b in zip(first.replay, again.replay, strict=True))
     (run_dir / "checkpoints" / "iter_0002.pt").unlink()  # as if killed between latest.pt and this file
     again = Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir)
     assert load_model(run_dir / "checkpoints" / "iter_0002.pt").state_dict().keys() == library.state_dict().keys()
@@ -311,8 +310,8 @@ def test_a_run_directory_refuses_what_it_cannot_continue(home, tmp_path):
     run_dir = tmp_path / "run"
     Capstone(load_pieces(quiet=True), small(True), run_dir=run_dir).run()
     wider = CapstoneSettings(**{**small(True).__dict__, "num_hidden": 16})
-    with pytest.raises(ValueError, match=r"holds a network of 8 channels, and your settings ask for 16: .* Set "
-                                         r"num_hidden back, or give a new run_dir"):  # fmt: skip
+    with pytest.raises(ValueError, match=r"set num_hidden to 16, but the network of .* has 8 channels: .* set "
+                                         r"num_hidden back to 8, or start a new run"):  # fmt: skip
         Capstone(load_pieces(quiet=True), wider, run_dir=run_dir)
     (run_dir / "latest.pt").write_bytes(b"not a checkpoint")
     for path in (run_dir / "checkpoints").glob("*.pt"):
@@ -326,17 +325,19 @@ def test_a_run_directory_refuses_what_it_cannot_continue(home, tmp_path):
         Capstone(load_pieces(quiet=True), small(True), run_dir=other)
     import dataclasses
 
+    from alphazero_lib.rundir import Run
     from alphazero_lib.training import build_trainer
 
-    library_run = tmp_path / "library"  # a run of the library's trainer: its checkpoints lack the capstone's state
-    config = dataclasses.replace(small(True).train_config(), num_iterations=1)
-    build_trainer(ConnectFour(), config, run_dir=library_run, progress=False).learn()
-    with pytest.raises(
-        CheckpointError, match=r"was not written by a Capstone .* python -m alphazero_lib train --resume"
-    ):
+    library_run = tmp_path / "library"  # a run of the library's trainer, of another network: the same rule refuses it
+    config = dataclasses.replace(small(True).train_config(), num_iterations=1, num_res_blocks=2)
+    build_trainer(ConnectFour(), config, progress=False, run=Run.at(library_run, ConnectFour(), config)).learn()
+    with pytest.raises(ValueError, match=r"set num_res_blocks to 1, but the network of .* has 2 residual blocks"):
         Capstone(load_pieces(quiet=True), small(True), run_dir=library_run)
-    with pytest.raises(ValueError, match="no run_dir to save into"):
-        Capstone(load_pieces(quiet=True), small(True)).save()
+    (library_run / "latest.pt").write_bytes(b"")  # and a damaged file is refused as the library refuses it
+    with pytest.raises(CheckpointError, match="latest.pt"):
+        Run.at(library_run, ConnectFour(), config).restore(
+            build_trainer(ConnectFour(), config).state, library_run / "latest.pt"
+        )
 
 
 # ---- notebook 10's outputs: the stored full run, and the quick run the tests make -----------------------------

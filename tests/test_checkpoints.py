@@ -29,7 +29,7 @@ def ttt_checkpoint(tmp_path):
     """A Tic-Tac-Toe checkpoint of a tiny freshly built trainer, and the trainer."""
     config = TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu")
     trainer = build_trainer(make_game("tictactoe"), config, progress=False)
-    path = save_checkpoint(tmp_path / "ttt.pt", trainer.checkpoint())
+    path = save_checkpoint(tmp_path / "ttt.pt", trainer.state.checkpoint(trainer.game, trainer.config))
     return path, trainer
 
 
@@ -142,7 +142,7 @@ def test_objects_beyond_plain_data_are_refused(tmp_path):
 
 def test_save_is_atomic_and_leaves_no_temporary_files(ttt_checkpoint, tmp_path):
     path, trainer = ttt_checkpoint
-    save_checkpoint(path, trainer.checkpoint())
+    save_checkpoint(path, trainer.state.checkpoint(trainer.game, trainer.config))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ttt.pt"]
 
 

@@ -181,14 +181,13 @@ def test_a_game_written_in_one_file_trains_and_plays(gomoku, tmp_path):
         num_threads=1,
     )
     run = open_run(tmp_path / "run", game="gomoku", overrides=tiny)
-    trainer = build_trainer(run.game, run.config, run_dir=run.path, progress=False)
+    trainer = build_trainer(run.game, run.config, progress=False, run=run)
     history = trainer.learn()
     assert [r["iteration"] for r in history] == [1, 2] and all(r["samples"] > 0 for r in history)
     assert json.loads((run.path / "config.json").read_text())["game"] == {"name": "gomoku", "size": 7}
     resumed = open_run(run.path, resume=True, overrides={"num_iterations": 3}, say=lambda _: None)
-    again = build_trainer(resumed.game, resumed.config, run_dir=resumed.path, progress=False)
-    with resumed.claimed() as (checkpoint, _):
-        again.restore(checkpoint)
+    again = build_trainer(resumed.game, resumed.config, progress=False, run=resumed)
+    with resumed.claimed(again.state):
         assert again.iteration == 2 and again.replay  # the replay buffer came back with the weights
         again.learn()
     assert again.iteration == 3

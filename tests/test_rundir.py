@@ -22,7 +22,7 @@ import torch
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import PRESETS, TrainConfig
-from alphazero_lib.rundir import LOCK_NAME, open_run
+from alphazero_lib.rundir import LOCK_NAME, Run, open_run
 from alphazero_lib.training import build_trainer
 
 TINY = dict(
@@ -82,10 +82,8 @@ def iterations_in(run: Path) -> list[int]:
 
 
 def train(run, iterations=None):
-    trainer = build_trainer(run.game, run.config, run_dir=run.path, progress=False, overwrite=run.overwrite)
-    with run.claimed() as (checkpoint, _):
-        if checkpoint is not None:
-            trainer.restore(checkpoint)
+    trainer = build_trainer(run.game, run.config, progress=False, run=run)
+    with run.claimed(trainer.state):
         trainer.learn()
     return trainer
 
@@ -156,7 +154,7 @@ def test_a_game_without_a_registry_description_is_refused_before_anything_is_wri
     with pytest.raises(ValueError, match="MyConnectFour has no registry description"):
         open_run(out, game=MyConnectFour(), preset="connect_four_small")
     with pytest.raises(ValueError, match="train this one without a run directory"):
-        build_trainer(MyConnectFour(), TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu"), run_dir=out)
+        Run.at(out, MyConnectFour(), TrainConfig(num_res_blocks=1, num_hidden=8, device="cpu"))
     assert not out.exists()
 
 
@@ -298,12 +296,15 @@ def test_resume_skips_a_damaged_newest_checkpoint(tmp_path, capsys, start_run):
 def test_a_fresh_trainer_refuses_a_directory_holding_a_run_unless_told_to_overwrite(tmp_path, start_run):
     out = start_run(tmp_path, iterations=1)
     config = TrainConfig.from_dict(TINY)
-    trainer = build_trainer(make_game("tictactoe"), config, run_dir=out, progress=False)
+    trainer = build_trainer(
+        make_game("tictactoe"), config, progress=False, run=Run.at(out, make_game("tictactoe"), config)
+    )
     before = (out / "checkpoints" / "iter_0001.pt").read_bytes()
     with pytest.raises(ValueError, match=r"already holds a run .*overwrite=True"):
         trainer.learn()
     assert (out / "checkpoints" / "iter_0001.pt").read_bytes() == before
-    trainer = build_trainer(make_game("tictactoe"), config, run_dir=out, progress=False, overwrite=True)
+    run = Run.at(out, make_game("tictactoe"), config, overwrite=True)
+    trainer = build_trainer(make_game("tictactoe"), config, progress=False, run=run)
     trainer.learn()
     assert trainer.iteration == 1
 
@@ -477,7 +478,10 @@ def test_a_library_trainer_takes_the_lock_too(tmp_path):
     from alphazero_lib.training import RunDirLocked, build_trainer, run_lock
 
     out = tmp_path / "run"
-    trainer = build_trainer(make_game("tictactoe"), TrainConfig.from_dict(TINY), run_dir=out, progress=False)
+    config = TrainConfig.from_dict(TINY)
+    trainer = build_trainer(
+        make_game("tictactoe"), config, progress=False, run=Run.at(out, make_game("tictactoe"), config)
+    )
     process = subprocess.Popen(  # another process holds the lock
         [
             sys.executable,
@@ -674,7 +678,7 @@ def test_a_latest_pt_whose_values_overshoot_by_rounding_resumes_with_its_replay_
     resume of such a run skipped it (and its replay buffer) as damaged. Such a file resumes, its values clipped."""
     import torch
 
-    from alphazero_lib.training import AlphaZero
+    from alphazero_lib.rundir import TrainingState
 
     out = start_run(tmp_path, iterations=1)
     checkpoint = torch.load(out / "latest.pt", weights_only=True)
@@ -682,15 +686,15 @@ def test_a_latest_pt_whose_values_overshoot_by_rounding_resumes_with_its_replay_
     values[0], values[1] = 1.0012, -1.0012
     torch.save(checkpoint, out / "latest.pt")
     seen = {}
-    real_restore = AlphaZero.restore
+    real_load = TrainingState.load
 
-    def restore(self, path):
-        real_restore(self, path)
+    def load(self, *args):
+        real_load(self, *args)
         seen["values"] = [v for games in self.replay for _, _, v in games]
 
     capsys.readouterr()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(AlphaZero, "restore", restore)
+        patch.setattr(TrainingState, "load", load)
         assert main(["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "skipped damaged" not in printed and "2 value targets of its replay buffer lay past [-1, 1]" in printed

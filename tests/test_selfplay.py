@@ -59,6 +59,7 @@ def test_tree_reuse_keeps_a_subtree_for_every_continued_move_and_none_for_a_new_
 
 # ---- batched self-play training --------------------------------------------------------------------------
 def test_alpha_zero_parallel_plays_every_game_and_trains(tmp_path):
+    from alphazero_lib.rundir import Run
     from alphazero_lib.training import AlphaZeroParallel, build_trainer
 
     game = make_game("tictactoe")
@@ -75,7 +76,7 @@ def test_alpha_zero_parallel_plays_every_game_and_trains(tmp_path):
             device="cpu",
         )
     )
-    trainer = build_trainer(game, config, run_dir=tmp_path, progress=False, trainer_class=AlphaZeroParallel)
+    trainer = build_trainer(game, config, False, AlphaZeroParallel, run=Run.at(tmp_path, game, config))
     assert trainer.config.self_play == "batched" and trainer.config.inference_mode == "fp32"  # the default
     history = trainer.learn()
     assert history[-1]["games"] == 5

@@ -285,10 +285,12 @@ def test_a_config_from_before_the_self_play_record_must_say_which(tmp_path, caps
 
 def test_auto_inference_is_measured_once_and_recorded(tmp_path):
     from alphazero_lib.inference import MODES
+    from alphazero_lib.rundir import Run
     from alphazero_lib.training import build_trainer
 
     config = TrainConfig.from_dict({**TINY, "self_play": "batched", "inference_mode": "auto", "num_epochs": 1})
-    trainer = build_trainer(make_game("tictactoe"), config, run_dir=tmp_path, progress=False)
+    game = make_game("tictactoe")
+    trainer = build_trainer(game, config, progress=False, run=Run.at(tmp_path, game, config))
     trainer.learn()
     recorded = json.loads((tmp_path / "config.json").read_text())["train_config"]["inference_mode"]
     assert recorded in MODES and recorded == trainer.config.inference_mode

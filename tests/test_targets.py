@@ -18,7 +18,7 @@ from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.plotting import plot_training_curves
 from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
-from alphazero_lib.training import average_positions, draw_samples, sample_losses
+from alphazero_lib.training import average_positions, draw_samples, sample_losses, summary_line
 
 GAME = make_game("connect_four")
 
@@ -361,7 +361,9 @@ def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_pat
     first = spying(tiny_trainer(tmp_path / "run", num_iterations=1, **decay))
     first.learn()
     resumed = spying(tiny_trainer(tmp_path / "run", num_iterations=4, **decay))
-    resumed.restore(tmp_path / "run" / "latest.pt")  # puts the optimizer back at lr (the config's own value)
+    resumed.directory.restore(
+        resumed.state, tmp_path / "run" / "latest.pt"
+    )  # puts the optimizer back at the config's lr
     resumed.learn()
     assert seen == pytest.approx([0.004, 0.0025, 0.001, 0.001])
     history = json.loads((tmp_path / "run" / "history.json").read_text())
@@ -405,8 +407,10 @@ def test_a_resume_that_changes_the_optimizer_gets_its_weight_decay(tmp_path, bef
     settings = dict(num_epochs=1, weight_decay=0.01)
     tiny_trainer(tmp_path / "run", num_iterations=1, optimizer=before, **settings).learn()
     resumed = tiny_trainer(tmp_path / "run", num_iterations=2, optimizer=after, **settings)
-    resumed.restore(tmp_path / "run" / "latest.pt")  # the saved groups say how the decay was applied before
-    assert "optimizer" in [change["field"] for change in resumed.config_changes]
+    resumed.directory.restore(
+        resumed.state, tmp_path / "run" / "latest.pt"
+    )  # the saved groups say how decay was applied
+    assert "optimizer" in [change["field"] for change in resumed.directory.changes]
     resumed.optimizer.state.clear()  # the moments of the first iteration would move the weights too
     assert_only_the_decay_moves(resumed, after, steps=3)
 
@@ -451,7 +455,7 @@ def test_each_iteration_records_the_loss_on_its_new_games_before_training_on_the
         assert record["new_games_loss"] == pytest.approx(sample_losses(model, samples))
         assert record["new_games_loss"]["value_loss"] != pytest.approx(record["value_loss"])  # not the trained loss
         fresh = record["new_games_loss"]
-        line = trainer.summary_line(record)  # the iteration's printed line shows them beside the trained losses
+        line = summary_line(record, 1)  # the iteration's printed line shows them beside the trained losses
         assert f"value loss {record['value_loss']:.3f}, on its new games " in line
         assert f"new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, self-play " in line
 

@@ -14,6 +14,7 @@ from alphazero_lib import TicTacToe, make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import PRESETS, TrainConfig
 from alphazero_lib.plotting import plot_training_curves
+from alphazero_lib.rundir import Run
 from alphazero_lib.training import AlphaZero, build_trainer, minibatches
 
 TTT = make_game("tictactoe")
@@ -32,7 +33,8 @@ TINY = dict(
 
 def tiny_trainer(tmp_path=None, **overrides) -> AlphaZero:
     config = TrainConfig.from_dict({**TINY, **overrides})
-    return build_trainer(make_game("tictactoe"), config, run_dir=tmp_path, progress=False)
+    game = make_game("tictactoe")
+    return build_trainer(game, config, progress=False, run=None if tmp_path is None else Run.at(tmp_path, game, config))
 
 
 def random_memory(game, n, seed=0):
@@ -163,7 +165,7 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path):
     first = tiny_trainer(tmp_path / "split", num_iterations=1, replay_window=2)
     first.learn()
     resumed = tiny_trainer(tmp_path / "split", num_iterations=2, replay_window=2)
-    resumed.restore(tmp_path / "split" / "latest.pt")
+    resumed.directory.restore(resumed.state, tmp_path / "split" / "latest.pt")
     assert resumed.iteration == 1 and len(resumed.history) == 1
     assert len(resumed.replay) == 1 and len(resumed.replay[0]) == len(first.replay[0])
     np.testing.assert_array_equal(resumed.replay[0][5][0], first.replay[0][5][0])
