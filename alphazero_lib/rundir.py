@@ -116,11 +116,13 @@ class TrainingState:
         """Continue from ``checkpoint`` (read from ``path``): weights, optimizer state, iterations, history, replay.
 
         Raises ``CheckpointError`` for a file that cannot continue a run (``check_resumable``), another game, another
-        network, or an optimizer state that does not fit it. The optimizer then takes ``config``'s settings
-        (``apply_optimizer_settings``).
+        network, or an optimizer state that does not fit it. The optimizer then takes ``config``'s ``lr``,
+        ``weight_decay`` and ``optimizer`` (Adam or AdamW): a resume that asks for other ones gets them, and Adam's
+        moments carry over (Adam and AdamW keep the same ones).
         """
-        check_game(checkpoint, game, path)
         check_resumable(checkpoint, path)
+        replay = replay_of(checkpoint, path)
+        check_game(checkpoint, game, path)
         load_state(self.model, checkpoint["model"], path)
         if self.best_model is not None:
             load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
@@ -128,19 +130,11 @@ class TrainingState:
             self.optimizer.load_state_dict(checkpoint["optimizer"])
         except (ValueError, KeyError, TypeError, RuntimeError) as err:
             raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
-        apply_optimizer_settings(self.optimizer, config)  # the saved groups carry the old lr and decay
-        self.iteration = int(checkpoint["iteration"])
-        self.history = list(checkpoint.get("history", []))
-        self.replay = replay_of(checkpoint, path)
-
-
-def apply_optimizer_settings(optimizer: torch.optim.Optimizer, config: TrainConfig) -> None:
-    """``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW) in every parameter group: a resume
-    that asks for other ones gets them, and Adam's moments carry over (Adam and AdamW keep the same ones)."""
-    for group in optimizer.param_groups:
-        group["lr"], group["weight_decay"] = config.lr, config.weight_decay
-        if isinstance(optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
-            group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
+        for group in self.optimizer.param_groups:  # the saved groups carry the old settings
+            group["lr"], group["weight_decay"] = config.lr, config.weight_decay
+            if isinstance(self.optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
+                group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
+        self.iteration, self.history, self.replay = int(checkpoint["iteration"]), list(checkpoint["history"]), replay
 
 
 def replay_to_tensors(memory: list[tuple]) -> dict[str, torch.Tensor]:
@@ -236,8 +230,9 @@ class Run:
         differs from the checkpoint's is said and recorded in ``changes`` (``setting_changes``; written to
         ``config.json``), and an iteration file a kill left missing is written again (``mend``)."""
         checkpoint = load_checkpoint(source)
-        state.load(checkpoint, source, self.game, self.config)
-        self.changes += setting_changes(checkpoint, source, self.config)
+        changes = setting_changes(checkpoint, source, self.config)
+        state.load(checkpoint, source, self.game, self.config)  # checked before anything is written (mend)
+        self.changes += changes
         self.mend(checkpoint)
 
     def begin(self, state: TrainingState, config: TrainConfig) -> None:
@@ -271,11 +266,11 @@ class Run:
         iteration = int(checkpoint["iteration"])
         if iteration == 0:
             return
+        missing, bare = iteration_path(self.path, iteration), _without_replay(checkpoint)
         with self.lock():
-            missing = iteration_path(self.path, iteration)
-            if not missing.is_file():  # killed between writing latest.pt and the iteration file
-                save_checkpoint(missing, _without_replay(checkpoint))
             write_json(self.path, "history.json", list(checkpoint.get("history", [])))
+            if not missing.is_file():  # killed between writing latest.pt and the iteration file
+                save_checkpoint(missing, bare)
 
     def stop_asked(self, iteration: int) -> bool:
         """Whether a ``STOP`` file asks the run to end after ``iteration``, just saved (a run in the background ends
