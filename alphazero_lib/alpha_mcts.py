@@ -48,7 +48,7 @@ import numpy as np
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
-from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
+from alphazero_lib.search_policies import Children, RootContext, SearchOutput, search_output
 from alphazero_lib.search_policies.puct import exploration_weight, puct_selection
 
 
@@ -152,7 +152,7 @@ class AlphaMCTS:
         self.game = game
         self.model = model
         self.config = config if config is not None else SearchConfig()
-        self.policy = policy_for(self.config)
+        self.policy = self.config.search_policy()  # built with its own settings
         self.root_selection = root_selection if root_selection is not None else self.policy.root_selection
         self.interior_selection = (
             interior_selection if interior_selection is not None else self.policy.interior_selection
@@ -227,6 +227,8 @@ class AlphaMCTS:
             node.backpropagate(value)
 
         # RESULT: the policy (visit shares or improved policy), the chosen action, the root's value
-        output = search_output(root.children_stats(game.action_size), config, gumbel, np.array([root.value_sum]))
+        output = search_output(
+            root.children_stats(game.action_size), self.policy, config, gumbel, np.array([root.value_sum])
+        )
         self.last_output = SearchOutput(*(field[0] for field in vars(output).values()))
         return self.last_output.policy

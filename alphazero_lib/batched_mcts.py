@@ -51,7 +51,7 @@ from alphazero_lib.config import SearchConfig
 from alphazero_lib.games.base import STATE_DTYPE, Game
 from alphazero_lib.games.batched_rules import BatchedRules, batched_rules_for
 from alphazero_lib.inference import check_network_game, evaluate, masked_softmax
-from alphazero_lib.search_policies import Children, RootContext, SearchOutput, policy_for, search_output
+from alphazero_lib.search_policies import Children, RootContext, SearchOutput, search_output
 
 NULL, ROOT = 0, 1
 
@@ -207,7 +207,7 @@ class BatchedMCTS:
         self.model = model
         self.config = config if config is not None else SearchConfig()
         self.reuse_tree = bool(reuse_tree)
-        self.policy = policy_for(self.config)
+        self.policy = self.config.search_policy()  # built with its own settings
         if self.reuse_tree and self.policy.fresh_root:
             raise ValueError(f"tree reuse is off for the {self.policy.name} policy: {self.policy.fresh_root}")
         self.rules = rules if rules is not None else batched_rules_for(game)
@@ -379,7 +379,7 @@ class BatchedMCTS:
         A = game.action_size
         searched = np.flatnonzero(active)
         root_children = self.children(self.offsets[searched] + ROOT)
-        found = search_output(root_children, config, self.gumbel[searched], tree.value_sum[searched, ROOT])
+        found = search_output(root_children, self.policy, config, self.gumbel[searched], tree.value_sum[searched, ROOT])
         policy, shares, improved = np.zeros((B, A)), np.zeros((B, A)), np.zeros((B, A))
         action, root_value = np.full(B, -1, dtype=np.intp), np.zeros(B)
         policy[searched], shares[searched], improved[searched] = found.policy, found.visit_shares, found.improved_policy

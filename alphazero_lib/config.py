@@ -2,57 +2,43 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
-from collections.abc import Callable
 from dataclasses import Field, asdict, dataclass, field, fields, replace
 from typing import Any
 
-import numpy as np
-
-from alphazero_lib.search_policies import POLICIES
-
-#: ``train``'s help groups of setting flags: a field's ``group`` -> the group's title ("" is the command's own list).
-FLAG_GROUPS = {
-    "": "",
-    "schedule": "search policy, targets and schedule (TrainConfig fields; see its docstrings)",
-    "self_play": "how self-play runs (recorded in the run's config.json)",
-}
-
-
-#: A number setting's rule beyond its type: ``(test, what a person is told is allowed)``.
-Allowed = tuple[Callable[[Any], bool], str]
-
-POSITIVE: Allowed = (lambda v: v >= 1, "a positive integer")
-NON_NEGATIVE_INT: Allowed = (lambda v: v >= 0, "a non-negative integer")
-NON_NEGATIVE: Allowed = (lambda v: v >= 0, "non-negative")
-UNIT: Allowed = (lambda v: 0 <= v <= 1, "in [0, 1]")
-FRACTION: Allowed = (lambda v: 0 < v <= 1, "in (0, 1]")
-AT_LEAST_ONE: Allowed = (lambda v: v >= 1, "at least 1")
+from alphazero_lib.search_policies import POLICIES, PolicySettings, SearchPolicy, SearchSettings
+from alphazero_lib.settings import (
+    AT_LEAST_ONE,
+    FRACTION,
+    MAX_SEARCHES,
+    NON_NEGATIVE,
+    NON_NEGATIVE_INT,
+    POSITIVE,
+    SEARCHES_CAP,
+    SEED_CAP,
+    UNIT,
+    _check_cap,
+    check_fields,
+    setting,
+)
+from alphazero_lib.settings import FLAG_GROUPS as FLAG_GROUPS  # the command line reads these here
+from alphazero_lib.settings import MAX_SEED as MAX_SEED
+from alphazero_lib.settings import field_docs as field_docs
 
 #: The most learn iterations a run may have (each writes a checkpoint file; long published runs take thousands).
 MAX_ITERATIONS = 100_000
 
-#: Caps on the numbers of a config (and the command line's flags): ``(cap, the reason a person reads when a value
-#: is refused)``. Past these a run does not finish, or does not fit the memory of the machines this runs on.
-MAX_SEARCHES = 100_000
-MAX_SEED = 2**63 - 1
 MAX_THREADS = 256
 MAX_WORKERS = 256
 MAX_PARALLEL_GAMES = 16_384
 MAX_RES_BLOCKS = 100
 MAX_HIDDEN = 2048
-SEARCHES_CAP = (
-    MAX_SEARCHES,
-    "a move of that many simulations takes minutes on a CPU, and the batched search "
-    "keeps num_searches + 2 tree nodes per game in memory",
-)
-SEED_CAP = (MAX_SEED, "seeds are 64-bit integers for torch")
 THREADS_CAP = (MAX_THREADS, "more threads than cores only wait on each other")
 
-#: The search policies ``SearchConfig.policy`` names (the registry of ``alphazero_lib.search_policies``).
-SEARCH_POLICIES = tuple(POLICIES)
+#: The search policies ``SearchConfig.policy`` names: the names in the registry of ``alphazero_lib.search_policies``
+#: (a view of it, so that a policy registered later is offered too).
+SEARCH_POLICIES = POLICIES.keys()
 SELF_PLAY_KINDS = ("serial", "batched")
 MOVE_SELECTIONS = ("visits", "improved_policy")
 EXECUTORS = ("local", "ray")
@@ -65,53 +51,11 @@ TRAIN_PRECISIONS = ("fp32", "bf16")
 OPTIMIZERS = ("adam", "adamw")
 
 
-def setting(
-    default: Any,
-    *,
-    allowed: Allowed | None = None,
-    choices: tuple[str, ...] | None = None,
-    cap: tuple[int, str] | None = None,
-    flag: bool | str = False,
-    group: str = "",
-) -> Any:
-    """A setting, declared once: its default, what it allows beyond its type (``allowed``: a test
-    and its words; ``choices``: the strings it takes; ``cap``: the largest number and why), and whether ``train``
-    takes it on its command line (``flag``: True for ``--`` and the field's name with hyphens, or the flag's own
-    name) in which help group (``FLAG_GROUPS``). Its type is the field's annotation and its help the field's
-    docstring: ``check_fields`` and ``setting_flags`` read them all."""
-    if group not in FLAG_GROUPS:
-        raise ValueError(f"unknown flag group {group!r}; groups: {sorted(FLAG_GROUPS)}")
-    metadata: dict[str, Any] = {"allowed": allowed, "choices": choices, "cap": cap}
-    if flag:
-        metadata.update(flag="" if flag is True else flag, group=group)
-    return field(default=default, metadata=metadata)
-
-
 @dataclass
-class SearchConfig:
-    """Settings of the AlphaZero search (PUCT guided by a network), serial and batched alike."""
-
-    num_searches: int = setting(100, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP, flag="--searches")
-    """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up."""
-
-    C: float = setting(2.0, allowed=NON_NEGATIVE)
-    """Exploration constant in PUCT, ``Q + C * prior * sqrt(N_parent) / (1 + n)``."""
-
-    dirichlet_epsilon: float = setting(0.0, allowed=UNIT, flag=True, group="schedule")
-    """Share of Dirichlet noise mixed into the root priors (0 = none; 0.25 in self-play as in the paper)."""
-
-    dirichlet_alpha: float = setting(0.3, allowed=(lambda v: v > 0, "positive"), flag=True, group="schedule")
-    """Concentration of the root noise; smaller means spikier noise. Drawn over legal moves only."""
-
-    pb_c_base: float | None = setting(None, allowed=(lambda v: v > 0, "positive or None"))
-    """If set, the exploration weight follows AlphaZero's schedule ``log((1 + N + pb_c_base) / pb_c_base) +
-    pb_c_init`` instead of the constant ``C`` (the paper uses 19652)."""
-
-    pb_c_init: float = setting(1.25, allowed=NON_NEGATIVE)
-    """The schedule's constant part (used only with ``pb_c_base``)."""
-
-    seed: int | None = setting(None, allowed=NON_NEGATIVE_INT, cap=SEED_CAP)
-    """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
+class SearchConfig(SearchSettings):
+    """Settings of the AlphaZero search, serial and batched alike: what every search shares (``SearchSettings``:
+    ``num_searches``, ``C``, the root's Dirichlet noise, the pb_c schedule, ``seed``), the policy, and the policy's
+    own settings."""
 
     policy: str = setting("puct", choices=SEARCH_POLICIES, flag="--search-policy", group="schedule")
     """The search policy, a name in ``alphazero_lib.search_policies.POLICIES``: ``"puct"`` (AlphaZero: PUCT
@@ -119,33 +63,45 @@ class SearchConfig:
     Gumbel-Top-k candidates and sequential halving at the root, the improved policy as the policy; fewer simulations
     suffice) or ``"forced_playouts"`` (PUCT with KataGo's forced playouts and a pruned policy target)."""
 
-    gumbel_considered: int = setting(
-        16, allowed=POSITIVE, cap=(1_000, "no game here has that many moves"), flag=True, group="schedule"
-    )
-    """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
-
-    gumbel_scale: float = setting(0.0, allowed=NON_NEGATIVE)
-    """Gumbel: the scale of the Gumbel noise on the root's logits; 1 in self-play (it samples the candidates and the
-    move), 0 in play and evaluation (deterministic)."""
-
-    gumbel_c_visit: float = setting(50.0, allowed=NON_NEGATIVE)
-    """Gumbel: ``c_visit`` in ``sigma(q) = (c_visit + max n) * c_scale * q`` (the paper's 50)."""
-
-    gumbel_c_scale: float = setting(0.1, allowed=(lambda v: v > 0, "positive"))
-    """Gumbel: ``c_scale`` in ``sigma(q)`` (the paper's 0.1; larger trusts the search's Q-values more)."""
+    policy_settings: PolicySettings | dict[str, Any] = field(default_factory=dict)
+    """The policy's own settings: its ``SearchPolicy.settings`` dataclass (``GumbelSettings`` for ``"gumbel"``), given
+    as one or as a dict of its fields (empty: its defaults). A config dict may also give them flat, by their names
+    (``gumbel_considered=4``), as the command line's flags do (``from_dict``)."""
 
     def __post_init__(self) -> None:
-        check_fields(self)  # each field's type, and what its declaration allows
-        POLICIES[self.policy].check(self)  # what the policy itself cannot run with
+        super().__post_init__()  # each field's type, and what its declaration allows
+        policy = POLICIES[self.policy]
+        if isinstance(self.policy_settings, dict):
+            self.policy_settings = policy.settings(**_known(policy.settings, self.policy_settings))
+        elif type(self.policy_settings) is not policy.settings:
+            raise ValueError(
+                f"SearchConfig.policy_settings must be the {policy.name} policy's {policy.settings.__name__} or a "
+                f"dict of its settings, got {self.policy_settings!r}"
+            )
+        policy.check(self)  # what the policy itself cannot run with
+
+    def search_policy(self) -> SearchPolicy:
+        """The policy that ``policy`` names, built with its own settings (``SearchPolicy.bound``)."""
+        return POLICIES[self.policy].bound(self.policy_settings)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain ``dict`` of the fields (for checkpoints and JSON)."""
+        """Plain ``dict`` of the fields, the policy's settings as a nested ``dict`` (for checkpoints and JSON)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SearchConfig:
-        """Rebuild from ``to_dict``'s output; unknown keys are an error that names them."""
-        return cls(**_known(cls, data))
+        """Rebuild from ``to_dict``'s output, or from a config dict that gives the policy's settings flat, by name
+        (``gumbel_considered``: the command line's flags, and older configs); the flat form overrides
+        ``policy_settings``. Settings of other policies than ``policy`` are dropped: they do not change this search
+        (older configs recorded the Gumbel settings whatever the policy). Unknown keys are an error that names them."""
+        data = dict(data)
+        given = data.pop("policy_settings", None) or {}
+        given = asdict(given) if isinstance(given, PolicySettings) else dict(given)
+        given.update({name: data.pop(name) for name in policy_setting_fields() if name in data})
+        chosen = data.get("policy", next(f.default for f in fields(cls) if f.name == "policy"))
+        owners = policy_setting_fields()
+        own = {name: value for name, value in given.items() if owners.get(name, (chosen,))[0] == chosen}
+        return cls(policy_settings=own, **_known(cls, data))
 
 
 @dataclass
@@ -169,9 +125,19 @@ class MCTSConfig:
         return asdict(self)
 
 
+def policy_setting_fields() -> dict[str, tuple[str, Field]]:
+    """Every registered policy's own settings by name: ``name -> (policy, field)``."""
+    return {f.name: (policy.name, f) for policy in POLICIES.values() for f in fields(policy.settings)}
+
+
+def setting_owners() -> tuple[type, ...]:
+    """The dataclasses that declare settings: ``SearchConfig``, each registered policy's settings, ``TrainConfig``."""
+    return tuple(dict.fromkeys((SearchConfig, *(policy.settings for policy in POLICIES.values()), TrainConfig)))
+
+
 def declared(name: str) -> Field | None:
-    """The field of ``SearchConfig`` or ``TrainConfig`` called ``name`` (None: no such setting)."""
-    for owner in (SearchConfig, TrainConfig):
+    """The setting called ``name``, a field of one of ``setting_owners()`` (None: no such setting)."""
+    for owner in setting_owners():
         for f in fields(owner):
             if f.name == name:
                 return f
@@ -187,71 +153,13 @@ def cap_of(name: str) -> tuple[int, str] | None:
 def choices_of(name: str) -> tuple[str, ...] | None:
     """The strings the setting called ``name`` takes (None: not a choice)."""
     f = declared(name)
-    return None if f is None else f.metadata.get("choices")
+    choices = None if f is None else f.metadata.get("choices")
+    return None if choices is None else tuple(choices)
 
 
 def check_limit(where: str, name: str, value: Any) -> None:
     """Raise ``ValueError`` naming ``where`` when ``value`` passes the cap of the setting called ``name``."""
     _check_cap(where, cap_of(name), value)
-
-
-def _check_cap(where: str, cap: tuple[int, str] | None, value: Any) -> None:
-    if cap is not None and isinstance(value, int) and value > cap[0]:
-        limit, why = cap
-        raise ValueError(f"{where} must be at most {limit:,} ({why}), got {value:,}")
-
-
-def check_fields(obj: Any) -> None:
-    """Check every field's type against its annotation, and its value against its declaration (``setting``),
-    with a message that names the field.
-
-    ``int`` fields take integers only (not ``True``, not ``3.0``); ``float`` fields take finite real numbers
-    (not NaN or infinity, not booleans); ``bool`` fields take ``True`` or ``False`` only (``"no"`` is not
-    false); ``str`` fields take strings; ``... | None`` also takes ``None``. Raises ``ValueError``.
-    """
-    for f in fields(obj):
-        value = getattr(obj, f.name)
-        annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
-        kinds = [part.strip() for part in annotation.split("|")]
-        if value is None and "None" in kinds:
-            continue
-        where = f"{type(obj).__name__}.{f.name}"
-        if "bool" in kinds:
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{where} must be true or false, got {value!r} ({type(value).__name__})")
-            setattr(obj, f.name, bool(value))
-        elif "int" in kinds:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-                raise ValueError(f"{where} must be an integer, got {value!r} ({type(value).__name__})")
-            setattr(obj, f.name, int(value))
-        elif "float" in kinds:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-                raise ValueError(f"{where} must be a number, got {value!r} ({type(value).__name__})")
-            if not math.isfinite(value):
-                raise ValueError(f"{where} must be a finite number, got {value!r}")
-        elif "str" in kinds and not isinstance(value, str):
-            raise ValueError(f"{where} must be a string, got {value!r} ({type(value).__name__})")
-    for f in fields(obj):
-        where, value = f"{type(obj).__name__}.{f.name}", getattr(obj, f.name)
-        if value is not None:
-            _check_allowed(where, f, value)
-        _check_cap(where, f.metadata.get("cap"), value)
-
-
-def _check_allowed(where: str, f: Field, value: Any) -> None:
-    """Raise ``ValueError`` naming ``where`` when ``value`` is not what the field's ``allowed`` or ``choices``
-    allow, saying what is."""
-    if f.metadata.get("allowed") is not None:
-        allowed, says = f.metadata["allowed"]
-    elif f.metadata.get("choices") is not None:
-        choices = f.metadata["choices"]
-        allowed = choices.__contains__
-        says = f"'auto' or one of {list(choices[1:])}" if choices[0] == "auto" else f"one of {list(choices)}"
-    else:
-        return
-    if not allowed(value):
-        shown = repr(value) if isinstance(value, str) else value
-        raise ValueError(f"{where} must be {says}, got {shown}")
 
 
 def check_exported_search(num_searches: Any, C: Any) -> None:
@@ -263,24 +171,6 @@ def check_exported_search(num_searches: Any, C: Any) -> None:
         raise ValueError(f"the PUCT constant C must be a finite non-negative number, got {C!r}")
 
 
-@functools.cache
-def field_docs(cls: type) -> dict[str, str]:
-    """Each field's docstring (the string under it in the class body), read from the source: the command line's
-    help comes from here."""
-    import ast
-    import inspect
-    import itertools
-    import textwrap
-
-    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
-    docs = {}
-    for node, after in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
-                docs[node.target.id] = " ".join(str(after.value.value).split())
-    return docs
-
-
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - names)
@@ -290,8 +180,8 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 
 #: ``SearchConfig`` fields, which ``TrainConfig.from_dict`` also takes at the top level (older run configs and
-#: checkpoints were flat, and the command line's flags are).
-SEARCH_FIELDS = tuple(f.name for f in fields(SearchConfig) if f.name != "seed")
+#: checkpoints were flat, and the command line's flags are), as it takes the policies' own settings.
+SEARCH_FIELDS = tuple(f.name for f in fields(SearchConfig) if f.name not in ("seed", "policy_settings"))
 
 #: The self-play search of a run that names none: ``SearchConfig``'s defaults with the course's 60 searches and
 #: root noise as in the paper.
@@ -620,7 +510,7 @@ class TrainConfig:
         if search is not None and not isinstance(search, dict):
             raise ValueError(f"TrainConfig.search must be a dict of SearchConfig settings, got {search!r}")
         search = {**SELF_PLAY_SEARCH, **(search or {})}
-        search.update({name: data.pop(name) for name in SEARCH_FIELDS if name in data})
+        search.update({name: data.pop(name) for name in (*SEARCH_FIELDS, *policy_setting_fields()) if name in data})
         search.pop("seed", None)
         return cls(search=SearchConfig.from_dict(search), **_known(cls, data))
 
@@ -639,15 +529,17 @@ class TrainConfig:
 
 def _flat(data: dict[str, Any]) -> dict[str, Any]:
     search = data.pop("search")
+    search.update(search.pop("policy_settings"))  # the policy's own settings under their names
     return {**data, **{f"search.{k}": v for k, v in search.items()}}
 
 
 def setting_flags() -> list[tuple[str, type, str, str]]:
     """``train``'s flags for settings, one for each field declared with a ``flag`` (``setting``): ``(flag,
-    dataclass, field name, group)``, the search's fields first, each in its order of declaration."""
+    dataclass, field name, group)``, the search's fields first, then the policies', each in its order of
+    declaration."""
     return [
         (f.metadata["flag"] or "--" + f.name.replace("_", "-"), owner, f.name, f.metadata["group"])
-        for owner in (SearchConfig, TrainConfig)
+        for owner in setting_owners()
         for f in fields(owner)
         if "flag" in f.metadata
     ]

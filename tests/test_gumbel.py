@@ -22,6 +22,7 @@ from alphazero_lib.batched_mcts import ROOT, BatchedMCTS
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.search_policies import (
     Children,
+    GumbelSettings,
     RootContext,
     completed_q_values,
     considered_visits,
@@ -33,7 +34,13 @@ from alphazero_lib.search_policies import (
     sigma_q,
 )
 
-GUMBEL = SearchConfig(policy="gumbel")  # c_visit = 50, c_scale = 0.1
+GUMBEL = GumbelSettings()  # c_visit = 50, c_scale = 0.1
+SHARED = SearchConfig()  # what the selection rules read beside their own settings (nothing here)
+
+
+def gumbel_config(**settings) -> SearchConfig:
+    """A Gumbel search, its own settings (``gumbel_*``) given flat as in a config dict."""
+    return SearchConfig.from_dict({"policy": "gumbel", **settings})
 
 
 def children(prior, visits, value_sum, legal, raw_value) -> Children:
@@ -103,7 +110,7 @@ FINAL_VISITS = [
 @pytest.mark.parametrize(("game_name", "m", "n", "expected"), FINAL_VISITS)
 def test_visits_per_candidate_follow_the_schedule(game_name, m, n, expected):
     game = make_game(game_name)
-    config = SearchConfig(policy="gumbel", num_searches=n, gumbel_considered=m, gumbel_scale=1.0, seed=3)
+    config = gumbel_config(num_searches=n, gumbel_considered=m, gumbel_scale=1.0, seed=3)
     mcts = AlphaMCTS(game, FakeNet(game), config)
     mcts.search(game.get_initial_state())
     visits = mcts.root.children_stats(game.action_size).visit_count[0]
@@ -119,7 +126,7 @@ def test_the_first_simulations_visit_the_gumbel_top_k():
     net = FakeNet(game)
     state = game.get_initial_state()
     for seed in range(4):
-        config = SearchConfig(policy="gumbel", num_searches=8, gumbel_considered=3, gumbel_scale=1.0, seed=seed)
+        config = gumbel_config(num_searches=8, gumbel_considered=3, gumbel_scale=1.0, seed=seed)
         mcts = AlphaMCTS(game, net, config)
         mcts.search(state)
         g = np.random.default_rng(seed).gumbel(size=7)  # drawn after the root's evaluation, legal moves in order
@@ -162,10 +169,10 @@ def test_completed_q_sigma_and_improved_policy_by_hand():
     assert q[[0, 1, 3]] == pytest.approx([0.2, -0.5, V_MIX_A], abs=1e-12)
     assert sigma_q(node, GUMBEL)[0] == pytest.approx(SIGMA_A, abs=1e-12)
     assert SIGMA_A[0] == pytest.approx(5.3) and SIGMA_A[3] == pytest.approx(4.340952380952, abs=1e-11)
-    assert improved_policy(node, GUMBEL)[0] == pytest.approx(IMPROVED_A, abs=1e-12)
+    assert improved_policy(node, settings=GUMBEL)[0] == pytest.approx(IMPROVED_A, abs=1e-12)
     assert IMPROVED_A == pytest.approx([0.72162905457, 0.00180103960, 0.0, 0.27656990583], abs=1e-10)
     # c_visit and c_scale enter as written: (10 + 3) * 0.5 instead of (50 + 3) * 0.1
-    other = SearchConfig(policy="gumbel", gumbel_c_visit=10.0, gumbel_c_scale=0.5)
+    other = GumbelSettings(gumbel_c_visit=10.0, gumbel_c_scale=0.5)
     assert sigma_q(node, other)[0] == pytest.approx([(10 + 3) * 0.5 * x for x in NORMALISED_A], abs=1e-12)
 
 
@@ -174,10 +181,10 @@ def test_interior_rule_by_hand():
     node = children(PRIOR_A, VISITS_A, VALUE_SUM_A, LEGAL_A, RAW_A)
     score = [IMPROVED_A[a] - VISITS_A[a] / (1 + 4) for a in (0, 1, 3)]  # ~ [0.1216, -0.1982, 0.2766]
     assert max(IMPROVED_A) == IMPROVED_A[0] and max(score) == score[2]
-    assert gumbel_interior_selection(node, GUMBEL).tolist() == [3]
+    assert gumbel_interior_selection(node, SHARED, settings=GUMBEL).tolist() == [3]
     # no visits at all: the largest pi' (here the priors' tie 0 / 3 goes to the lowest action)
     fresh = children(PRIOR_A, [0, 0, 0, 0], [0.0] * 4, LEGAL_A, 0.0)
-    assert gumbel_interior_selection(fresh, GUMBEL).tolist() == [0]
+    assert gumbel_interior_selection(fresh, SHARED, settings=GUMBEL).tolist() == [0]
 
 
 def test_min_max_runs_over_the_legal_actions_only():
@@ -190,7 +197,7 @@ def test_min_max_runs_over_the_legal_actions_only():
     sigma = [(50 + 2) * 0.1 * x for x in (0.0, 0.0, 1.0)]  # low = q0 = 0.2, high = q2 = 0.4, not low = v_mix
     assert sigma_q(node, GUMBEL)[0] == pytest.approx(sigma, abs=1e-12)
     weights = [0.6 * math.exp(sigma[0]), 0.0, 0.4 * math.exp(sigma[2])]
-    assert improved_policy(node, GUMBEL)[0] == pytest.approx([w / sum(weights) for w in weights], abs=1e-12)
+    assert improved_policy(node, settings=GUMBEL)[0] == pytest.approx([w / sum(weights) for w in weights], abs=1e-12)
 
 
 def test_root_rule_by_hand():
@@ -208,11 +215,11 @@ def test_root_rule_by_hand():
     assert score[1] < score[2] < score[0]  # [5.1, 0.0665, 4.8300]: 0 is best, 3 the best candidate
     assert gumbel[0, 1] + math.log(0.35) > gumbel[0, 3] + math.log(0.25)  # by g + logits alone 1 would win
     context = RootContext(gumbel, np.array([4]), np.array([8]))
-    assert gumbel_root_selection(node, GUMBEL, context).tolist() == [3]
+    assert gumbel_root_selection(node, SHARED, context, settings=GUMBEL).tolist() == [3]
     # in the first phase every unvisited legal action is owed its visit: the largest g + logits (sigma is equal)
     fresh = children(prior, [0, 0, 0, 0], [0.0] * 4, legal, 0.0)
     start = RootContext(gumbel, np.array([0]), np.array([8]))
-    assert gumbel_root_selection(fresh, GUMBEL, start).tolist() == [0]  # 2.5 + log 0.4 is the largest
+    assert gumbel_root_selection(fresh, SHARED, start, settings=GUMBEL).tolist() == [0]  # 2.5 + log 0.4 is the largest
 
 
 def test_final_action_by_hand():
@@ -262,7 +269,7 @@ def test_searches_match_the_reference(game_name, m, n, scale):
     positions = POSITIONS[game_name]
     terminal_leaves = 0
     for i, state in enumerate(positions):  # serial: one search per position, seed i
-        config = SearchConfig(policy="gumbel", num_searches=n, gumbel_considered=m, gumbel_scale=scale, seed=i)
+        config = gumbel_config(num_searches=n, gumbel_considered=m, gumbel_scale=scale, seed=i)
         mcts = AlphaMCTS(game, net, config)
         mcts.search(state)
         out = mcts.last_output
@@ -274,7 +281,7 @@ def test_searches_match_the_reference(game_name, m, n, scale):
         assert terminal_leaves > 0  # the rules' values were compared too
 
     # batched: all positions at once; the draws go game by game, in order, from one generator
-    config = SearchConfig(policy="gumbel", num_searches=n, gumbel_considered=m, gumbel_scale=scale, seed=99)
+    config = gumbel_config(num_searches=n, gumbel_considered=m, gumbel_scale=scale, seed=99)
     batched = BatchedMCTS(game, net, config)
     out = batched.run(np.stack(positions))
     visits = batched.children(batched.offsets + ROOT).visit_count
@@ -301,7 +308,7 @@ def test_batched_equals_serial_for_one_game_with_noise(game_name):
     game = make_game(game_name)
     net = FakeNet(game, seed=1)
     for i, state in enumerate(POSITIONS[game_name][::3]):
-        config = SearchConfig(policy="gumbel", num_searches=24, gumbel_considered=4, gumbel_scale=1.0, seed=10 + i)
+        config = gumbel_config(num_searches=24, gumbel_considered=4, gumbel_scale=1.0, seed=10 + i)
         serial = AlphaMCTS(game, net, config)
         serial.search(state)
         batched = BatchedMCTS(game, net, config)
@@ -316,7 +323,7 @@ def test_batched_equals_serial_game_by_game_without_noise(game_name):
     game = make_game(game_name)
     net = FakeNet(game, seed=2)
     positions = POSITIONS[game_name]
-    config = SearchConfig(policy="gumbel", num_searches=20, gumbel_considered=8)
+    config = gumbel_config(num_searches=20, gumbel_considered=8)
     batched = BatchedMCTS(game, net, config)
     out = batched.run(np.stack(positions))
     visits = batched.children(batched.offsets + ROOT).visit_count
@@ -333,7 +340,7 @@ def test_batched_budgets_per_game_equal_serial_budgets():
     net = FakeNet(game)
     positions = POSITIONS["connect_four"][:4]
     budgets = np.array([3, 17, 30, 8])
-    config = SearchConfig(policy="gumbel", num_searches=30, gumbel_considered=4)
+    config = gumbel_config(num_searches=30, gumbel_considered=4)
     batched = BatchedMCTS(game, net, config)
     out = batched.run(np.stack(positions), num_simulations=budgets)
     visits = batched.children(batched.offsets + ROOT).visit_count
@@ -357,7 +364,7 @@ def test_batched_gumbel_leaves_inactive_games_alone():
     game = make_game("tictactoe")
     net = FakeNet(game)
     state = POSITIONS["tictactoe"][0]
-    config = SearchConfig(policy="gumbel", num_searches=8, gumbel_considered=4)
+    config = gumbel_config(num_searches=8, gumbel_considered=4)
     batched = BatchedMCTS(game, net, config)
     out = batched.run(np.stack([state, state]), active=np.array([True, False]))
     serial = AlphaMCTS(game, net, config)
@@ -376,7 +383,7 @@ def test_gumbel_search_takes_an_immediate_win(name, game_name, state, move):
     game = make_game(game_name)
     net = ConstantNet(game)
     for scale, seed in [(0.0, None), (1.0, 0), (1.0, 1), (1.0, 2)]:
-        config = SearchConfig(policy="gumbel", num_searches=16, gumbel_considered=16, gumbel_scale=scale, seed=seed)
+        config = gumbel_config(num_searches=16, gumbel_considered=16, gumbel_scale=scale, seed=seed)
         mcts = AlphaMCTS(game, net, config)
         policy = mcts.search(state)
         assert mcts.last_output.action == move, (scale, seed)
@@ -389,7 +396,7 @@ def test_gumbel_search_takes_an_immediate_win(name, game_name, state, move):
 def test_improved_policy_is_a_distribution_on_the_legal_actions(game_name):
     game = make_game(game_name)
     positions = POSITIONS[game_name]
-    config = SearchConfig(policy="gumbel", num_searches=12, gumbel_considered=4, gumbel_scale=1.0, seed=0)
+    config = gumbel_config(num_searches=12, gumbel_considered=4, gumbel_scale=1.0, seed=0)
     out = BatchedMCTS(game, FakeNet(game), config).run(np.stack(positions))
     for b, state in enumerate(positions):
         legal = game.get_valid_moves(state).astype(bool)
@@ -402,15 +409,15 @@ def test_improved_policy_is_a_distribution_on_the_legal_actions(game_name):
 
 def test_config_refuses_dirichlet_noise_with_gumbel():
     with pytest.raises(ValueError, match="Dirichlet"):
-        SearchConfig(policy="gumbel", dirichlet_epsilon=0.25)
-    SearchConfig(policy="gumbel", dirichlet_epsilon=0.0)
+        gumbel_config(dirichlet_epsilon=0.25)
+    gumbel_config(dirichlet_epsilon=0.0)
     SearchConfig(policy="puct", dirichlet_epsilon=0.25)
 
 
 def test_batched_search_refuses_tree_reuse_with_gumbel():
     game = make_game("tictactoe")
     with pytest.raises(ValueError, match="tree reuse"):
-        BatchedMCTS(game, FakeNet(game), SearchConfig(policy="gumbel"), reuse_tree=True)
+        BatchedMCTS(game, FakeNet(game), gumbel_config(), reuse_tree=True)
     BatchedMCTS(game, FakeNet(game), SearchConfig(policy="puct"), reuse_tree=True)
 
 
@@ -420,8 +427,8 @@ def test_a_smaller_budget_is_honoured(budget):
     and the search is the one a config with ``num_searches = budget`` runs."""
     game = make_game("tictactoe")
     state = game.get_initial_state()
-    big = SearchConfig(policy="gumbel", num_searches=40, gumbel_considered=4, gumbel_scale=1.0, seed=7)
-    small = SearchConfig(policy="gumbel", num_searches=budget, gumbel_considered=4, gumbel_scale=1.0, seed=7)
+    big = gumbel_config(num_searches=40, gumbel_considered=4, gumbel_scale=1.0, seed=7)
+    small = gumbel_config(num_searches=budget, gumbel_considered=4, gumbel_scale=1.0, seed=7)
     cut = AlphaMCTS(game, FakeNet(game), big)
     cut.search(state, num_simulations=budget)
     whole = AlphaMCTS(game, FakeNet(game), small)

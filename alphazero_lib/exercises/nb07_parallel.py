@@ -31,7 +31,7 @@ from alphazero_lib.exercises.nb05_self_play import fake_counts
 from alphazero_lib.games import ConnectFour, Othello, TicTacToe
 from alphazero_lib.games.base import Game
 from alphazero_lib.inference import evaluate, masked_softmax
-from alphazero_lib.search_policies import Children, puct_selection
+from alphazero_lib.search_policies import Children, puct_scores, puct_selection
 from alphazero_lib.search_policies.puct import dirichlet_noise
 from alphazero_lib.selection import apply_temperature
 from alphazero_lib.training import game_memory
@@ -228,7 +228,12 @@ def select_actions(
 ) -> np.ndarray:
     """PUCT's choice in each of ``B`` nodes: children's ``[B, A]`` statistics, ``parent_visits [B]`` -> ``[B]``; the
     library's ``search_policies.puct_selection`` (the rule ``BatchedMCTS`` applies to its trees)."""
-    children = Children(
+    return puct_selection(_children(value_sum, visit_count, prior, legal, parent_visits), SearchConfig(C=C))
+
+
+def _children(value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any) -> Children:
+    """``select_actions``' arrays as the ``Children`` the library's PUCT reads."""
+    return Children(
         prior=np.asarray(prior, dtype=np.float64),
         visit_count=np.asarray(visit_count),
         value_sum=np.asarray(value_sum),
@@ -236,7 +241,6 @@ def select_actions(
         parent_visits=np.asarray(parent_visits, dtype=np.float64),
         raw_value=np.zeros(len(prior)),
     )
-    return puct_selection(children, SearchConfig(C=C))
 
 
 # ---- helpers for the notebook -------------------------------------------------------------------------------
@@ -887,21 +891,22 @@ def check_select_actions(learner: Any) -> Any:
 def _select(
     value_sum: Any, visit_count: Any, prior: Any, legal: Any, parent_visits: Any, C: float = 2.0, kind: str = ""
 ) -> Any:
-    """PUCT's choice with a planted mistake ``kind``: Q's sign, 0 / 0 left as nan, the mask missing or multiplied."""
-    if kind == "no zero":
-        q_value = -value_sum / visit_count
-    else:
-        q_value = np.where(visit_count > 0, -value_sum / np.maximum(visit_count, 1), 0.0)
+    """PUCT's choice with a planted mistake ``kind``: Q's sign, 0 / 0 left as nan, the mask missing or multiplied,
+    ``sqrt(parent_visits)`` without its axis; the library's ``puct_scores`` on arrays changed to make each."""
+    children = _children(value_sum, visit_count, prior, legal, parent_visits)
     if kind == "q sign":
-        q_value = -q_value
-    root = np.sqrt(np.asarray(parent_visits, dtype=np.float64))
-    exploration = C * prior * (root if kind == "no axis" else root[:, None]) / (1 + visit_count)
-    score = q_value + exploration
-    if kind == "no mask":
-        return score.argmax(axis=1)
+        children = replace(children, value_sum=-children.value_sum)
+    if kind in ("no mask", "zero mask"):
+        children = replace(children, illegal_penalty=np.zeros_like(children.illegal_penalty))
+    if kind == "no axis":  # game b's sqrt(parent_visits) scales action b's column, not row b
+        root = np.sqrt(children.parent_visits)
+        children = replace(children, prior=children.prior * root, parent_visits=np.ones_like(root))
+    score = puct_scores(children, SearchConfig(C=C))
+    if kind == "no zero":
+        score += np.where(legal, children.value_sum / children.visit_count, 0.0) * 0  # nan where legal 0 / 0
     if kind == "zero mask":
-        return (score * legal).argmax(axis=1)
-    return np.where(legal, score, -np.inf).argmax(axis=1)
+        score *= legal
+    return score.argmax(axis=1)
 
 
 SELECT_MISTAKES = core.planted(

@@ -13,8 +13,13 @@ penalty, so no rule can pick one. Three policies ship:
 - ``forced_playouts`` (``forced_playouts.py``): PUCT with KataGo's forced playouts at the root and the pruned
   visit shares as the target.
 
-A new policy: a module beside these with its functions and a ``POLICY = SearchPolicy(...)``, and its line in
-``POLICIES``; the tests of ``tests/test_search_policies.py`` then run it through both searches.
+A policy owns its settings: a dataclass of ``PolicySettings`` in its module (``GumbelSettings``), each field declared
+with ``settings.setting`` and named after the policy (``gumbel_considered``); ``SearchConfig.policy_settings`` holds
+them, and ``SearchConfig.search_policy()`` binds them to the
+policy's functions (``SearchPolicy.bound``, mctx's ``functools.partial``).
+
+A new policy: a module beside these with its functions, its settings and a ``POLICY = SearchPolicy(...)``, and its
+line in ``POLICIES``; the tests of ``tests/test_search_policies.py`` then run it through both searches.
 """
 
 from __future__ import annotations
@@ -25,14 +30,16 @@ from alphazero_lib.search_policies import forced_playouts, gumbel, puct
 from alphazero_lib.search_policies.base import (
     TINY,
     Children,
+    PolicySettings,
     RootContext,
-    SearchConfig,
     SearchOutput,
     SearchPolicy,
+    SearchSettings,
     visit_shares,
 )
 from alphazero_lib.search_policies.gumbel import (
     LOW_LOGIT,
+    GumbelSettings,
     completed_q_values,
     considered_visits,
     gumbel_action,
@@ -44,7 +51,13 @@ from alphazero_lib.search_policies.gumbel import (
     mixed_value,
     sigma_q,
 )
-from alphazero_lib.search_policies.puct import exploration_weight, exploration_weights, puct_scores, puct_selection
+from alphazero_lib.search_policies.puct import (
+    exploration_terms,
+    exploration_weight,
+    exploration_weights,
+    puct_scores,
+    puct_selection,
+)
 
 #: The registry: ``SearchConfig.policy`` names one of these.
 POLICIES: dict[str, SearchPolicy] = {
@@ -57,18 +70,18 @@ POLICIES: dict[str, SearchPolicy] = {
 }
 
 
-def policy_for(config: SearchConfig) -> SearchPolicy:
-    """The ``SearchPolicy`` that ``config.policy`` names."""
-    return POLICIES[config.policy]
-
-
 def search_output(
-    children: Children, config: SearchConfig, gumbel: np.ndarray, root_value_sum: np.ndarray
+    children: Children, policy: SearchPolicy, config: SearchSettings, gumbel: np.ndarray, root_value_sum: np.ndarray
 ) -> SearchOutput:
-    """The ``SearchOutput`` of roots whose children are ``children``; ``root_value_sum [M]`` the backed-up values."""
-    policy, action = policy_for(config).output(children, config, gumbel)
+    """The ``SearchOutput`` of roots whose children are ``children`` searched with ``policy`` (built:
+    ``SearchConfig.search_policy``); ``root_value_sum [M]`` the backed-up values."""
+    target, action = policy.output(children, config, gumbel)
     root_value = (children.raw_value + root_value_sum) / children.parent_visits
-    return SearchOutput(policy, action, visit_shares(children), improved_policy(children, config), root_value)
+    if policy.improved_policy is None:  # the paper's constants
+        improved = improved_policy(children, settings=GumbelSettings())
+    else:
+        improved = policy.improved_policy(children)
+    return SearchOutput(target, action, visit_shares(children), improved, root_value)
 
 
 __all__ = [
@@ -76,11 +89,15 @@ __all__ = [
     "POLICIES",
     "TINY",
     "Children",
+    "GumbelSettings",
+    "PolicySettings",
     "RootContext",
     "SearchOutput",
     "SearchPolicy",
+    "SearchSettings",
     "completed_q_values",
     "considered_visits",
+    "exploration_terms",
     "exploration_weight",
     "exploration_weights",
     "gumbel_action",
@@ -90,7 +107,6 @@ __all__ = [
     "improved_policy",
     "log_priors",
     "mixed_value",
-    "policy_for",
     "puct_scores",
     "puct_selection",
     "search_output",

@@ -1,17 +1,68 @@
-"""What every search policy reads and returns: the children of ``M`` nodes as arrays, the root's context, the
-search's output, and ``SearchPolicy``, the record a policy module fills in (see the package's docstring)."""
+"""What every search policy reads and returns: the settings every search shares, the children of ``M`` nodes as
+arrays, the root's context, the search's output, and ``SearchPolicy``, the record a policy module fills in (see the
+package's docstring)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-#: The settings a policy reads: an ``alphazero_lib.config.SearchConfig``. Not imported: the configuration consults
-#: this package's registry (the policy names, each policy's ``check``), so the import runs from config to here only.
-SearchConfig = Any
+from alphazero_lib.settings import (
+    AT_LEAST_ONE,
+    NON_NEGATIVE,
+    NON_NEGATIVE_INT,
+    SEARCHES_CAP,
+    SEED_CAP,
+    UNIT,
+    check_fields,
+    setting,
+)
+
+
+@dataclass
+class SearchSettings:
+    """What every search reads, whatever its policy (``alphazero_lib.config.SearchConfig`` adds the policy's name and
+    the policy's own settings): the simulations, PUCT's constant and schedule, the root's Dirichlet noise, the seed."""
+
+    num_searches: int = setting(100, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP, flag="--searches")
+    """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up."""
+
+    C: float = setting(2.0, allowed=NON_NEGATIVE)
+    """Exploration constant in PUCT, ``Q + C * prior * sqrt(N_parent) / (1 + n)``."""
+
+    dirichlet_epsilon: float = setting(0.0, allowed=UNIT, flag=True, group="schedule")
+    """Share of Dirichlet noise mixed into the root priors (0 = none; 0.25 in self-play as in the paper)."""
+
+    dirichlet_alpha: float = setting(0.3, allowed=(lambda v: v > 0, "positive"), flag=True, group="schedule")
+    """Concentration of the root noise; smaller means spikier noise. Drawn over legal moves only."""
+
+    pb_c_base: float | None = setting(None, allowed=(lambda v: v > 0, "positive or None"))
+    """If set, the exploration weight follows AlphaZero's schedule ``log((1 + N + pb_c_base) / pb_c_base) +
+    pb_c_init`` instead of the constant ``C`` (the paper uses 19652)."""
+
+    pb_c_init: float = setting(1.25, allowed=NON_NEGATIVE)
+    """The schedule's constant part (used only with ``pb_c_base``)."""
+
+    seed: int | None = setting(None, allowed=NON_NEGATIVE_INT, cap=SEED_CAP)
+    """Seed of the search's random generator (root noise, tie-breaks); None draws a fresh one."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)  # each field's type, and what its declaration allows
+
+
+@dataclass
+class PolicySettings:
+    """A policy's own settings, declared with ``settings.setting`` as fields of a subclass (``GumbelSettings``); a
+    policy without any has this, empty. A setting's name starts with its policy's (``gumbel_considered``): it is also
+    the setting's flat name in a config dict and, with ``flag``, its ``train`` flag."""
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
 
 #: the smallest positive float64: a prior of 0 still has a (very negative) logarithm
 TINY = np.finfo(np.float64).tiny
@@ -85,8 +136,8 @@ def visit_shares(children: Children) -> np.ndarray:
     return np.divide(children.visit_count, totals, out=np.zeros_like(children.visit_count), where=totals > 0)
 
 
-def no_check(config: SearchConfig) -> None:
-    """A policy that accepts every ``SearchConfig`` the dataclass itself accepts."""
+def no_check(config: SearchSettings) -> None:
+    """A policy that accepts every ``SearchSettings`` the dataclass itself accepts."""
 
 
 @dataclass(frozen=True)
@@ -101,17 +152,34 @@ class SearchPolicy:
       node ``[M]``, at the root and below it.
     - ``output(children, config, gumbel)``: ``(policy [M, A], action [M])`` of the roots, the training target and
       the search's own choice.
-    - ``check(config)``: raises ``ValueError`` for settings the policy cannot run with.
+    - ``check(config)``: raises ``ValueError`` for shared settings the policy cannot run with.
+    - ``settings``: the dataclass of the policy's own settings (``PolicySettings`` when it has none). A function
+      above that takes a keyword ``settings`` gets them bound when the policy is built (``bound``).
+    - ``improved_policy(children)``: the improved policy ``[M, A]`` the search reports, where the policy has its
+      own constants for it; ``None``: the paper's (``gumbel.improved_policy`` with ``GumbelSettings()``).
     - ``fresh_root``: why the policy cannot reuse a subtree between moves, or ``None`` when it can.
     - ``plays_own_action``: whether a player at temperature 0 plays ``output``'s action (else the most visited).
     """
 
     name: str
     root_noise: Callable[..., tuple[np.ndarray, np.ndarray]]
-    draws_noise: Callable[[SearchConfig], bool]
+    draws_noise: Callable[[SearchSettings], bool]
     root_selection: Callable[..., np.ndarray]
     interior_selection: Callable[..., np.ndarray]
     output: Callable[..., tuple[np.ndarray, np.ndarray]]
-    check: Callable[[SearchConfig], None] = no_check
+    check: Callable[[SearchSettings], None] = no_check
+    settings: type[PolicySettings] = PolicySettings
+    improved_policy: Callable[..., np.ndarray] | None = None
     fresh_root: str | None = None
     plays_own_action: bool = False
+
+    def bound(self, settings: PolicySettings) -> SearchPolicy:
+        """This policy built with ``settings`` (its own, a ``self.settings``), bound with ``functools.partial`` to
+        each function that takes them, as mctx builds a policy: the searches call the functions without them."""
+
+        def bind(function: Callable[..., object] | None) -> Callable[..., object] | None:
+            if function is None or "settings" not in inspect.signature(function).parameters:
+                return function
+            return functools.partial(function, settings=settings)
+
+        return replace(self, **{f.name: bind(getattr(self, f.name)) for f in fields(self) if "Callable" in f.type})

@@ -27,14 +27,37 @@ player to move at a node: a child's ``q`` for its parent is ``-value_sum / visit
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from alphazero_lib.search_policies.base import TINY, Children, RootContext, SearchConfig, SearchPolicy
+from alphazero_lib.search_policies.base import TINY, Children, PolicySettings, RootContext, SearchPolicy, SearchSettings
+from alphazero_lib.settings import NON_NEGATIVE, POSITIVE, setting
 
 #: the floor of a Gumbel score before the candidate penalty (as mctx): a prior of 0 stays comparable
 LOW_LOGIT = -1e9
+
+
+@dataclass
+class GumbelSettings(PolicySettings):
+    """The Gumbel policy's own settings (``c_visit`` and ``c_scale`` also shape the improved policy that every
+    search reports: a search with another policy reports it with these defaults, the paper's)."""
+
+    gumbel_considered: int = setting(
+        16, allowed=POSITIVE, cap=(1_000, "no game here has that many moves"), flag=True, group="schedule"
+    )
+    """Gumbel: the most root candidates considered (``m``; the paper's 16; fewer when fewer moves are legal)."""
+
+    gumbel_scale: float = setting(0.0, allowed=NON_NEGATIVE)
+    """Gumbel: the scale of the Gumbel noise on the root's logits; 1 in self-play (it samples the candidates and the
+    move), 0 in play and evaluation (deterministic)."""
+
+    gumbel_c_visit: float = setting(50.0, allowed=NON_NEGATIVE)
+    """Gumbel: ``c_visit`` in ``sigma(q) = (c_visit + max n) * c_scale * q`` (the paper's 50)."""
+
+    gumbel_c_scale: float = setting(0.1, allowed=(lambda v: v > 0, "positive"))
+    """Gumbel: ``c_scale`` in ``sigma(q)`` (the paper's 0.1; larger trusts the search's Q-values more)."""
 
 
 def mixed_value(children: Children) -> np.ndarray:
@@ -54,14 +77,14 @@ def completed_q_values(children: Children) -> np.ndarray:
     return np.where(children.visit_count > 0, children.q_values(), mixed_value(children)[:, None])
 
 
-def sigma_q(children: Children, config: SearchConfig) -> np.ndarray:
+def sigma_q(children: Children, settings: GumbelSettings) -> np.ndarray:
     """``sigma(completed q) = (c_visit + max n) * c_scale * q_normalised`` ``[M, A]`` (0 on illegal actions)."""
     q = completed_q_values(children)
     legal = children.legal
     low = np.where(legal, q, np.inf).min(axis=1, keepdims=True)
     high = np.where(legal, q, -np.inf).max(axis=1, keepdims=True)
     normalised = np.where(legal, (q - low) / np.maximum(high - low, 1e-8), 0.0)
-    scale = (config.gumbel_c_visit + children.visit_count.max(axis=1)) * config.gumbel_c_scale
+    scale = (settings.gumbel_c_visit + children.visit_count.max(axis=1)) * settings.gumbel_c_scale
     return scale[:, None] * normalised
 
 
@@ -70,25 +93,27 @@ def log_priors(children: Children) -> np.ndarray:
     return np.where(children.legal, np.log(np.maximum(children.prior, TINY)), -np.inf)
 
 
-def improved_policy(children: Children, config: SearchConfig) -> np.ndarray:
+def improved_policy(children: Children, *, settings: GumbelSettings) -> np.ndarray:
     """``pi' = softmax(logits + sigma(completed q))`` over the legal actions ``[M, A]`` (0 on illegal ones)."""
-    scores = log_priors(children) + sigma_q(children, config)
+    scores = log_priors(children) + sigma_q(children, settings)
     scores -= scores.max(axis=1, keepdims=True)
     weights = np.exp(scores)  # exp(-inf) = 0 on illegal actions
     return weights / weights.sum(axis=1, keepdims=True)
 
 
-def gumbel_scores(children: Children, config: SearchConfig, gumbel: np.ndarray) -> np.ndarray:
+def gumbel_scores(children: Children, settings: GumbelSettings, gumbel: np.ndarray) -> np.ndarray:
     """``g + logits + sigma(q)`` per child ``[M, A]`` (logits shifted to a maximum of 0, floored at ``LOW_LOGIT``)."""
     logits = log_priors(children)
     logits -= logits.max(axis=1, keepdims=True)
-    return np.maximum(LOW_LOGIT, gumbel + logits + sigma_q(children, config))
+    return np.maximum(LOW_LOGIT, gumbel + logits + sigma_q(children, settings))
 
 
-def gumbel_interior_selection(children: Children, config: SearchConfig, root: RootContext | None = None) -> np.ndarray:
+def gumbel_interior_selection(
+    children: Children, config: SearchSettings, root: RootContext | None = None, *, settings: GumbelSettings
+) -> np.ndarray:
     """Below the root: ``argmax_a pi'(a) - n_a / (1 + sum_b n_b)`` ``[M]``, ties to the lowest action."""
     visits = children.visit_count
-    score = improved_policy(children, config) - visits / (1 + visits.sum(axis=1, keepdims=True))
+    score = improved_policy(children, settings=settings) - visits / (1 + visits.sum(axis=1, keepdims=True))
     score += children.illegal_penalty
     return score.argmax(axis=1)
 
@@ -117,47 +142,51 @@ def considered_visits(max_considered: int, num_simulations: int) -> tuple[int, .
     return tuple(sequence[:num_simulations])
 
 
-def gumbel_root_selection(children: Children, config: SearchConfig, root: RootContext) -> np.ndarray:
+def gumbel_root_selection(
+    children: Children, config: SearchSettings, root: RootContext, *, settings: GumbelSettings
+) -> np.ndarray:
     """At the root: among the candidates whose visits equal the schedule's count, the largest
     ``g + logits + sigma(q)`` ``[M]`` (Gumbel-Top-k and sequential halving in one rule)."""
     visits = children.visit_count
-    considered = np.minimum(config.gumbel_considered, children.legal.sum(axis=1))
+    considered = np.minimum(settings.gumbel_considered, children.legal.sum(axis=1))
     needed = np.empty(len(visits))
     for m in range(len(visits)):  # M is the batch: a table lookup per root
         schedule = considered_visits(int(considered[m]), int(root.num_simulations[m]))
         needed[m] = schedule[min(int(root.simulation_index[m]), len(schedule) - 1)] if schedule else 0
-    score = gumbel_scores(children, config, root.gumbel) + children.illegal_penalty
+    score = gumbel_scores(children, settings, root.gumbel) + children.illegal_penalty
     candidates = np.where(visits == needed[:, None], score, -np.inf)
     stuck = ~np.isfinite(candidates).any(axis=1)  # no candidate at that count (a budget topped up): any legal action
     candidates[stuck] = score[stuck]
     return candidates.argmax(axis=1)
 
 
-def gumbel_action(children: Children, config: SearchConfig, gumbel: np.ndarray) -> np.ndarray:
+def gumbel_action(children: Children, settings: GumbelSettings, gumbel: np.ndarray) -> np.ndarray:
     """The search's choice ``[M]``: the most visited candidate with the largest ``g + logits + sigma(q)``."""
     visits = children.visit_count
-    score = gumbel_scores(children, config, gumbel) + children.illegal_penalty
+    score = gumbel_scores(children, settings, gumbel) + children.illegal_penalty
     return np.where(visits == visits.max(axis=1, keepdims=True), score, -np.inf).argmax(axis=1)
 
 
-def draws_gumbel(config: SearchConfig) -> bool:
+def draws_gumbel(config: SearchSettings, *, settings: GumbelSettings) -> bool:
     """Whether the root draws Gumbel noise (``gumbel_scale > 0``; 0 in play and evaluation)."""
-    return config.gumbel_scale > 0
+    return settings.gumbel_scale > 0
 
 
-def gumbel_noise(rng: np.random.Generator, priors: np.ndarray, config: SearchConfig) -> tuple[np.ndarray, ...]:
+def gumbel_noise(
+    rng: np.random.Generator, priors: np.ndarray, config: SearchSettings, *, settings: GumbelSettings
+) -> tuple[np.ndarray, ...]:
     """The root's Gumbel(0, 1) draws times ``gumbel_scale`` over the ``L`` legal moves; the priors unchanged."""
-    return priors, config.gumbel_scale * rng.gumbel(size=len(priors))
+    return priors, settings.gumbel_scale * rng.gumbel(size=len(priors))
 
 
 def improved_policy_and_action(
-    children: Children, config: SearchConfig, gumbel: np.ndarray
+    children: Children, config: SearchSettings, gumbel: np.ndarray, *, settings: GumbelSettings
 ) -> tuple[np.ndarray, np.ndarray]:
     """The improved policy as the policy and the sequential-halving winner as the choice."""
-    return improved_policy(children, config), gumbel_action(children, config, gumbel)
+    return improved_policy(children, settings=settings), gumbel_action(children, settings, gumbel)
 
 
-def check_no_dirichlet(config: SearchConfig) -> None:
+def check_no_dirichlet(config: SearchSettings) -> None:
     """The Gumbel policy explores with its own noise: Dirichlet noise on top is refused."""
     if config.dirichlet_epsilon > 0:
         raise ValueError(
@@ -174,6 +203,8 @@ POLICY = SearchPolicy(
     interior_selection=gumbel_interior_selection,
     output=improved_policy_and_action,
     check=check_no_dirichlet,
+    settings=GumbelSettings,
+    improved_policy=improved_policy,
     fresh_root="its sequential halving starts from a fresh root",
     plays_own_action=True,
 )
