@@ -314,6 +314,18 @@ class TrainConfig:
     adds keeps each position's reuse low: a network that sees its positions again and again learns them by heart
     (its loss on them falls far below its loss on the next iteration's games)."""
 
+    train_reuse: float = setting(
+        0.0,
+        allowed=(lambda v: v >= 0, "0 (train_samples decides) or a positive multiple of the new positions"),
+        cap=(1000, "each pass draws that many times the iteration's new positions"),
+        flag=True,
+        group="schedule",
+    )
+    """Positions drawn for each training pass as a multiple of the positions this iteration's self-play added
+    (KataGo's reuse ratio: once the window is full, each position is drawn about this many times an epoch over its
+    stay), at most the whole replay memory; 0 leaves the count to ``train_samples``. Training time per iteration
+    then follows self-play's instead of growing with the window."""
+
     position_averaging: bool = setting(False, flag=True, group="schedule")
     """Train on each distinct position of the replay memory once, its policy and value targets the means over its
     occurrences (``training.average_positions``; AlphaZero.jl's ``use_position_averaging``): a position met in many
@@ -458,6 +470,11 @@ class TrainConfig:
                 f"TrainConfig.seed), got {self.search.seed}"
             )
         check_fields(self)  # each field's type, and what its declaration allows
+        if self.train_reuse and self.train_samples:
+            raise ValueError(
+                f"TrainConfig.train_samples ({self.train_samples}) and train_reuse ({self.train_reuse}) both set the "
+                "positions a training pass draws: give one of them, the other 0"
+            )
         if self.executor == "ray" and self.self_play != "batched":
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")
         if self.full_search_fraction < 1 and not 1 <= self.cheap_searches <= self.search.num_searches:

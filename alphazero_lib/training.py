@@ -233,8 +233,9 @@ def average_positions(memory: list[Sample]) -> list[Sample]:
 
 
 def draw_samples(memory: list[Sample], count: int, rng: np.random.Generator) -> list[Sample]:
-    """``count`` samples of ``memory`` drawn at random without repeats (``TrainConfig.train_samples``), in the
-    memory's order; all of ``memory`` when ``count`` is 0 or not less than its size."""
+    """``count`` samples of ``memory`` drawn at random without repeats (``TrainConfig.train_samples``, or
+    ``train_reuse`` times the iteration's new samples), in the memory's order; all of ``memory`` when ``count`` is 0
+    or not less than its size."""
     if count == 0 or count >= len(memory):
         return memory
     return [memory[i] for i in np.sort(rng.choice(len(memory), size=count, replace=False))]
@@ -405,6 +406,7 @@ class AlphaZero:
             if cfg.position_averaging:
                 memory = average_positions(memory)
             rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 3))
+            drawn = cfg.train_samples or round(cfg.train_reuse * len(samples))  # 0: the whole memory
             epochs: list[dict[str, float]] = []
             before = training_state(self.model, self.optimizer)
             if cfg.lr_decay_iterations:  # else the optimizer's lr stays as it was given (a learner's own, too)
@@ -413,7 +415,7 @@ class AlphaZero:
             try:
                 with cpu_threads(self.model, cfg.num_threads):
                     for _ in trange(cfg.num_epochs, desc="train", leave=False, disable=not self.progress):
-                        epochs.append(self.train(draw_samples(memory, cfg.train_samples, rng), rng))
+                        epochs.append(self.train(draw_samples(memory, drawn, rng), rng))
                 check_weights_finite(self.model)
             except TrainingDiverged as err:  # nothing from this iteration is kept, in memory or on disk
                 restore_training_state(self.model, self.optimizer, before)

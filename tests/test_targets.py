@@ -328,6 +328,8 @@ def test_defaults_are_the_course_alphazero():
         ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
         ({"optimizer": "sgd"}, "optimizer must be one of ['adam', 'adamw'], got 'sgd'"),
         ({"train_samples": -1}, "train_samples must be 0 .every position in the replay memory. or a positive"),
+        ({"train_reuse": -0.5}, "train_reuse must be 0 .train_samples decides. or a positive multiple"),
+        ({"train_samples": 100, "train_reuse": 2.0}, "train_samples .100. and train_reuse .2.0. both set"),
     ],
 )
 def test_bad_settings_are_refused_with_the_allowed_values(changes, message):
@@ -425,6 +427,20 @@ def test_each_training_pass_draws_train_samples_positions_without_repeats():
     assert len(memory) > 20 and [len(drawn) for drawn in passes] == [20, 20, 20]
     assert all(len({id(sample) for sample in drawn}) == 20 and {id(s) for s in drawn} <= memory for drawn in passes)
     assert len({tuple(id(sample) for sample in drawn) for drawn in passes}) == 3  # a fresh draw for every pass
+
+
+def test_with_train_reuse_each_pass_draws_that_multiple_of_the_new_positions():
+    trainer = tiny_trainer(num_iterations=3, num_epochs=2, train_reuse=1.5, replay_window=3, games_per_iteration=4)
+    passes: list[list] = []
+    new: list[int] = []
+    train, play = trainer.train, trainer.self_play_iteration
+    trainer.train = lambda memory, rng=None: passes.append(memory) or train(memory, rng)
+    trainer.self_play_iteration = lambda: new.append(len(samples := play())) or samples
+    trainer.learn()
+    memory = sum(len(games) for games in trainer.replay)
+    assert [len(drawn) for drawn in passes[:2]] == [new[0]] * 2  # the first iteration's memory is all there is
+    assert [len(drawn) for drawn in passes[4:]] == [round(1.5 * new[2])] * 2 and round(1.5 * new[2]) < memory
+    assert all(len({id(sample) for sample in drawn}) == len(drawn) for drawn in passes)  # without repeats
 
 
 def test_without_train_samples_every_pass_is_over_the_whole_memory():
