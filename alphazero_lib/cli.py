@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from alphazero_lib.config import (
     setting_flags,
 )
 from alphazero_lib.games import GAMES, make_game
+from alphazero_lib.utils import cpu_cores
 
 #: Every command that takes --game plays Connect Four unless told otherwise (train alone asks for it).
 DEFAULT_GAME = "connect_four"
@@ -111,22 +111,17 @@ def _file_ending(*suffixes: str, what: str) -> Callable[[str], str]:
     return parse
 
 
-def _cores() -> int:
-    """The CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def _per_core(what: str, ceiling: int | None = None):
     """An argparse type for a count of ``what`` (threads, processes): 1 to 4 per core of this machine, and at most
     ``ceiling`` when given."""
 
     def parse(text: str) -> int:
-        value, most = _integer(text, 1, "a positive integer"), 4 * _cores()
+        value, most = _integer(text, 1, "a positive integer"), 4 * cpu_cores()
         if ceiling is not None:
             most = min(most, ceiling)
         if value > most:
             raise argparse.ArgumentTypeError(
-                f"must be at most {most} (4 x the {_cores()} cores of this machine: more {what} only wait on each "
+                f"must be at most {most} (4 x the {cpu_cores()} cores of this machine: more {what} only wait on each "
                 f"other), got {value:,}"
             )
         return value
@@ -398,52 +393,30 @@ def _without_owner(message: str) -> str:
 def _train(args: argparse.Namespace) -> int:
     """Train (or resume) an AlphaZero run in ``--out``: a checkpoint every iteration, resumable with --resume.
 
-    What the run trains is ``rundir.open_run``'s decision (a new run from ``--config``, ``--preset`` or the game's
-    preset; a resume from the run's record, with ``--config``/``--preset`` and the flags applied as said changes).
-    This function checks the flags that only make sense together, then builds, restores and trains.
+    What the run trains, and which settings it refuses, is ``rundir.open_run``'s decision (a new run from
+    ``--config``, ``--preset`` or the game's preset; a resume from the run's record, with ``--config``/``--preset``
+    and the flags applied as said changes); ``main`` reports its refusals under the flags' names.
     """
     from alphazero_lib.rundir import open_run
     from alphazero_lib.training import build_trainer
 
-    flags = {name: (flag, group) for flag, _, name, group in setting_flags() if getattr(args, name) is not None}
-    overrides = {name: getattr(args, name) for name in flags}
+    overrides = {name: getattr(args, name) for _, _, name, _ in setting_flags() if getattr(args, name) is not None}
     if args.ray is not None:  # --ray [ADDRESS]: self-play actors on Ray (a local instance without an address)
         overrides.update(executor="ray", ray_address=None if args.ray == "local" else args.ray)
-    # the flags that only batched self-play reads
-    given = [flag for name, (flag, group) in flags.items() if group == "self_play" and name != "self_play"]
-    given += ["--ray"] if args.ray is not None else []
-    if not args.resume and args.self_play is None and given:
-        overrides["self_play"] = "batched"  # --parallel-games and friends ask for batched self-play
     run = open_run(
         args.out,
         game=args.game,
         preset=args.preset,
-        config_file=args.config,
+        config_file=args.config_file,
         overrides=overrides,
         resume=args.resume,
         overwrite=args.overwrite,
     )
     config = run.config
-    if args.num_workers is not None and config.executor != "ray" and args.num_workers > 4 * _cores():
-        raise ValueError(
-            f"--workers {args.num_workers} would start {args.num_workers} processes on the {_cores()} cores of this "
-            "machine; "
-            f"at most {4 * _cores()} (4 per core: more only wait on each other), or run them on Ray (--ray)"
-        )
-    if args.ray_cpus_per_actor is not None and config.executor != "ray":
-        raise ValueError(
-            "--ray-cpus sets the CPUs of each Ray actor, but this run's self-play does not run on Ray; "
-            "add --ray, or drop --ray-cpus"
-        )
     if config.executor == "ray":
         from alphazero_lib.executors import import_ray
 
         import_ray()  # before anything is written: a missing Ray is said now, with the command that installs it
-    if config.self_play == "serial" and given:
-        raise ValueError(
-            f"{', '.join(given)} set batched self-play, but this run plays serial self-play"
-            f"{' (recorded in its config.json)' if args.resume else ''}; add --self-play batched to switch"
-        )
     trainer = build_trainer(run.game, config, progress=not args.no_progress, run=run)
     with run.claimed(trainer.state) as (checkpoint, where):  # one trainer at a time: a second one stops here
         if checkpoint is not None:
@@ -468,7 +441,7 @@ def _train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default=None, choices=sorted(GAMES), help="which game (required for a new run)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--preset", default=None, help="a TrainConfig preset (default: the game's, if any)")
-    source.add_argument("--config", default=None, metavar="FILE", help="TrainConfig fields as JSON")
+    source.add_argument("--config", dest="config_file", default=None, metavar="FILE", help="TrainConfig fields as JSON")
     parser.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, history, plots)")
     parser.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
     parser.add_argument(
@@ -932,8 +905,18 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (help_text, add_arguments, run) in _COMMANDS.items():
         command = commands.add_parser(name, help=help_text)
         add_arguments(command)
-        command.set_defaults(func=run)
+        command.set_defaults(func=run, flags=_flags_of(command))
     return parser
+
+
+def _flags_of(command: argparse.ArgumentParser) -> dict[str, str]:
+    """A command's long flag for each of its arguments' destinations (a setting's name, an ``open_run`` argument's):
+    how ``main`` names, in the library's errors (``rundir.SettingError``), the settings that this command sets."""
+    return {
+        action.dest: next(flag for flag in action.option_strings if flag.startswith("--"))
+        for action in command._actions
+        if any(flag.startswith("--") for flag in action.option_strings)
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -946,7 +929,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValueError, OSError) as err:  # FileNotFoundError, IsADirectoryError, ... are OSErrors
-        print(f"error: {err}", file=sys.stderr)
+        from alphazero_lib.rundir import SettingError
+
+        print(f"error: {err.naming(args.flags) if isinstance(err, SettingError) else err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

@@ -46,15 +46,23 @@ from alphazero_lib.checkpoints import (
     make_checkpoint,
     save_checkpoint,
 )
-from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SEARCH_FIELDS, TrainConfig, with_present_names
+from alphazero_lib.config import (
+    MAX_ITERATIONS,
+    PRESETS,
+    SEARCH_FIELDS,
+    TrainConfig,
+    setting_flags,
+    with_present_names,
+)
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
-from alphazero_lib.utils import atomic_write_bytes
+from alphazero_lib.utils import atomic_write_bytes, cpu_cores
 
 __all__ = [
     "LOCK_NAME",
     "Run",
     "RunDirLocked",
+    "SettingError",
     "TrainingState",
     "check_resumable",
     "claim_run_dir",
@@ -73,6 +81,27 @@ __all__ = [
 
 
 # ---- deciding what a run trains -------------------------------------------------------------------------
+class SettingError(ValueError):
+    """A run's settings refused. The message writes each setting it names as ``{name}``, by its name in ``open_run``
+    or ``TrainConfig``: ``str()`` gives those names, ``naming(words)`` a caller's own words for some of them (the
+    command line's flags)."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        super().__init__(worded(template))
+
+    def naming(self, words: dict[str, str]) -> str:
+        """The message with ``words[name]`` for each setting ``{name}`` that ``words`` has, else the name."""
+        return worded(self.template, words)
+
+
+def worded(template: str, words: dict[str, str] | None = None) -> str:
+    """``template`` with ``words[name]`` (else the name) for each setting written ``{name}`` in it."""
+    import re
+
+    return re.sub(r"\{(\w+)\}", lambda found: (words or {}).get(found[1], found[1]), template)
+
+
 def require_registered(game: Any) -> None:
     """Refuse, saying why, a game a run directory cannot record: one without the registry's ``Game.config``."""
     if not isinstance(getattr(game, "config", None), dict):
@@ -115,12 +144,11 @@ class TrainingState:
     def load(self, checkpoint: dict[str, Any], path: Any, game: Game, config: TrainConfig) -> None:
         """Continue from ``checkpoint`` (read from ``path``): weights, optimizer state, iterations, history, replay.
 
-        Raises ``CheckpointError`` for a file that cannot continue a run (``check_resumable``), another game, another
-        network, or an optimizer state that does not fit it. The optimizer then takes ``config``'s ``lr``,
-        ``weight_decay`` and ``optimizer`` (Adam or AdamW): a resume that asks for other ones gets them, and Adam's
-        moments carry over (Adam and AdamW keep the same ones).
+        Raises ``CheckpointError`` for another game, another network, or an optimizer state that does not fit it
+        (``Run.restore`` has checked that the file can continue a run: ``check_resumable``). The optimizer then takes
+        ``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW): a resume that asks for other ones gets
+        them, and Adam's moments carry over (Adam and AdamW keep the same ones).
         """
-        check_resumable(checkpoint, path)
         replay = replay_of(checkpoint, path)
         check_game(checkpoint, game, path)
         load_state(self.model, checkpoint["model"], path)
@@ -194,14 +222,14 @@ class Run:
             if not self.resume:
                 yield None, "a new run"
                 return
-            source, damaged, note = _resume_source(self.path)
+            source, checkpoint, damaged, note = _resume_source(self.path)
             if source is None and ((self.path / "latest.pt").exists() or saved_iterations(self.path)):
                 config_file = self.path / "config.json"
                 again = f" --config {config_file}" if config_file.is_file() else f" --game {self.game.registry_name}"
-                raise ValueError(
+                raise SettingError(
                     f"nothing intact to resume in {self.path}: {note}; start it afresh with its recorded settings: "
                     f"python -m alphazero_lib train --out {self.path}{again} --overwrite (this replaces its "
-                    f"checkpoints), or pick a new --out"
+                    "checkpoints), or pick another {out}"
                 )
             if source is None:
                 say(f"{note}: starting {self.path} at iteration 0")
@@ -212,7 +240,7 @@ class Run:
                     f"resuming from {source.relative_to(self.path) if source else 'iteration 0'}"
                 )
             if source is not None and state is not None:
-                self.restore(state, source)
+                self.restore(state, source, checkpoint)
             yield source, note
 
     @classmethod
@@ -225,11 +253,18 @@ class Run:
         """Hold the directory's ``train.lock`` for the block (``run_lock``; re-entrant)."""
         return run_lock(self.path)
 
-    def restore(self, state: TrainingState, source: str | os.PathLike[str]) -> None:
+    def restore(
+        self, state: TrainingState, source: str | os.PathLike[str], checkpoint: dict[str, Any] | None = None
+    ) -> None:
         """Put the checkpoint ``source`` into ``state`` (``TrainingState.load``); each setting of this run that
         differs from the checkpoint's is said and recorded in ``changes`` (``setting_changes``; written to
-        ``config.json``), and an iteration file a kill left missing is written again (``mend``)."""
-        checkpoint = load_checkpoint(source)
+        ``config.json``), and an iteration file a kill left missing is written again (``mend``).
+
+        ``checkpoint``: ``source`` as the resume search already loaded and checked it (``check_resumable``); else it
+        is loaded and checked here. Raises ``CheckpointError`` for a file that cannot continue the run."""
+        if checkpoint is None:
+            checkpoint = load_checkpoint(source)
+            check_resumable(checkpoint, source)
         changes = setting_changes(checkpoint, source, self.config)
         state.load(checkpoint, source, self.game, self.config)  # checked before anything is written (mend)
         self.changes += changes
@@ -324,70 +359,120 @@ def open_run(
     directory that already holds a run is refused unless ``overwrite``. A resume (``resume=True``) continues what
     the run's ``config.json`` recorded, or without it what its newest intact checkpoint recorded (said);
     ``config_file`` or ``preset`` are then applied as changes; ``resume=None`` resumes a directory that holds a run
-    and starts one in any other. ``overrides`` (``TrainConfig`` fields, search fields flat) go over everything. A
-    resume that would change the network's shape is refused.
+    and starts one in any other. ``overrides`` (``TrainConfig`` fields, search fields flat) go over everything; a
+    new run given settings that only batched self-play reads plays batched self-play.
+
+    Refused with a ``SettingError`` that names the settings: a resume that would change the network's shape,
+    settings of batched self-play for a run that plays serial self-play, ``ray_cpus_per_actor`` off Ray, and more
+    than 4 local workers per core.
     """
     run_dir = Path(out)
     overrides = dict(overrides or {})
+    if run_dir.exists() and not run_dir.is_dir():
+        raise SettingError(f"{{out}} {run_dir} is a file, not a run directory; pick a directory")
     if resume is None:
         resume = run_dir_holds_files(run_dir) and not overwrite
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ValueError(f"--out {run_dir} is a file, not a run directory; pick a directory")
     if resume and overwrite:
-        raise ValueError("--resume and --overwrite contradict each other: continue the run or replace it, not both")
-    named = make_game(game) if isinstance(game, str) else game
-    if named is not None:
-        require_registered(named)
-    if resume:
-        recorded_game, train_settings, origin = _recorded_run(run_dir, game if isinstance(game, str) else None)
-        if named is not None and named != recorded_game:
-            raise ValueError(f"{run_dir} is a run for {recorded_game!r}, not {named!r}")
-        if "self_play" not in train_settings and "self_play" not in overrides:
-            raise ValueError(
-                f"{run_dir / 'config.json'} predates the record of serial or batched self-play: resume it once with "
-                f"--self-play serial or --self-play batched (batched if it was started with --parallel-games)"
-            )
-        try:
-            recorded = TrainConfig.from_dict(train_settings)
-        except ValueError as err:
-            raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
-        settings, source = recorded.to_dict(), "the settings given set"
-        if config_file is not None or preset is not None:  # applied as a change, or refused with the reason
-            named_source, given, _ = _settings_file_or_preset(config_file, preset, recorded_game)
-            settings = _apply_settings(settings, given)
-            _refuse_network_changes(TrainConfig.from_dict(settings), recorded, f"{named_source} sets", run_dir)
-            changes = TrainConfig.from_dict(settings).changes_from(recorded)
-            say(
-                f"resuming with {named_source} applied to the run's recorded settings: "
-                + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
-            )
-        if origin is not None:
-            say(origin)
-        config = TrainConfig.from_dict({**settings, **overrides})
-        _refuse_network_changes(config, recorded, source, run_dir)
-        return Run(run_dir, recorded_game, config, resume=True)
-    if run_dir_holds_files(run_dir) and not overwrite:
-        raise ValueError(
-            f"{run_dir} already exists and is not empty; pass --resume to continue it, --overwrite to replace "
-            f"its checkpoints, or pick a new --out"
+        raise SettingError("{resume} and {overwrite} contradict each other: continue the run or replace it, not both")
+    if not resume and run_dir_holds_files(run_dir) and not overwrite:
+        raise SettingError(
+            f"{{out}} {run_dir} already holds a run; continue it ({{resume}}), replace its checkpoints "
+            "({overwrite}), or pick another {out}"
         )
+    batched = _batched_only(overrides)
+    if batched and not resume and "self_play" not in overrides:
+        overrides["self_play"] = "batched"  # settings that only batched self-play reads ask for it
+    if game is not None and not isinstance(game, str):
+        require_registered(game)
+    if resume:
+        new_game, config = _resumed(run_dir, game, preset, config_file, overrides, say)
+    else:
+        new_game, config = _started(game, preset, config_file, overrides)
+    if "ray_cpus_per_actor" in batched and config.executor != "ray":
+        raise SettingError(
+            "{ray_cpus_per_actor} sets the CPUs of each Ray actor, but this run's self-play does not run on Ray; "
+            "run it on Ray, or drop {ray_cpus_per_actor}"
+        )
+    if config.self_play == "serial" and batched:
+        raise SettingError(
+            f"{', '.join(f'{{{name}}}' for name in batched)} set batched self-play, but this run plays serial "
+            f"self-play{' (recorded in its config.json)' if resume else ''}; set {{self_play}} to 'batched' to switch"
+        )
+    most, workers = 4 * cpu_cores(), config.num_workers
+    if config.self_play == "batched" and config.executor != "ray" and workers > most:
+        raise SettingError(
+            f"{{num_workers}} {workers} would start {workers} processes on the {cpu_cores()} cores of this machine; "
+            f"at most {most} (4 per core: more only wait on each other), or run them on Ray"
+        )
+    return Run(run_dir, new_game, config, resume=resume, overwrite=overwrite)
+
+
+def _batched_only(overrides: dict[str, Any]) -> list[str]:
+    """The settings that ``overrides`` moves from their defaults and that only batched self-play reads: those
+    declared in the ``self_play`` flag group (``config.setting``) but ``self_play`` itself, and the executor."""
+    group, default = {name: kind for _, _, name, kind in setting_flags()}, TrainConfig()
+    batched = [name for name in overrides if group.get(name) == "self_play" and name != "self_play"] + ["executor"]
+    return [name for name in batched if name in overrides and overrides[name] != getattr(default, name)]
+
+
+def _started(
+    game: str | Game | None, preset: str | None, config_file: Any, overrides: dict[str, Any]
+) -> tuple[Game, TrainConfig]:
+    """A new run's game and settings: ``config_file``'s, else ``preset``'s (the game's own preset by default)."""
+    recorded_game = None
     if config_file is not None:
         _, settings, recorded_game = _settings_file_or_preset(config_file, None, None)
-        if named is None and recorded_game is None:
-            raise ValueError("--game is required for a new run (unless --config is a run's config.json)")
-        if named is not None and recorded_game is not None and recorded_game != named:
-            raise ValueError(f"--config {config_file} is a run for {recorded_game!r}, not {named!r}")
-        new_game = named if named is not None else recorded_game
+    elif preset is not None or (isinstance(game, str) and game in PRESETS):
+        _, settings, _ = _settings_file_or_preset(None, preset or game, None)
     else:
-        if named is None:
-            raise ValueError("--game is required for a new run")
-        new_game = named
-        if preset is None and isinstance(game, str) and game in PRESETS:
-            preset = game
-        if preset is not None and preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
-        settings = dict(PRESETS[preset]) if preset else {}
-    return Run(run_dir, new_game, TrainConfig.from_dict({**settings, **overrides}), overwrite=overwrite)
+        settings = {}
+    if game is None and recorded_game is None:
+        raise SettingError(
+            "{game} is required for a new run"
+            + (" (unless {config_file} is a run's config.json)" if config_file is not None else "")
+        )
+    named = make_game(game) if isinstance(game, str) else game
+    if named is not None and recorded_game is not None and recorded_game != named:
+        raise SettingError(f"{{config_file}} {config_file} is a run for {recorded_game!r}, not {named!r}")
+    return named or recorded_game, TrainConfig.from_dict({**settings, **overrides})
+
+
+def _resumed(
+    run_dir: Path, game: str | Game | None, preset: str | None, config_file: Any, overrides: dict[str, Any], say: Any
+) -> tuple[Game, TrainConfig]:
+    """A resumed run's game and settings: its record, with ``config_file`` or ``preset`` applied as a change (said)
+    and ``overrides`` over it; a change of the network's shape is refused."""
+    recorded_game, train_settings, origin = _recorded_run(run_dir, game if isinstance(game, str) else None)
+    if "self_play" not in train_settings and "self_play" not in overrides:
+        raise SettingError(
+            f"{run_dir / 'config.json'} predates the record of serial or batched self-play: resume it once with "
+            "{self_play} 'serial' or 'batched' ('batched' if it was started with {num_parallel_games})"
+        )
+    given = None
+    if config_file is not None or preset is not None:  # applied as a change, or refused with the reason
+        given = _settings_file_or_preset(config_file, preset, recorded_game)
+    named = make_game(game) if isinstance(game, str) else game
+    if named is not None and named != recorded_game:
+        raise SettingError(f"{{out}} {run_dir} is a run for {recorded_game!r}, not {named!r}")
+    try:
+        recorded = TrainConfig.from_dict(train_settings)
+    except ValueError as err:
+        raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
+    settings, source = recorded.to_dict(), "the settings given set"
+    if given is not None:
+        source, changed, _ = given
+        settings = _apply_settings(settings, changed)
+        _refuse_network_changes(TrainConfig.from_dict(settings), recorded, f"{source} sets", run_dir)
+        changes = TrainConfig.from_dict(settings).changes_from(recorded)
+        say(
+            f"resuming with {worded(source)} applied to the run's recorded settings: "
+            + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
+        )
+    if origin is not None:
+        say(origin)
+    config = TrainConfig.from_dict({**settings, **overrides})
+    _refuse_network_changes(config, recorded, source, run_dir)
+    return recorded_game, config
 
 
 def _recorded_run(run_dir: Path, game_name: str | None) -> tuple[Game, dict, str | None]:
@@ -411,23 +496,22 @@ def _recorded_run(run_dir: Path, game_name: str | None) -> tuple[Game, dict, str
     start = f"python -m alphazero_lib train --game {game_name or 'GAME'} --out {run_dir}"
     if not run_dir.exists():
         raise ValueError(f"nothing to resume: {run_dir} does not exist; start a run there with: {start}")
-    source, note = find_resume_checkpoint(run_dir) if run_dir.is_dir() else (None, "")
+    source, checkpoint, _, note = _resume_source(run_dir) if run_dir.is_dir() else (None, None, [], "")
     if source is None:
         if not run_dir_holds_files(run_dir):
             raise ValueError(
                 f"nothing to resume in {run_dir}: it holds no run (no config.json, no checkpoint); "
                 f"start one there with: {start}"
             )
-        raise ValueError(
+        raise SettingError(
             f"nothing to resume in {run_dir}: it has no config.json and {note}; start afresh there with: "
-            f"{start} --overwrite (this replaces what it holds), or pick a new --out"
+            f"{start} --overwrite (this replaces what it holds), or pick another {{out}}"
         )
-    checkpoint = load_checkpoint(source)
     settings = checkpoint.get("train_config")
     if not isinstance(settings, dict):
-        raise ValueError(
+        raise SettingError(
             f"{run_dir} has no config.json, and {source.name} does not record the run's settings; start afresh "
-            f"with: {start} --overwrite, or pick a new --out"
+            f"with: {start} --overwrite, or pick another {{out}}"
         )
     try:
         recorded_game = make_game(**checkpoint["game"])
@@ -440,19 +524,20 @@ def _recorded_run(run_dir: Path, game_name: str | None) -> tuple[Game, dict, str
 def _settings_file_or_preset(
     config_file: str | os.PathLike[str] | None, preset: str | None, game: Game | None
 ) -> tuple[str, dict, Game | None]:
-    """``(what, TrainConfig settings, the game it names or None)`` from ``config_file`` or ``preset``.
+    """``(what, TrainConfig settings, the game it names or None)`` from ``config_file`` or ``preset`` (``what``
+    names the setting as ``SettingError`` does, ``"{preset} NAME"``).
 
     A run's own ``config.json`` may be given as ``config_file``: its recorded settings are used, its game checked
     against ``game`` (when given) and returned.
     """
     if config_file is None:
         if preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}; presets: {sorted(PRESETS)}")
-        return f"--preset {preset}", dict(PRESETS[preset]), None
+            raise SettingError(f"unknown {{preset}} {preset!r}; presets: {sorted(PRESETS)}")
+        return f"{{preset}} {preset}", dict(PRESETS[preset]), None
     path = Path(config_file)
     settings = read_json_object(path)
     if "train_config" not in settings:
-        return f"--config {path}", settings, None
+        return f"{{config_file}} {path}", settings, None
     game_entry, recorded = settings.get("game"), settings.get("train_config")
     if not isinstance(game_entry, dict) or not isinstance(recorded, dict):
         raise ValueError(f"{path} looks like a run's config but needs a 'game' object and a 'train_config' object")
@@ -461,8 +546,8 @@ def _settings_file_or_preset(
     except (ValueError, TypeError) as err:
         raise ValueError(f"{path}: cannot rebuild the game {game_entry!r}: {err}") from None
     if game is not None and recorded_game != game:
-        raise ValueError(f"--config {path} is the config of a run for {recorded_game!r}, not {game!r}")
-    return f"--config {path}", dict(recorded), recorded_game
+        raise SettingError(f"{{config_file}} {path} is the config of a run for {recorded_game!r}, not {game!r}")
+    return f"{{config_file}} {path}", dict(recorded), recorded_game
 
 
 def _apply_settings(recorded: dict, given: dict) -> dict:
@@ -480,11 +565,11 @@ def _apply_settings(recorded: dict, given: dict) -> dict:
 
 def _refuse_network_changes(config: TrainConfig, recorded: TrainConfig, source: str, run_dir: Path) -> None:
     """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why
-    (``source``: who asks, with its verb, e.g. "--preset X sets")."""
+    (``source``: who asks, with its verb, e.g. "{preset} X sets", as ``SettingError`` names a setting)."""
     for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
         old, new = getattr(recorded, name), getattr(config, name)
         if old != new:
-            raise ValueError(
+            raise SettingError(
                 f"{source} {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues its "
                 f"weights, so its shape cannot change; set {name} back to {old}, or start a new run with these "
                 f"settings in another directory"
@@ -549,10 +634,10 @@ def claim_run_dir(run_dir: str | os.PathLike[str], iteration: int, overwrite: bo
     if iteration == 0 and latest.is_file():
         later.append(latest)
     if later and not overwrite:
-        raise ValueError(
+        raise SettingError(
             f"{run_dir} already holds a run ({', '.join(p.name for p in later[:3])}"
-            f"{', ...' if len(later) > 3 else ''}) beyond iteration {iteration}; continue it "
-            f"(train --resume; in Python open_run(..., resume=True)) or replace it (--overwrite, overwrite=True)"
+            f"{', ...' if len(later) > 3 else ''}) beyond iteration {iteration}; continue it ({{resume}}) or "
+            "replace it ({overwrite})"
         )
     for path in later:
         path.unlink()
@@ -738,13 +823,17 @@ def find_resume_checkpoint(run_dir: str | os.PathLike[str]) -> tuple[Path | None
     ``latest.pt`` (which holds the replay buffer) wins unless the newest intact ``checkpoints/iter_NNNN.pt`` is
     further on; damaged or truncated files are skipped and named in the sentence.
     """
-    return _resume_source(Path(run_dir))[::2]
+    source, _, _, note = _resume_source(Path(run_dir))
+    return source, note
 
 
-def _resume_source(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]], str]:
-    """``(checkpoint to resume from or None, the damaged files skipped with why, the phrase)``."""
+def _resume_source(
+    run_dir: Path,
+) -> tuple[Path | None, dict[str, Any] | None, list[tuple[Path, str]], str]:
+    """``(checkpoint file to resume from or None, it loaded and checked, the damaged files skipped with why, the
+    phrase)``."""
     skipped: list[tuple[Path, str]] = []
-    best: tuple[int, Path] | None = None
+    best: tuple[int, Path, dict[str, Any]] | None = None
     latest = run_dir / "latest.pt"
 
     def why(err: Exception, path: Path) -> str:
@@ -754,27 +843,28 @@ def _resume_source(run_dir: Path) -> tuple[Path | None, list[tuple[Path, str]], 
         try:
             checkpoint = load_checkpoint(latest)
             check_resumable(checkpoint, latest)
-            best = (int(checkpoint["iteration"]), latest)
+            best = (int(checkpoint["iteration"]), latest, checkpoint)
         except (CheckpointError, ValueError, TypeError) as err:
             skipped.append((latest, why(err, latest)))
     for number, path in reversed(saved_iterations(run_dir)):
         if best is not None and number <= best[0]:
             break
         try:
-            check_resumable(load_checkpoint(path), path, number)
+            checkpoint = load_checkpoint(path)
+            check_resumable(checkpoint, path, number)
         except (CheckpointError, ValueError, TypeError) as err:
             skipped.append((path, why(err, path)))
             continue
-        best = (number, path)
+        best = (number, path, checkpoint)
         break
     note = f"; skipped damaged {', '.join(f'{p.name} ({reason})' for p, reason in skipped)}" if skipped else ""
     if best is None:
-        return None, skipped, f"no intact checkpoint in {run_dir}{note}"
-    number, path = best
+        return None, None, skipped, f"no intact checkpoint in {run_dir}{note}"
+    number, path, checkpoint = best
     if path == latest:
-        return path, skipped, f"{path}{note}"
+        return path, checkpoint, skipped, f"{path}{note}"
     reason = "latest.pt is missing, damaged or older, so the replay buffer starts empty"
-    return path, skipped, f"{path}, the newest intact iteration ({reason}{note})"
+    return path, checkpoint, skipped, f"{path}, the newest intact iteration ({reason}{note})"
 
 
 def _set_aside(path: Path) -> Path:

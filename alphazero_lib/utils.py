@@ -14,6 +14,11 @@ from typing import Any
 import numpy as np
 
 
+def cpu_cores() -> int:
+    """The CPU cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def seed_everything(seed: int) -> np.random.Generator:
     """Seed Python's ``random``, numpy's global generator and torch (CPU and CUDA); return a numpy Generator."""
     random.seed(seed)

@@ -334,7 +334,7 @@ def test_a_run_directory_refuses_what_it_cannot_continue(home, tmp_path):
     with pytest.raises(ValueError, match=r"set num_res_blocks to 1, but the network of .* has 2 residual blocks"):
         Capstone(load_pieces(quiet=True), small(True), run_dir=library_run)
     (library_run / "latest.pt").write_bytes(b"")  # and a damaged file is refused as the library refuses it
-    with pytest.raises(CheckpointError, match="latest.pt"):
+    with pytest.raises(CheckpointError, match=r"latest\.pt"):
         Run.at(library_run, ConnectFour(), config).restore(
             build_trainer(ConnectFour(), config).state, library_run / "latest.pt"
         )

@@ -64,14 +64,14 @@ def test_bad_flags_get_one_line_and_exit_code_2(capsys, argv, message):
 def test_numbers_past_their_caps_are_refused_by_name_and_reason(one_line_error, monkeypatch, argv, message):
     import alphazero_lib.cli as cli
 
-    monkeypatch.setattr(cli, "_cores", lambda: 2)
+    monkeypatch.setattr(cli, "cpu_cores", lambda: 2)
     assert message in one_line_error(argv)
 
 
 def test_workers_beyond_the_machine_are_refused_unless_on_ray(one_line_error, monkeypatch, tmp_path):
-    import alphazero_lib.cli as cli
+    import alphazero_lib.rundir as rundir
 
-    monkeypatch.setattr(cli, "_cores", lambda: 2)
+    monkeypatch.setattr(rundir, "cpu_cores", lambda: 2)  # the run's rule (open_run), reported under the flag
     tiny = tmp_path / "tiny.json"  # (two games: were the check gone, two worker processes would train at once)
     tiny.write_text(json.dumps({"num_res_blocks": 1, "num_hidden": 8, "num_searches": 2, "games_per_iteration": 2}))
     argv = ["train", "--game", "tictactoe", "--out", str(tmp_path / "r"), "--config", str(tiny), "--no-progress"]

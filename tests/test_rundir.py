@@ -104,7 +104,9 @@ def test_a_resume_continues_the_record_and_a_new_run_refuses_the_directory(tmp_p
     out = tmp_path / "run"
     first = train(open_run(out, game="tictactoe", overrides=TINY))
     assert first.iteration == 1
-    with pytest.raises(ValueError, match="already exists and is not empty; pass --resume"):
+    with pytest.raises(
+        ValueError, match=r"already holds a run; continue it \(resume\), replace its checkpoints \(overwrite"
+    ):
         open_run(out, game="tictactoe", overrides=TINY)
     run = open_run(out, resume=True, overrides={"num_iterations": 2}, say=lambda _: None)
     assert run.game == make_game("tictactoe") and run.config.num_hidden == 8 and run.config.num_iterations == 2
@@ -236,7 +238,7 @@ def test_an_old_name_beside_its_present_name_is_one_setting():
 def test_train_out_an_existing_file(tmp_path, one_line_error):
     (tmp_path / "file").write_text("x")
     err = one_line_error(["train", "--game", "tictactoe", "--out", str(tmp_path / "file")])
-    assert "is a file, not a run directory" in err
+    assert f"--out {tmp_path / 'file'} is a file, not a run directory" in err  # open_run's "out", as its flag
 
 
 @pytest.mark.parametrize(
@@ -300,7 +302,7 @@ def test_a_fresh_trainer_refuses_a_directory_holding_a_run_unless_told_to_overwr
         make_game("tictactoe"), config, progress=False, run=Run.at(out, make_game("tictactoe"), config)
     )
     before = (out / "checkpoints" / "iter_0001.pt").read_bytes()
-    with pytest.raises(ValueError, match=r"already holds a run .*overwrite=True"):
+    with pytest.raises(ValueError, match=r"already holds a run .*replace it \(overwrite\)"):
         trainer.learn()
     assert (out / "checkpoints" / "iter_0001.pt").read_bytes() == before
     run = Run.at(out, make_game("tictactoe"), config, overwrite=True)
@@ -579,7 +581,7 @@ def test_resume_with_a_config_file_applies_it_as_a_change_and_says_so(tmp_path, 
     argv = ["train", "--out", str(out), "--resume", "--iterations", "2", "--no-progress", "--config", str(other)]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert f"resuming with --config {other} applied to the run's recorded settings: 2 change(s)" in printed
+    assert f"resuming with config_file {other} applied to the run's recorded settings: 2 change(s)" in printed
     assert "resuming with a change: num_epochs 1 -> 2" in printed
     assert "resuming with a change: search.num_searches 5 -> 7" in printed
     recorded = json.loads((out / "config.json").read_text())

@@ -11,7 +11,7 @@ from fakes import FakeNet
 
 from alphazero_lib.arena import wilson_interval
 from alphazero_lib.choosers import batched_chooser
-from alphazero_lib.cli import _cores, main
+from alphazero_lib.cli import main
 from alphazero_lib.config import SearchConfig
 from alphazero_lib.games import ConnectFour, TicTacToe
 from alphazero_lib.players import AlphaZeroPlayer, HumanPlayer, Player, PolicyPlayer, RandomPlayer
@@ -33,6 +33,7 @@ from alphazero_lib.strength import (
     paired,
     paired_against_first,
 )
+from alphazero_lib.utils import cpu_cores
 
 GAME = ConnectFour()
 
@@ -370,11 +371,11 @@ def test_strength_command_with_workers_prints_what_one_process_prints(capsys):
     with pytest.raises(SystemExit):
         main([*args, "--workers", "0"])
     assert "--workers: must be a positive integer" in capsys.readouterr().err
-    most = 4 * _cores()
+    most = 4 * cpu_cores()
     with pytest.raises(SystemExit):
         main([*args, "--workers", str(most + 1)])
     err = capsys.readouterr().err
-    assert f"--workers: must be at most {most} (4 x the {_cores()} cores" in err
+    assert f"--workers: must be at most {most} (4 x the {cpu_cores()} cores" in err
     assert "more processes only wait on each other" in err
 
 

@@ -255,7 +255,8 @@ def test_cli_trains_refuses_to_overwrite_and_resumes(tmp_path, capsys):
     assert "iteration 1/1" in captured and "resuming" not in captured  # a new run resumes nothing
 
     assert main(["train", *tiny, "--config", str(config)]) == 2
-    assert "already exists" in capsys.readouterr().err
+    refused = capsys.readouterr().err
+    assert "already holds a run; continue it (--resume), replace its checkpoints (--overwrite)" in refused
 
     assert main(["train", *tiny, "--resume", "--iterations", "2"]) == 0
     captured = capsys.readouterr().out
