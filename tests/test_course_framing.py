@@ -118,6 +118,14 @@ def test_the_sections_add_up_to_the_intros_time(path: Path):
     assert abs(optional - (stated[1] if optional else 0)) <= 5, f"{path.name}: the optional section's time"
 
 
+def test_the_course_page_gives_the_notebooks_total():
+    """docs/course.md's total is the sum of the notebooks' stated times, the optional section's apart."""
+    stated = [[int(n) for n in re.findall(r"about (\d+)", notebook_times.stated(p).intro)] for p in NOTEBOOKS]
+    total, optional = sum(times[0] for times in stated), sum(times[1] for times in stated if len(times) > 1)
+    page = " ".join((ROOT / "docs" / "course.md").read_text().split())
+    assert f"about {total} minutes for the eleven notebooks" in page and f"and {optional} more for notebook 7's" in page
+
+
 END_MATTER = ("## Check your understanding", "## Further reading")  # tests/test_course.py checks their format
 
 
