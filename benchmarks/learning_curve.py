@@ -4,6 +4,7 @@ one after the other, then each measured at the same moments of its training time
     python benchmarks/learning_curve.py                      # connect_four_fast vs connect_four_cpu, 20 min each
     python benchmarks/learning_curve.py --minutes 5 --points 2.5 5 --games 20 --final-games 20   # a quick look
     python benchmarks/learning_curve.py --skip-training      # measure runs already trained into --out
+    python benchmarks/learning_curve.py --train-only         # train on a quiet machine now, measure later
     python benchmarks/learning_curve.py --minutes 3 --points 1 2 3 --seeds 0 1 2 --sets \
         --recipes connect_four_fast "capped=connect_four_fast --train-samples 8192"   # a variant beside the recipe
 
@@ -85,6 +86,9 @@ def train(recipe: str, run_dir: Path, minutes: float, seed: int) -> None:
     print(" ".join(command), flush=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     subprocess.run(command, check=True, env=env, cwd=ROOT)
+    load = os.getloadavg()  # the 1, 5 and 15 minutes before the run ended: was the machine quiet while it trained?
+    print(f"{run_dir.name}: load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} at the end", flush=True)
+    (run_dir / "load_average.json").write_text(json.dumps(load))
 
 
 def checkpoint_at(run_dir: Path, minute: float) -> tuple[int, float, Path] | None:
@@ -162,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games against negamax at each point")
     parser.add_argument("--final-games", type=int, default=100, help="games against negamax at the last point")
     parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
+    parser.add_argument("--train-only", action="store_true", help="train the runs, measure nothing (yet)")
     parser.add_argument("--shipped", action="store_true", help="also measure the shipped run's iterations by minute")
     parser.add_argument("--plot", default=None, help="write the curves as a PNG here")
     parser.add_argument("--json", action="store_true", help="print the curves as one JSON object")
@@ -172,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_training:
         for name, (recipe, seed) in runs.items():
             train(recipe, out / name, args.minutes, seed)
+    if args.train_only:
+        return 0
 
     cache_file = out / "measurements.json"
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
@@ -201,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
         "seeds": args.seeds,
         "searches": args.searches,
         "load_average": os.getloadavg(),
+        "training_load_average": {
+            name: json.loads((out / name / "load_average.json").read_text())
+            for name in runs
+            if (out / name / "load_average.json").is_file()
+        },
         "curves": curves,
     }
     (out / "curves.json").write_text(json.dumps(summary, indent=1))
