@@ -65,31 +65,20 @@ def questions(stem: str) -> list[Question]:
     return parse(end_matter(next(p for p in NOTEBOOKS if p.stem == stem))[0])
 
 
-def longest_is_right(question: Question) -> bool:
-    """The right option is at least as long as every wrong one: a reader could pick it without thinking."""
-    return len(question.right.summary) >= max(len(o.summary) for o in question.options if not o.right)
+def given_away(question: Question, extreme: str) -> bool:
+    """The right option is the ``"longest"`` (at least as long as every wrong one) or the ``"shortest"`` (no longer
+    than any): a reader could pick it without thinking."""
+    right, wrong = len(question.right.summary), [len(o.summary) for o in question.options if not o.right]
+    return right >= max(wrong) if extreme == "longest" else right <= min(wrong)
 
 
+@pytest.mark.parametrize("extreme", ["longest", "shortest"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_the_right_option_is_the_longest_in_at_most_a_third_of_the_questions(path: Path):
+def test_the_right_option_is_the_longest_or_the_shortest_in_at_most_a_third_of_the_questions(path: Path, extreme):
     found = parse(end_matter(path)[0])
-    given_away = [q.number for q in found if longest_is_right(q)]
-    assert 3 * len(given_away) <= len(found), (
-        f"{path.name}: the right option is the longest in Q{given_away}, more than a third of {len(found)}"
-    )
-
-
-def shortest_is_right(question: Question) -> bool:
-    """The right option is no longer than any wrong one: the other way to pick it without thinking."""
-    return len(question.right.summary) <= min(len(o.summary) for o in question.options if not o.right)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_the_right_option_is_the_shortest_in_at_most_a_third_of_the_questions(path: Path):
-    found = parse(end_matter(path)[0])
-    given_away = [q.number for q in found if shortest_is_right(q)]
-    assert 3 * len(given_away) <= len(found), (
-        f"{path.name}: the right option is the shortest in Q{given_away}, more than a third of {len(found)}"
+    numbers = [q.number for q in found if given_away(q, extreme)]
+    assert 3 * len(numbers) <= len(found), (
+        f"{path.name}: the right option is the {extreme} in Q{numbers}, more than a third of {len(found)}"
     )
 
 
