@@ -37,8 +37,8 @@ import torch
 from alphazero_lib.alpha_mcts import AlphaMCTS as LibraryAlphaMCTS
 from alphazero_lib.arena import wilson_interval as library_wilson_interval
 from alphazero_lib.batched_mcts import BatchedMCTS
-from alphazero_lib.config import MAX_ITERATIONS, SearchConfig, TrainConfig
-from alphazero_lib.course.mine import Piece, Yours, load_yours
+from alphazero_lib.config import MAX_ITERATIONS, PRESETS, SearchConfig, TrainConfig
+from alphazero_lib.course.mine import PACKAGE, Piece, Yours, home, load_yours
 from alphazero_lib.exercises import nb04_alphazero_search, nb05_self_play, nb06_connect_four, nb07_parallel
 from alphazero_lib.games import ConnectFour as LibraryConnectFour
 from alphazero_lib.games.batched_rules import BatchedRules
@@ -48,7 +48,7 @@ from alphazero_lib.rundir import open_run
 from alphazero_lib.selfplay import BatchedSelfPlay, value_target
 from alphazero_lib.training import AlphaZero, make_optimizer
 from alphazero_lib.training import minibatches as library_minibatches
-from alphazero_lib.utils import resolve_device
+from alphazero_lib.utils import cpu_cores, resolve_device
 
 
 def _library_kaggle() -> dict[str, Any]:
@@ -105,36 +105,49 @@ def load_pieces(names: list[str] | None = None, quiet: bool = False) -> Yours:
     return load_yours(chosen, quiet=quiet)
 
 
+FAST_PRESET = "connect_four_fast"  # the recipe the capstone trains with; its network and training settings too
+
+
 @dataclass
 class CapstoneSettings:
-    """The capstone's training run. ``fast``: the ``connect_four_fast`` recipe (Gumbel), else PUCT as notebook 5."""
+    """The capstone's training run. ``fast``: the ``connect_four_fast`` recipe (Gumbel), else PUCT as notebook 5.
+
+    The network's and the training's settings left ``None`` are the preset's (``config.PRESETS["connect_four_fast"]``),
+    so a change of the preset reaches the capstone; give one to change it for this run."""
 
     minutes: float = 20.0
     fast: bool = True
-    games_per_iteration: int | None = None  # default (``games()``): 256 on a CUDA GPU, else 128
-    searches: int | None = None  # default: 32 (fast) or 64 (PUCT)
-    num_res_blocks: int = 4
-    num_hidden: int = 64
-    replay_window: int = 6  # iterations of games trained on
-    batch_size: int = 256
-    epochs: int = 1
-    lr: float = 0.001
-    weight_decay: float = 0.0001
+    games_per_iteration: int | None = None  # default (``games()``): twice the preset's on a CUDA GPU, else the preset's
+    searches: int | None = None  # default: the preset's (fast) or 64 (PUCT)
+    num_res_blocks: int | None = None
+    num_hidden: int | None = None
+    replay_window: int | None = None  # iterations of games trained on
+    batch_size: int | None = None
+    epochs: int | None = None
+    lr: float | None = None
+    weight_decay: float | None = None
     seed: int = 0
     threads: int | None = None  # torch threads while training (default: all cores)
     device: str = "auto"  # where the network trains: "auto" (a CUDA GPU when there is one), "cpu" or "cuda"
 
+    def __post_init__(self) -> None:
+        preset = PRESETS[FAST_PRESET]
+        for name, key in _FROM_PRESET.items():
+            if getattr(self, name) is None:
+                setattr(self, name, preset[key])
+
     def games(self) -> int:
-        """Self-play games an iteration: ``games_per_iteration``, or 256 where the network trains on a CUDA GPU (each
-        network call then takes twice the games) and 128 on a CPU."""
+        """Self-play games an iteration: ``games_per_iteration``, or twice the preset's (256) where the network trains
+        on a CUDA GPU (each network call then takes twice the games) and the preset's (128) on a CPU."""
         if self.games_per_iteration is not None:
             return self.games_per_iteration
-        return 256 if resolve_device(self.device).type == "cuda" else 128
+        games = int(PRESETS[FAST_PRESET]["games_per_iteration"])
+        return 2 * games if resolve_device(self.device).type == "cuda" else games
 
     def train_config(self) -> TrainConfig:
         """The library's settings this run mirrors (the search's and the self-play schedule's)."""
         if self.fast:
-            config = TrainConfig.from_preset("connect_four_fast")
+            config = TrainConfig.from_preset(FAST_PRESET)
         else:
             config = TrainConfig.from_dict(dict(
                 search=dict(num_searches=64, dirichlet_epsilon=0.25, dirichlet_alpha=0.3, C=2.0),
@@ -150,6 +163,13 @@ class CapstoneSettings:
             "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
             "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1, "num_iterations": MAX_ITERATIONS,
         })  # fmt: skip
+
+
+#: the settings' fields that default to the preset's, and the preset's names for them
+_FROM_PRESET = {
+    "num_res_blocks": "num_res_blocks", "num_hidden": "num_hidden", "replay_window": "replay_window",
+    "batch_size": "batch_size", "epochs": "num_epochs", "lr": "lr", "weight_decay": "weight_decay",
+}  # fmt: skip
 
 
 def with_player_argument(game_class: type) -> type:
@@ -207,6 +227,13 @@ class Capstone(AlphaZero):
                     f"resuming {shown(run.path)} after iteration {self.iteration} ({self.seconds / 60:.1f} min "
                     f"trained), from {source}{said}"
                 )
+        left = s.minutes - self.seconds / 60
+        if left > 0:
+            minutes = budget_note(
+                left, config.games_per_iteration, config.search.num_searches, machine_load(), cpu_cores(),
+                on_gpu=self.device.type == "cuda",
+            )  # fmt: skip
+            self.start_note += "\n" + minutes
         self._start_self_play()
 
     def _your_search(self) -> BatchedMCTS:
@@ -368,10 +395,59 @@ class Capstone(AlphaZero):
 
 
 def shown(path: Path) -> str:
-    """``path`` as a note prints it: relative to the working folder when it lies beside it (the notebook's folder and
-    the checkout around it), so a stored output names no machine's folders; otherwise in full."""
-    relative = os.path.relpath(Path(path).resolve())
-    return str(Path(path).resolve()) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
+    """``path`` as a note prints it, naming no machine's or tool's folders: inside the folder that holds your
+    ``my_alphazero/`` (``course.mine.home()``, where ``RUN_DIR`` lives) by its path there, with that said in words;
+    else relative to the working folder when it lies beside it (the notebook's folder and the checkout around it);
+    otherwise in full."""
+    resolved = Path(path).resolve()
+    if resolved.is_relative_to(home()) and resolved != home():
+        return f"{resolved.relative_to(home()).as_posix()} (beside your {PACKAGE}/)"
+    relative = os.path.relpath(resolved)
+    return str(resolved) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
+
+
+#: The pace ``budget_note`` scales: the quiet stored run of 2026-11-24 (``benchmarks/results/capstone_2026-11-24/``)
+#: trained 20 iterations in its 20 minutes on 2 idle cores, 128 games an iteration at 32 searches a move.
+QUIET_MINUTES_AN_ITERATION = 1.0
+QUIET_GAMES_TIMES_SEARCHES = 128 * 32
+
+
+def machine_load() -> float | None:
+    """The load average over the last minute (processes running or waiting for a core), or None where the system
+    gives none (Windows)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def budget_note(minutes: float, games: int, searches: int, load: float | None, cores: int, on_gpu: bool = False) -> str:
+    """About how many iterations fit in ``minutes``, and a warning when the machine is busy (``load`` above
+    ``cores``): the quiet run's pace, scaled by the work an iteration (``games`` x ``searches``) and by the share of
+    the cores this run gets (its self-play wants one core: ``cores / (load + 1)``, at most all of it)."""
+    share = 1.0 if load is None else min(1.0, cores / (load + 1.0))
+    work = games * searches / QUIET_GAMES_TIMES_SEARCHES
+    iterations = max(1, round(minutes * share / (QUIET_MINUTES_AN_ITERATION * work)))
+    machine = (
+        "this system gives no load average, so it assumes a quiet machine"
+        if load is None
+        else f"this machine's load average, {load:.1f} over the last minute on {cores} cores"
+    )
+    fit = "iteration fits" if iterations == 1 else "iterations fit"
+    note = (
+        f"about {iterations} {fit} in {minutes:g} minutes here: an estimate, not a "
+        "measurement, from the "
+        f"stored quiet run's pace (about {QUIET_MINUTES_AN_ITERATION:g} min an iteration of 128 games at 32 "
+        f"searches on 2 idle cores) scaled to {games} games at {searches} searches and by {machine}"
+    )
+    if on_gpu:
+        note += " (a CPU's estimate: training on a GPU fits more)"
+    if load is not None and load > cores:
+        note += (
+            f"\nthis machine is busy (load average {load:.1f} on {cores} cores): fewer iterations fit in the budget, "
+            "and the figures will be weaker than a quiet machine's"
+        )
+    return note
 
 
 def serial_game_seconds(yours: Yours, searches: int = 32, seed: int = 0) -> float:
