@@ -23,7 +23,7 @@ from alphazero_lib.checkpoints import dead_channels
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.executors import executor_for, self_play_workers
 from alphazero_lib.games.base import Game
-from alphazero_lib.rundir import Run, RunDirLocked, TrainingState, replay_from_tensors, run_lock
+from alphazero_lib.rundir import Run, RunDirLocked, TrainingState, run_lock
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
@@ -45,7 +45,6 @@ __all__ = [
     "derived_seed",
     "game_memory",
     "minibatches",
-    "replay_from_tensors",  # where benchmarks/replay_overfit.py reads it (rundir's)
     "run_lock",
     "self_play",
     "stack_memory",
