@@ -259,7 +259,7 @@ class Capstone(AlphaZero):
         return mcts
 
     def _start_self_play(self) -> None:
-        self.finished: deque[list] = deque()
+        self.finished: deque[tuple[list, int, int]] = deque()
         self.self_play = BatchedSelfPlay(
             self.game, self.model, self.config, slots=self.config.games_per_iteration,
             seed_parts=(self.settings.seed, 1, self.iteration), total=None, mcts=self.mcts,
@@ -291,15 +291,17 @@ class Capstone(AlphaZero):
                 (state, probs, value_target(float(outcome), move, q_weight))
                 for (state, probs, outcome), move in zip(memory, history, strict=True)
             ]
-        self.record_game(round(value) * last_player, len(history))
-        self.finished.append(samples)
+        self.finished.append((samples, round(value) * last_player, len(history)))
         return samples
 
     def play_game(self) -> list:
-        """One finished game's samples: the batched self-play steps until a game ends (many end together)."""
+        """One finished game's samples, counted in the iteration that takes them: the batched self-play steps until
+        a game ends (many end together, and those an iteration does not take wait for the next)."""
         while not self.finished:
             self.self_play.step()
-        return self.finished.popleft()
+        samples, winner, moves = self.finished.popleft()
+        self.record_game(winner, moves)
+        return samples
 
     # ---- the hooks of the library's trainer -----------------------------------------------------------------
     def self_play_iteration(self) -> list:

@@ -573,3 +573,14 @@ def test_the_settings_not_given_are_the_fast_presets(monkeypatch):
     assert (config.lr, config.num_hidden, config.replay_window, config.num_epochs) == (0.003, 32, 4, 2)
     assert CapstoneSettings(lr=0.01, num_hidden=16).train_config().lr == 0.01
     assert CapstoneSettings(fast=False).train_config().batch_size == PRESETS["connect_four_fast"]["batch_size"]
+
+
+def test_each_iteration_counts_the_games_it_trains_on(home):
+    """The batched self-play ends several games in one step, and those an iteration does not take wait for the next:
+    each iteration counts the games whose samples it took, no more (the stored run prints these counts)."""
+    settings = CapstoneSettings(**{**small(True).__dict__, "games_per_iteration": 16})  # several end together here
+    run = Capstone(load_pieces(quiet=True), settings)
+    for _ in range(4):
+        run.run(minutes=0.0)
+    counts = [(r["games"], r["first_player_wins"] + r["draws"] + r["second_player_wins"]) for r in run.history]
+    assert counts == [(16, 16)] * 4, counts
