@@ -475,21 +475,37 @@ def quick_score(network: torch.nn.Module, games: int = 20, depth: int = 2, seed:
     return play_match(game, network_player, negamax, games, progress=False, opening_moves=2, seed=seed).score
 
 
-class LiveCurves:
-    """Called after each iteration: redraws the losses and the network's score against negamax (``quick_score``)
-    in one figure that updates in place in Jupyter and Colab (printed lines elsewhere)."""
+def pons_error_rate(network: torch.nn.Module, positions: int = 100) -> float:
+    """``network`` alone (its most likely legal move) on the first ``positions`` of each of Pons' six sets
+    (``strength.SETS``): the share of its moves that are errors. Every move counts, where one blunder loses a
+    game: the other curve of the live figure."""
+    from alphazero_lib.players import PolicyPlayer
+    from alphazero_lib.strength import SETS, evaluate_player
 
-    def __init__(self, capstone: Capstone, games: int = 20, depth: int = 2) -> None:
-        self.capstone, self.games, self.depth = capstone, games, depth
+    results = evaluate_player(PolicyPlayer(LibraryConnectFour(), network), SETS, limit=positions, progress=False)
+    return sum(r.errors for r in results) / sum(r.positions for r in results)
+
+
+class LiveCurves:
+    """Called after each iteration: redraws the losses and two measures of the network alone (no search) in one
+    figure that updates in place in Jupyter and Colab (printed lines elsewhere): its score against negamax
+    (``quick_score``), and its error rate on Pons' positions (``pons_error_rate``), which moves from the first
+    iterations on, while a network that still blunders once a game loses every game."""
+
+    def __init__(self, capstone: Capstone, games: int = 20, depth: int = 2, positions: int = 100) -> None:
+        self.capstone, self.games, self.depth, self.positions = capstone, games, depth, positions
         self.handle: Any = None
 
     def __call__(self, record: dict[str, Any]) -> None:
-        score = quick_score(self.capstone.library_network(), self.games, self.depth, seed=record["iteration"])
+        network = self.capstone.library_network()
+        score = quick_score(network, self.games, self.depth, seed=record["iteration"])
+        errors = pons_error_rate(network, self.positions)
         record["score_vs_negamax"] = score  # kept in the run's history (and saved with it)
+        record["pons_error_rate"] = errors
         print(
             f"iteration {record['iteration']}: {record['games']} games, {record['samples']} samples, policy loss "
-            f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}, network alone vs negamax:"
-            f"{self.depth} {score:.2f}, {record['minutes']:.1f} min",
+            f"{record['policy_loss']:.3f}, value loss {record['value_loss']:.3f}; network alone: vs negamax:"
+            f"{self.depth} {score:.2f}, errors on Pons' positions {100 * errors:.1f}%; {record['minutes']:.1f} min",
             flush=True,
         )
         self.show()
@@ -499,18 +515,24 @@ class LiveCurves:
 
         history = self.capstone.history
         minutes = [r["minutes"] for r in history]
-        fig = Figure(figsize=(9, 3.2))
-        losses, score = fig.subplots(1, 2)
+        fig = Figure(figsize=(11, 3.2))
+        losses, score, errors = fig.subplots(1, 3)
         losses.plot(minutes, [r["policy_loss"] for r in history], "o-", label="policy loss")
         losses.plot(minutes, [r["value_loss"] for r in history], "o-", label="value loss")
-        losses.set_xlabel("training minutes")
+        losses.set_title("training losses", fontsize=10)
         losses.legend()
         scored = [(r["minutes"], r["score_vs_negamax"]) for r in history if "score_vs_negamax" in r]
         score.plot([m for m, _ in scored], [v for _, v in scored], "o-", color="#2e7d32")
         score.set_ylim(-0.02, 1.02)
         score.set_ylabel("score (win 1, draw 1/2)")
-        score.set_xlabel("training minutes")
         score.set_title(f"network alone vs negamax:{self.depth} ({self.games} games)", fontsize=10)
+        rated = [(r["minutes"], 100 * r["pons_error_rate"]) for r in history if "pons_error_rate" in r]
+        errors.plot([m for m, _ in rated], [v for _, v in rated], "o-", color="#c62828")
+        errors.set_ylim(bottom=0)
+        errors.set_ylabel("errors (%)")
+        errors.set_title(f"network alone on Pons' positions ({6 * self.positions})", fontsize=10)
+        for panel in (losses, score, errors):
+            panel.set_xlabel("training minutes")
         fig.tight_layout()
         return fig
 

@@ -354,8 +354,8 @@ PONS_ROW = re.compile(
     re.MULTILINE,
 )
 ITERATION = re.compile(
-    r"^iteration (\d+): (\d+) games, \d+ samples, policy loss \d\.\d+, value loss \d\.\d+, network alone vs negamax:2 "
-    r"(\d\.\d\d), (\d+\.\d) min$",
+    r"^iteration (\d+): (\d+) games, \d+ samples, policy loss \d\.\d+, value loss \d\.\d+; network alone: vs negamax:2 "
+    r"(\d\.\d\d), errors on Pons' positions \d+\.\d%; (\d+\.\d) min$",
     re.MULTILINE,
 )
 
@@ -584,3 +584,15 @@ def test_each_iteration_counts_the_games_it_trains_on(home):
         run.run(minutes=0.0)
     counts = [(r["games"], r["first_player_wins"] + r["draws"] + r["second_player_wins"]) for r in run.history]
     assert counts == [(16, 16)] * 4, counts
+
+
+def test_the_live_curve_of_errors_on_pons_positions_tells_a_trained_network_from_a_fresh_one():
+    """The live figure's second measure of the network alone (``pons_error_rate``): the shipped fast network errs
+    on far fewer of the six sets' positions than a fresh one."""
+    from alphazero_lib.capstone import pons_error_rate
+    from alphazero_lib.pretrained import load_pretrained
+
+    torch.manual_seed(0)
+    fresh = pons_error_rate(ResNet(ConnectFour(), 1, 8).eval(), positions=50)
+    trained = pons_error_rate(load_pretrained("connect_four_fast"), positions=50)
+    assert trained < 0.25 and fresh > trained + 0.1, (trained, fresh)
