@@ -33,21 +33,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
 from tqdm.auto import tqdm
 
 from alphazero_lib.checkpoints import (
     CheckpointError,
-    check_finite,
-    check_game,
-    load_checkpoint,
-    load_state,
-    make_checkpoint,
+    TrainingState,
+    load_resumable,
     save_checkpoint,
 )
 from alphazero_lib.config import (
-    MAX_ITERATIONS,
     PRESETS,
     SEARCH_FIELDS,
     TrainConfig,
@@ -63,8 +57,6 @@ __all__ = [
     "Run",
     "RunDirLocked",
     "SettingError",
-    "TrainingState",
-    "check_resumable",
     "claim_run_dir",
     "clean_stale_temp_files",
     "find_resume_checkpoint",
@@ -110,86 +102,6 @@ def require_registered(game: Any) -> None:
             "registry description (Game.config, from make_game's registry): train a registered game into a run "
             "directory, or train this one without a run directory (build_trainer without run_dir)"
         )
-
-
-@dataclasses.dataclass
-class TrainingState:
-    """What a run saves after every iteration and a resume puts back (``Run.save``, ``Run.restore``): the network,
-    its optimizer, the replay buffer (one list of ``(state [3, R, C], policy [A], value)`` samples per recent
-    iteration, oldest first), the history (one record per completed iteration), the iterations done, and with
-    gating the best network."""
-
-    model: torch.nn.Module
-    optimizer: torch.optim.Optimizer
-    replay: list[list[tuple]] = dataclasses.field(default_factory=list)
-    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    iteration: int = 0
-    best_model: torch.nn.Module | None = None
-
-    def checkpoint(self, game: Game, config: TrainConfig, with_replay: bool = False) -> dict[str, Any]:
-        """The checkpoint dict of this state, trained on ``game`` with ``config`` (``with_replay``: the replay
-        buffer too, as ``latest.pt`` holds it)."""
-        extra: dict[str, Any] = {
-            "optimizer": self.optimizer.state_dict(),
-            "train_config": config.to_dict(),
-            "iteration": self.iteration,
-            "history": self.history,
-        }
-        if self.best_model is not None:
-            extra["best_model"] = self.best_model.state_dict()
-        if with_replay:
-            extra["replay"] = [replay_to_tensors(games) for games in self.replay]
-        return make_checkpoint(self.model, game, **extra)
-
-    def load(self, checkpoint: dict[str, Any], path: Any, game: Game, config: TrainConfig) -> None:
-        """Continue from ``checkpoint`` (read from ``path``): weights, optimizer state, iterations, history, replay.
-
-        Raises ``CheckpointError`` for another game, another network, or an optimizer state that does not fit it
-        (``Run.restore`` has checked that the file can continue a run: ``check_resumable``). The optimizer then takes
-        ``config``'s ``lr``, ``weight_decay`` and ``optimizer`` (Adam or AdamW): a resume that asks for other ones gets
-        them, and Adam's moments carry over (Adam and AdamW keep the same ones).
-        """
-        replay = replay_of(checkpoint, path)
-        check_game(checkpoint, game, path)
-        load_state(self.model, checkpoint["model"], path)
-        if self.best_model is not None:
-            load_state(self.best_model, checkpoint.get("best_model", checkpoint["model"]), path)
-        try:
-            self.optimizer.load_state_dict(checkpoint["optimizer"])
-        except (ValueError, KeyError, TypeError, RuntimeError) as err:
-            raise CheckpointError(f"{path}: its optimizer state does not fit this network ({err})") from None
-        for group in self.optimizer.param_groups:  # the saved groups carry the old settings
-            group["lr"], group["weight_decay"] = config.lr, config.weight_decay
-            if isinstance(self.optimizer, torch.optim.Adam) and "decoupled_weight_decay" in group:
-                group["decoupled_weight_decay"] = config.optimizer == "adamw"  # a saved group's may differ
-        self.iteration, self.history, self.replay = int(checkpoint["iteration"]), list(checkpoint["history"]), replay
-
-
-def replay_to_tensors(memory: list[tuple]) -> dict[str, torch.Tensor]:
-    """One iteration's samples as three float32 tensors (what a checkpoint can hold under ``weights_only``)."""
-    if not memory:
-        return {"states": torch.zeros(0), "policies": torch.zeros(0), "values": torch.zeros(0)}
-    columns = [np.stack([np.asarray(sample[k], dtype=np.float32) for sample in memory]) for k in range(3)]
-    return {
-        name: torch.from_numpy(column) for name, column in zip(("states", "policies", "values"), columns, strict=True)
-    }
-
-
-def replay_of(checkpoint: dict[str, Any], path: Any) -> list[list[tuple]]:
-    """A checkpoint's replay buffer, one list of samples per iteration; value targets past [-1, 1] (written by
-    the tree reuse that counted a root's evaluation twice, ``check_resumable``'s slack) are clipped, and said."""
-    replay = checkpoint.get("replay", [])
-    clipped = sum(int((games["values"].abs() > 1).sum()) for games in replay)
-    if clipped:
-        tqdm.write(f"{path}: {clipped:,} value targets of its replay buffer lay past [-1, 1]; clipped to it")
-    return [replay_from_tensors(games) for games in replay]
-
-
-def replay_from_tensors(data: dict[str, torch.Tensor]) -> list[tuple]:
-    """The inverse of ``replay_to_tensors``; values clipped to [-1, 1] (``REPLAY_VALUE_SLACK``)."""
-    states, policies, values = (data[k].numpy() for k in ("states", "policies", "values"))
-    values = np.clip(values, -1, 1)
-    return [(states[i], policies[i], np.float32(values[i])) for i in range(len(values))]
 
 
 @dataclasses.dataclass
@@ -258,17 +170,24 @@ class Run:
     ) -> None:
         """Put the checkpoint ``source`` into ``state`` (``TrainingState.load``); each setting of this run that
         differs from the checkpoint's is said and recorded in ``changes`` (``setting_changes``; written to
-        ``config.json``), and an iteration file a kill left missing is written again (``mend``).
+        ``config.json``), and after a kill between ``latest.pt`` and the iteration file, that file is written again
+        from the checkpoint (``history.json`` too).
 
-        ``checkpoint``: ``source`` as the resume search already loaded and checked it (``check_resumable``); else it
-        is loaded and checked here. Raises ``CheckpointError`` for a file that cannot continue the run."""
+        ``checkpoint``: ``source`` as the resume search already loaded and checked it (``checkpoints.load_resumable``);
+        else it is loaded and checked here. Raises ``CheckpointError`` for a file that cannot continue the run, before
+        anything is written."""
         if checkpoint is None:
-            checkpoint = load_checkpoint(source)
-            check_resumable(checkpoint, source)
-        changes = setting_changes(checkpoint, source, self.config)
-        state.load(checkpoint, source, self.game, self.config)  # checked before anything is written (mend)
-        self.changes += changes
-        self.mend(checkpoint)
+            checkpoint = load_resumable(source)
+        state.load(checkpoint, source, self.game, self.config)
+        self.changes += setting_changes(checkpoint, source, self.config)
+        iteration = int(checkpoint["iteration"])
+        if iteration == 0:
+            return
+        missing, bare = iteration_path(self.path, iteration), _without_replay(checkpoint)
+        with self.lock():
+            write_json(self.path, "history.json", list(checkpoint.get("history", [])))
+            if not missing.is_file():  # killed between writing latest.pt and the iteration file
+                save_checkpoint(missing, bare)
 
     def begin(self, state: TrainingState, config: TrainConfig) -> None:
         """Before ``state``'s next iteration is written: stale temporary files removed, the iterations beyond it
@@ -294,18 +213,6 @@ class Run:
         fig, image = plot_training_curves(state.history), io.BytesIO()
         fig.savefig(image, format="png", dpi=100)
         atomic_write_bytes(self.path / "loss.png", image.getvalue())  # never a half-written picture
-
-    def mend(self, checkpoint: dict[str, Any]) -> None:
-        """After a restore of ``checkpoint``: an iteration file missing after a kill between ``latest.pt`` and it is
-        written from the checkpoint, and ``history.json`` again."""
-        iteration = int(checkpoint["iteration"])
-        if iteration == 0:
-            return
-        missing, bare = iteration_path(self.path, iteration), _without_replay(checkpoint)
-        with self.lock():
-            write_json(self.path, "history.json", list(checkpoint.get("history", [])))
-            if not missing.is_file():  # killed between writing latest.pt and the iteration file
-                save_checkpoint(missing, bare)
 
     def stop_asked(self, iteration: int) -> bool:
         """Whether a ``STOP`` file asks the run to end after ``iteration``, just saved (a run in the background ends
@@ -834,24 +741,22 @@ def _resume_source(
     phrase)``."""
     skipped: list[tuple[Path, str]] = []
     best: tuple[int, Path, dict[str, Any]] | None = None
-    latest = run_dir / "latest.pt"
+    latest, saved = run_dir / "latest.pt", saved_iterations(run_dir)
 
     def why(err: Exception, path: Path) -> str:
         return str(err).splitlines()[0].replace(f"{path}: ", "").replace(f"{path} ", "")[:160]
 
     if latest.is_file():
         try:
-            checkpoint = load_checkpoint(latest)
-            check_resumable(checkpoint, latest)
+            checkpoint = load_resumable(latest)
             best = (int(checkpoint["iteration"]), latest, checkpoint)
         except (CheckpointError, ValueError, TypeError) as err:
             skipped.append((latest, why(err, latest)))
-    for number, path in reversed(saved_iterations(run_dir)):
+    for number, path in reversed(saved):
         if best is not None and number <= best[0]:
             break
         try:
-            checkpoint = load_checkpoint(path)
-            check_resumable(checkpoint, path, number)
+            checkpoint = load_resumable(path, number)
         except (CheckpointError, ValueError, TypeError) as err:
             skipped.append((path, why(err, path)))
             continue
@@ -876,65 +781,3 @@ def _set_aside(path: Path) -> Path:
         target = path.with_name(f"{path.name}.damaged.{n}")
     path.rename(target)
     return target
-
-
-REPLAY_VALUE_SLACK = 0.1
-"""How far past [-1, 1] a replay buffer's value may lie and still resume (clipped back): until commit 70a9b1f's fix,
-tree reuse counted a kept root's own evaluation twice, so value targets of up to (budget + 2) / (budget + 1) were
-written to ``latest.pt`` (1.0012 with 400 searches and half of the target from the search)."""
-
-
-def check_resumable(checkpoint: dict[str, Any], path: Any = "checkpoint", iteration: int | None = None) -> None:
-    """Raise ``CheckpointError`` unless a loaded checkpoint can continue a run.
-
-    It needs the optimizer's state, an ``iteration`` from 0 to ``config.MAX_ITERATIONS`` that its history agrees
-    with (and ``iteration`` when given: the number in an ``iter_NNNN.pt`` name), finite weights, and a replay
-    buffer (``latest.pt``) of the game's shapes: states ``[N, 3, R, C]`` of 0/1 planes, policies ``[N, A]``
-    that are distributions, values ``[N]`` in [-1, 1] (up to ``REPLAY_VALUE_SLACK``, which the resume clips).
-    """
-    optimizer = checkpoint.get("optimizer")
-    if not isinstance(optimizer, dict) or not isinstance(optimizer.get("param_groups"), list):
-        raise CheckpointError(f"{path} has no optimizer state, which a resume needs (a file for playing only?)")
-    number = checkpoint.get("iteration")
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_ITERATIONS:
-        raise CheckpointError(f"{path} claims iteration {number!r}, not a whole number from 0 to {MAX_ITERATIONS:,}")
-    history = checkpoint.get("history", [])
-    if not isinstance(history, list) or len(history) != number:
-        recorded = len(history) if isinstance(history, list) else repr(history)
-        raise CheckpointError(f"{path} claims iteration {number:,}, but its history records {recorded} iterations")
-    if iteration is not None and number != iteration:
-        raise CheckpointError(f"{path} holds iteration {number:,}, not the {iteration} its name says")
-    for key in ("model", "best_model"):
-        if key in checkpoint:
-            check_finite(checkpoint[key], path)
-    replay = checkpoint.get("replay", [])
-    if not isinstance(replay, list):
-        raise CheckpointError(f"{path} has a malformed replay buffer: a {type(replay).__name__}, not a list")
-    if not replay:
-        return
-    try:
-        game = make_game(**checkpoint["game"])
-    except (ValueError, TypeError) as err:
-        raise CheckpointError(f"{path}: cannot rebuild the game {checkpoint['game']!r}: {err}") from None
-    planes = (3, game.row_count, game.column_count)
-    for i, data in enumerate(replay):
-        where = f"{path} has a malformed replay buffer (iteration {i + 1} of {len(replay)} in it)"
-        if not isinstance(data, dict) or sorted(data) != ["policies", "states", "values"]:
-            raise CheckpointError(f"{where}: not a dict of states, policies and values")
-        states, policies, values = data["states"], data["policies"], data["values"]
-        if not all(isinstance(x, torch.Tensor) and x.is_floating_point() for x in (states, policies, values)):
-            raise CheckpointError(f"{where}: states, policies and values must be float tensors")
-        if states.numel() == policies.numel() == values.numel() == 0:
-            continue
-        n = values.shape[0] if values.dim() == 1 else -1
-        if tuple(states.shape) != (n, *planes) or tuple(policies.shape) != (n, game.action_size):
-            raise CheckpointError(
-                f"{where}: shapes {tuple(states.shape)}, {tuple(policies.shape)}, {tuple(values.shape)}; "
-                f"{game!r} needs [N, {', '.join(map(str, planes))}], [N, {game.action_size}], [N]"
-            )
-        if not all(bool(torch.isfinite(x).all()) for x in (states, policies, values)):
-            raise CheckpointError(f"{where}: it holds NaN or infinite values")
-        if bool(((states != 0) & (states != 1)).any()) or bool((values.abs() > 1 + REPLAY_VALUE_SLACK).any()):
-            raise CheckpointError(f"{where}: states must be 0/1 planes and values in [-1, 1]")
-        if bool((policies < 0).any()) or not torch.allclose(policies.sum(1), torch.ones(n), atol=1e-3):
-            raise CheckpointError(f"{where}: its policies are not probability distributions")

@@ -19,11 +19,11 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm, trange
 
-from alphazero_lib.checkpoints import dead_channels
+from alphazero_lib.checkpoints import TrainingState, dead_channels
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
 from alphazero_lib.executors import executor_for, self_play_workers
 from alphazero_lib.games.base import Game
-from alphazero_lib.rundir import Run, RunDirLocked, TrainingState, run_lock
+from alphazero_lib.rundir import Run, RunDirLocked, run_lock
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
@@ -256,7 +256,7 @@ class AlphaZero:
     Self-play runs as ``config.self_play`` says, serial or batched (``alphazero_lib.selfplay``), in this process,
     in worker processes started with "spawn" (a script needs the ``if __name__ == "__main__":`` guard) or on Ray
     (``executors``); a run is reproducible for a given ``num_workers``. What training changes is ``state``, a
-    ``rundir.TrainingState`` (``model``, ``optimizer``, ``replay``, ``history``, ``iteration``, ``best_model`` are
+    ``checkpoints.TrainingState`` (``model``, ``optimizer``, ``replay``, ``history``, ``iteration``, ``best_model`` are
     its fields). ``run``, an open ``rundir.Run`` (or None: nothing is written; kept as ``directory``), restores and
     saves that state, holds the lock during ``learn`` and reads ``STOP``. Hooks for a course's own pieces:
     ``self_play_iteration`` (an iteration's games), ``train`` (an epoch), ``iteration_record`` (extra entries of a

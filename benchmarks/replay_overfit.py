@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from alphazero_lib.checkpoints import load_checkpoint, load_model
-from alphazero_lib.rundir import iteration_path, replay_from_tensors
+from alphazero_lib.checkpoints import load_checkpoint, load_model, replay_from_tensors
+from alphazero_lib.rundir import iteration_path
 from alphazero_lib.training import sample_losses
 
 

@@ -680,7 +680,7 @@ def test_a_latest_pt_whose_values_overshoot_by_rounding_resumes_with_its_replay_
     resume of such a run skipped it (and its replay buffer) as damaged. Such a file resumes, its values clipped."""
     import torch
 
-    from alphazero_lib.rundir import TrainingState
+    from alphazero_lib.checkpoints import TrainingState
 
     out = start_run(tmp_path, iterations=1)
     checkpoint = torch.load(out / "latest.pt", weights_only=True)
