@@ -115,7 +115,8 @@ NB01 = [
         "check_get_initial_state",
         "_empty = np.zeros((3, 3), dtype=np.int8)\n\n" + method(T, "get_initial_state(self)", "return _empty"),
         "one shared array",
-        "make a new array",
+        "an earlier call returned came back",
+        "make a new one on every call",
     ),
     wrong(
         "check_get_initial_state",
@@ -325,7 +326,7 @@ return bool(abs(state[row].sum()) == 3 or abs(state[:, column].sum()) == 3 or ab
         ),
         "no None",
         "raised TypeError",
-        "action None",
+        "return False before the action is used",
     ),
     wrong(
         "check_check_win",
@@ -424,7 +425,8 @@ return np.array([0, np.sum(self.get_valid_moves(state)) == 0])""",
     wrong("check_get_opponent", swap("return -value", "return 1 - value"), "1 - value", "negating it"),
     wrong("check_get_opponent", swap("return -value", "return value"), "value unchanged", "the negated value"),
     wrong("check_get_opponent", swap("return -player", "return 3 - player"), "kaggle's marks", "not kaggle's marks"),
-    wrong("check_get_opponent", swap("return -player", "return -abs(player)"), "always -1", "the opposite sign"),
+    wrong("check_get_opponent", swap("return -player", "return -abs(player)"), "always -1", "the opposite sign",
+          "gives -1 whoever asks"),
     unfinished(
         "check_get_opponent",
         swap("return -value", 'raise NotImplementedError("later")'),
@@ -449,6 +451,7 @@ return np.array([0, np.sum(self.get_valid_moves(state)) == 0])""",
         method(T, "change_perspective(self, state, player)", "state *= player\nreturn state"),
         "in place",
         "input became",
+        "change_perspective wrote into the board it was given",
     ),
     wrong(
         "check_change_perspective",
@@ -710,7 +713,7 @@ while node is not None:
     value = -value
     node = node.parent"""), "flipped from the start", "flips only for the parent"),
     wrong("check_backpropagate", swap("self.visit_count += 1", "self.visit_count += abs(value)"),
-          "visits by value", "returned"),
+          "visits by value", "returned", "a visit counts 1 whatever the value"),
     # search
     right("check_search", mcts_class(SEARCH_BODY.replace("visits = np.zeros(self.game.action_size)\nfor child in root.children:\n    visits[child.action_taken] = child.visit_count\nreturn visits / np.sum(visits)",
                                                          "counts = np.array([sum(c.visit_count for c in root.children if c.action_taken == a) for a in range(self.game.action_size)])\nreturn counts / counts.sum()")),
@@ -897,7 +900,7 @@ return q + C * child.prior * math.sqrt(self.visit_count) / (1 + child.visit_coun
     wrong("check_get_ucb", swap("math.sqrt(self.visit_count)", "self.visit_count"), "no square root",
           "square root of the PARENT's visits"),
     wrong("check_get_ucb", swap("/ (1 + child.visit_count)", "/ child.visit_count if child.visit_count else 0"),
-          "no 1 +", "returned"),
+          "no 1 +", "returned", "divides by (1 + child.visit_count), which is never 0"),
     # select
     right("check_select", method(N, "select(self, C)", "return max(self.children, key=lambda child: self.get_ucb(child, C))"),
           "max with a key", downstream=True),
@@ -930,7 +933,7 @@ for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state)))
     self.children.append(Node(child_state, parent=self, action_taken=int(action), prior=priors[index]))"""),
           "prior by index", "priors[action]"),
     wrong("check_expand", swap("for action in np.flatnonzero(game.get_valid_moves(self.state)):", "for action in range(game.action_size):"),
-          "every action", "raised ValueError", "is occupied"),
+          "every action", "raised ValueError", "is occupied", "only the legal moves get a child"),
     wrong("check_expand", swap("child_state = game.get_next_state(self.state, int(action), 1)",
                                "child_state = game.get_next_state(self.state, int(action), -1)"), "played by -1",
           "returned", "play the move for player 1"),
@@ -1057,7 +1060,8 @@ NB05 = [
     wrong("check_apply_temperature", '''def apply_temperature(probs, temperature):
     weights = probs ** (1 / temperature)
     return weights / weights.sum()
-''', "T = 0 divides", "raised ZeroDivisionError"),
+''', "T = 0 divides", "raised ZeroDivisionError",
+    "temperature 0 is a case of its own"),
     wrong("check_apply_temperature", swap("return weights / weights.sum()", "return (weights / weights.sum()).tolist()"),
           "a list", "not a numpy array"),
     wrong("check_apply_temperature", '''def apply_temperature(probs, temperature):
@@ -1393,8 +1397,9 @@ NB07 = [
 ''', "a default list", "its own list"),
     wrong("check_spg", swap("        self.node = None\n", ""), "no node", "node = None too"),
     wrong("check_spg", swap("self.state = game.get_initial_state()", "self.state = np.zeros((3, 3), dtype=np.int8)"),
-          "a 3 x 3 board for every game", "state = game.get_initial_state()"),
-    wrong("check_spg", swap("self.memory = []", "self.memory = ()"), "a tuple memory", "memory = []"),
+          "a 3 x 3 board for every game", "game.get_initial_state()", "has 6 x 7 cells"),
+    wrong("check_spg", swap("self.memory = []", "self.memory = ()"), "a tuple memory", "memory is a list, []",
+          "a tuple has no append"),
     # expand_roots
     right("check_expand_roots", method(P, "expand_roots(self, states, spgs)", """
 priors, _ = self.evaluate(states)
@@ -1488,7 +1493,7 @@ return counts / counts.sum(axis=-1, keepdims=True)"""), "comprehension", downstr
                                "    return [row / row.sum() for row in counts]"), "a list of rows", "one numpy array"),
     wrong("check_search", swap("    for _ in range(self.config.num_searches):\n        self.simulate(spgs)\n",
                                "    for _ in range(self.config.num_searches - 1):\n        self.simulate(spgs)\n"),
-          "one simulation short", "returned"),
+          "one simulation short", "returned", "run num_searches simulations"),
     # parallel_self_play
     right("check_parallel_self_play", """def parallel_self_play(game, search, num_games, rng, temperature=1.25):
     return_memory = []
@@ -1691,7 +1696,7 @@ def parallel_self_play(game, search, num_games, rng, temperature=1.25):
     wrong("check_backup", swap("signs = level_signs(path, depth)", "signs = -level_signs(path, depth)"),
           "the leaf flipped", "the leaf itself gets +leaf_value"),
     wrong("check_backup", swap("mask = on_path(path, depth)", "mask = on_path(path, depth) | (np.asarray(depth) >= 0)"),
-          "every level", "node 0"),
+          "every level", "node 0", "below a game's leaf (level > depth[b]) are not on its path"),
     wrong("check_backup", '''def backup(visit_count, value_sum, path, depth, leaf_value):
     visit_count = visit_count.copy()
     value_sum = value_sum.copy()
@@ -1785,7 +1790,7 @@ NB08 = [
     wrong("check_make_agent", swap("probabilities = search(state)", "probabilities = search(state)\n        search(state)"),
           "two searches", "exactly once"),
     wrong("check_make_agent", swap("    return agent\n", "    return agent(observation, configuration)\n"),
-          "calls the agent", "raised NameError"),
+          "calls the agent", "NameError", "returns the agent function itself"),
     # outcome
     right("check_outcome", '''def outcome(final, index):
     me, them = final[index], final[1 - index]
@@ -1811,7 +1816,8 @@ NB08 = [
     if ours['reward'] == theirs['reward']:
         return 'draws'
     return 'wins' if ours['reward'] == 1 else 'losses'
-''', "rewards compared with None", "OPPONENT failed"),
+''', "rewards compared with None",
+    "OPPONENT's status before the rewards"),
     wrong("check_outcome", Edit((("ours, theirs = final[index], final[1 - index]", "ours, theirs = final[0], final[1]"),)),
           "always index 0", "final[index] is the agent"),
     wrong("check_outcome", swap('    if theirs["status"] != "DONE" or theirs["reward"] is None:\n        return "wins"\n',

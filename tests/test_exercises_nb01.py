@@ -80,7 +80,7 @@ WRONG = {
     "check_get_initial_state": (
         "_board = np.zeros((3, 3), dtype=np.int8)\n"
         "@add_to_class(TicTacToe)\ndef get_initial_state(self):\n    return _board\n",
-        "new array",
+        "make a new one on every call",
     ),
     "check_get_next_state": (
         "@add_to_class(TicTacToe)\ndef get_next_state(self, state, action, player):\n"

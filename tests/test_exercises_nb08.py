@@ -84,7 +84,7 @@ WRONG = {
         "    if ours['reward'] == theirs['reward']:\n        return 'draws'\n"
         "    return 'wins' if ours['reward'] == 1 else 'losses'\n",
         "case 8 of",
-        "OPPONENT failed",
+        "OPPONENT's status before the rewards",
     ),
     # the agent is put first on both seats
     "evaluate_both_seats": (

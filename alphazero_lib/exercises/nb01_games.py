@@ -84,8 +84,9 @@ def _case(method: str, state: np.ndarray, hint: str, untouched: bool = False, **
     expected = getattr(LIBRARY, method)(state, *args.values())
 
     def changed(got: Any, given: tuple) -> Mismatch:
+        wrote = f"{method} wrote into the board it was given, so the caller's board changed: return a new array"
         return miss(
-            f"{show(got)}, and your input became {board(given[0])}", f"{show(expected)} with the input unchanged", hint
+            f"{show(got)}, and your input became {board(given[0])}", f"{show(expected)} with the input unchanged", wrote
         )
 
     def run(c: Any) -> Any:
@@ -107,14 +108,18 @@ def check_get_initial_state(cls: type) -> type:
 
     def cases(c: type) -> list[Case]:
         runs = {
-            "TicTacToe().get_initial_state()": lambda c: c().get_initial_state(),
-            "get_initial_state() after writing on an earlier empty board": fresh,
+            "TicTacToe().get_initial_state()": (lambda c: c().get_initial_state(), HINTS["get_initial_state"]),
+            "get_initial_state() after writing on an earlier empty board": (fresh, SHARED_BOARD),
         }
-        return [Case(call, run, EMPTY, HINTS["get_initial_state"]) for call, run in runs.items()]
+        return [Case(call, run, EMPTY, hint) for call, (run, hint) in runs.items()]
 
     return check_method(cls, "get_initial_state", library("get_initial_state"), cases, mistakes=INITIAL_MISTAKES)
 
 
+SHARED_BOARD = (
+    "the board an earlier call returned came back, with the move written on it: one array shared by every game; "
+    "make a new one on every call (np.zeros inside get_initial_state)"
+)
 INITIAL_MISTAKES = [  # the library's empty board with one change
     Mistake(
         "np.zeros makes floats unless told: dtype=np.int8 (a board holds the integers -1, 0 and 1)",
@@ -235,7 +240,8 @@ def check_check_win(cls: type) -> type:
     """``check_win(state, action)``: did the player who just played ``action`` complete a line through it?"""
 
     def cases(c: type) -> list[Case]:
-        return [_case("check_win", EMPTY, HINTS["check_win"], action=None)] + [
+        no_move = "action None means no move was played yet (the empty board): return False before the action is used"
+        return [_case("check_win", EMPTY, no_move, action=None)] + [
             _case("check_win", s, _win_hint(s, a), action=a) for s, a, _ in positions(14, 40)
         ]
 
@@ -335,6 +341,10 @@ OPPONENT_MISTAKES = [
     Mistake(
         "the players here are 1 and -1 (not kaggle's marks 1 and 2): the other player is -player",
         {"get_opponent": lambda self, player: 3 - player},
+    ),
+    Mistake(
+        "get_opponent gives -1 whoever asks: the other player depends on the player given, -player (1 for -1)",
+        {"get_opponent": lambda self, player: -1},
     ),
 ]
 

@@ -500,12 +500,12 @@ def check_backpropagate(cls: type) -> type:
     return check_method(cls, "backpropagate", LibraryNode.backpropagate, cases, mistakes=BACKUP_MISTAKES)
 
 
-def _backup(flip: bool = True, climb: bool = True, first: bool = False) -> Callable[..., None]:
+def _backup(flip: bool = True, climb: bool = True, first: bool = False, by_value: bool = False) -> Callable[..., None]:
     def backpropagate(self: Any, value: float) -> None:
         node, value = self, (-value if first else value)
         while node is not None:
             node.value_sum += value
-            node.visit_count += 1
+            node.visit_count += abs(value) if by_value else 1
             value = -value if flip else value
             node = node.parent if climb else None
 
@@ -524,6 +524,10 @@ BACKUP_MISTAKES = [
     ),
     Mistake(
         "this node gets value as given (its mover's view); the sign flips only for the parent", _backup(first=True)
+    ),
+    Mistake(
+        "a visit counts 1 whatever the value: visit_count += 1 (a draw, value 0, is a visit too)",
+        _backup(by_value=True),
     ),
 ]
 

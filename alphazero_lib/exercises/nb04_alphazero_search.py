@@ -180,6 +180,15 @@ UCB_MISTAKES = [
         "the bonus grows with the square root of the PARENT's visits: math.sqrt(self.visit_count)",
         _puct(bonus=lambda n, child: child.prior * n / (1 + child.visit_count)),
     ),
+    Mistake(
+        "the bonus divides by (1 + child.visit_count), which is never 0: dividing by child.visit_count and giving an "
+        "unvisited child 0 leaves the moves never tried with no bonus at all",
+        lambda self, child, C: (
+            library_get_ucb(self, child, 0.0) + C * child.prior * math.sqrt(self.visit_count) / child.visit_count
+            if child.visit_count
+            else 0
+        ),
+    ),
 ]
 
 
@@ -272,7 +281,8 @@ def check_expand(cls: type) -> type:
 
 def _expand_with(kind: str) -> Callable[..., None]:
     def expand(self: Any, game: Any, priors: np.ndarray) -> None:
-        for index, action in enumerate(np.flatnonzero(game.get_valid_moves(self.state))):
+        legal = np.flatnonzero(game.get_valid_moves(self.state))
+        for index, action in enumerate(range(game.action_size) if kind == "every action" else legal):
             child_state = game.get_next_state(self.state, int(action), -1 if kind == "played by -1" else 1)
             child_state = child_state if kind == "no flip" else game.change_perspective(child_state, -1)
             prior = priors[index] if kind == "index prior" else priors[action]
@@ -296,6 +306,11 @@ EXPAND_MISTAKES = [
         "the node's state is canonical, so the player to move there is 1: play the move for player 1, "
         "get_next_state(state, action, 1), then change_perspective(..., -1) for the child",
         _expand_with("played by -1"),
+    ),
+    Mistake(
+        "only the legal moves get a child: loop over np.flatnonzero(game.get_valid_moves(self.state)), not over "
+        "every action (an occupied cell, or a full column, cannot be played)",
+        _expand_with("every action"),
     ),
 ]
 

@@ -209,6 +209,11 @@ TEMPERATURE_MISTAKES = [
         "at temperature 0 the largest entries SHARE the mass equally when they tie (not only the first)",
         lambda p, t: library_apply_temperature(p, t) if t else np.eye(len(p))[int(np.argmax(p))],
     ),
+    Mistake(
+        "temperature 0 is a case of its own, before any power: 1 / temperature divides by zero, so at T = 0 give "
+        "the largest entries equal mass and the others 0",
+        lambda p, t: (lambda w: w / w.sum())(np.asarray(p, dtype=np.float64) ** (1 / t)),
+    ),
 ]
 
 

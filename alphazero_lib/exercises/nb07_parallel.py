@@ -119,7 +119,7 @@ def _simulate(self: Any, spgs: list, kind: str = "") -> None:
 
 def _search(self: Any, states: np.ndarray, spgs: list, kind: str = "") -> Any:
     self.expand_roots(states, spgs)
-    for _ in range(self.config.num_searches):
+    for _ in range(self.config.num_searches - (kind == "one short")):
         self.simulate(spgs)
     counts = np.stack([_root_table(spg.root, self.game.action_size)[1] for spg in spgs])
     if kind == "counts":
@@ -421,11 +421,31 @@ def check_spg(learner: Any) -> Any:
             )
         return "apart"
 
+    def fields(cls: type, game: Game) -> tuple:
+        """The four fields, with the part a wrong one breaks named (the comparison names the rest)."""
+        got = attrgetter("state", "memory", "root", "node")(cls(game))
+        expected = (game.get_initial_state(), [], None, None)
+        if isinstance(got[0], np.ndarray) and got[0].shape != expected[0].shape:
+            raise Mismatch(
+                got,
+                expected,
+                f"the state is the game's own empty board, game.get_initial_state() "
+                f"({game!r} has {game.row_count} x {game.column_count} cells), not a board of one size",
+            )
+        if not isinstance(got[1], list):
+            raise Mismatch(
+                got,
+                expected,
+                f"the memory is a list, [], which each move's sample is appended to; "
+                f"a {type(got[1]).__name__} has no append",
+            )
+        return got
+
     def cases() -> list[Case]:
         out = [
             Case(
                 f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
-                lambda cls, g=game: attrgetter("state", "memory", "root", "node")(cls(g)),
+                partial(fields, game=game),
                 (game.get_initial_state(), [], None, None),
                 HINTS["spg"],
                 same=_same_fields,
@@ -640,6 +660,8 @@ SEARCH_MISTAKES = core.planted(
         "axis 0": "normalise each game (row) over its own moves: counts.sum(axis=1, keepdims=True); axis=0 sums one "
         "action over the games (0 / 0 where no game visited it)",
         "a list": "return one numpy array [B, A] (the cells below call .argmax(1) on it), not a list of rows",
+        "one short": "run num_searches simulations: range(self.config.num_searches), one more than yours (the "
+        "root's first visit is its expansion, not a simulation)",
     },
 )
 
@@ -1077,6 +1099,15 @@ def _backup_without_flip(visit_count: Any, value_sum: Any, path: Any, depth: Any
         backup(visit_count, value_sum, path[level : level + 1], np.where(np.asarray(depth) >= level, 0, -1), leaf_value)
 
 
+def _backup_every_level(visit_count: Any, value_sum: Any, path: Any, depth: Any, leaf_value: Any) -> None:
+    """The solution's ``backup`` with every level of a searching game on the path, those below its leaf too."""
+    path, depth = np.asarray(path), np.asarray(depth)
+    mask = on_path(path, depth) | (depth >= 0)[None, :]
+    games = np.broadcast_to(np.arange(len(depth)), path.shape)
+    visit_count[games[mask], path[mask]] += 1
+    value_sum[games[mask], path[mask]] += (level_signs(path, depth) * np.asarray(leaf_value))[mask]
+
+
 BACKUP_MISTAKES = [  # the library's backup with one input changed
     Mistake("flip the value's sign at every level up: the players alternate", _backup_without_flip),
     Mistake(
@@ -1086,6 +1117,11 @@ BACKUP_MISTAKES = [  # the library's backup with one input changed
     Mistake(
         "only levels 0..depth[b] are on the path; below the leaf path holds node 0, which stays untouched",
         lambda n, w, p, d, v: backup(n, w, p, np.where(np.asarray(d) >= 0, len(p) - 1, -1), v),
+    ),
+    Mistake(
+        "the levels below a game's leaf (level > depth[b]) are not on its path: path holds node 0 there, the root, "
+        "which got its visit at level 0 already; mask with on_path(path, depth) alone",
+        _backup_every_level,
     ),
     Mistake(
         "a game with depth -1 is not searching: leave its rows alone",

@@ -302,7 +302,15 @@ def _agent_case(game: Any, name: str, search: Callable, obs: Any) -> Case:
             seen.append(np.array(state, copy=True))
             return search(state)
 
-        agent = f(game, recording)
+        try:
+            agent = f(game, recording)
+        except (NameError, TypeError) as error:  # the inner function called where it is defined
+            raise Mismatch(
+                f"{type(error).__name__}: {error}",
+                "a function agent(observation, configuration)",
+                "make_agent returns the agent function itself (return agent), not a call of it: kaggle calls it "
+                "with each observation later",
+            ) from None
         if not callable(agent):
             raise Mismatch(agent, "a function agent(observation, configuration)", "return the inner agent function.")
         got = agent(obs, conf)
@@ -355,6 +363,19 @@ OUTCOME_MISTAKES = [  # the reference read from index 0, or with the opponent's 
         "the agent, not an error of its own",
         lambda final, index: (
             "errors" if episode_outcome(final, 1 - index) == "errors" else episode_outcome(final, index)
+        ),
+    ),
+    Mistake(
+        "look at the OPPONENT's status before the rewards: an opponent that failed (not 'DONE', its reward None) lost "
+        "the game, a win for the agent whatever the two rewards are",
+        lambda final, index: (
+            "errors"
+            if final[index]["status"] != "DONE"
+            else "draws"
+            if final[index]["reward"] == final[1 - index]["reward"]
+            else "wins"
+            if final[index]["reward"] == 1
+            else "losses"
         ),
     ),
 ]
