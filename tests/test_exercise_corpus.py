@@ -21,6 +21,24 @@ ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = [(notebook, entry) for notebook, entries in CORPUS.items() for entry in entries]
 
 
+def _rules() -> list[str]:
+    """Every exercise's whole rule (the ``HINTS`` of the notebooks' check modules), what ``hint(name)`` prints."""
+    import importlib
+    import pkgutil
+
+    import alphazero_lib.exercises as exercises
+
+    modules = [
+        importlib.import_module(f"{exercises.__name__}.{m.name}") for m in pkgutil.iter_modules(exercises.__path__)
+    ]
+    return [
+        rule for module in modules for rule in getattr(module, "HINTS", {}).values() if isinstance(rule, str) and rule
+    ]
+
+
+RULES = _rules()
+
+
 def _id(item: tuple[str, Entry]) -> str:
     notebook, entry = item
     return f"{notebook[:2]}-{entry.check.removeprefix('check_')}-{entry.verdict}-{entry.note}"
@@ -76,3 +94,6 @@ def test_corpus_verdict(runs, item, tmp_path_factory):
     assert line.startswith(mark), line
     for words in entry.expect:
         assert words in line, f"{words!r} not in: {line}"
+    if entry.verdict == "wrong":  # the hint names the mistake, not the exercise's whole rule again
+        hint = line.partition("Hint: ")[2]
+        assert not any(hint.startswith(rule) for rule in RULES), f"the whole rule restated: {line}"
