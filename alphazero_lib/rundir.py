@@ -202,7 +202,7 @@ class Run:
         the replay buffer), ``history.json`` and ``loss.png``, each atomically.
 
         ``latest.pt`` comes first: a process killed before the iteration file is written leaves a ``latest.pt``
-        that ``find_resume_checkpoint`` resumes from exactly (and ``mend`` writes the missing file from it).
+        that ``find_resume_checkpoint`` resumes from exactly (and ``restore`` writes the missing file from it).
         """
         from alphazero_lib.plotting import plot_training_curves
 
