@@ -304,7 +304,7 @@ class TrainingState:
         self.iteration, self.history, self.replay = int(checkpoint["iteration"]), list(checkpoint["history"]), replay
 
 
-# ---- resuming a run -------------------------------------------------------------
+# ---- resuming a run -------------------------------------------------------------------------------------------
 def load_resumable(path: str | os.PathLike[str], iteration: int | None = None) -> dict[str, Any]:
     """``load_checkpoint``, and then ``check_resumable``: a checkpoint that can continue a run (``iteration``: the
     number its ``iter_NNNN.pt`` name says). Raises ``CheckpointError`` (or ``FileNotFoundError``) otherwise."""

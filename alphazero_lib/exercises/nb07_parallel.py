@@ -402,6 +402,9 @@ OWN_LIST = (
 )
 
 
+SPG_FIELDS = attrgetter("state", "memory", "root", "node")  # what a new SPG holds, as the check compares it
+
+
 def check_spg(learner: Any) -> Any:
     """Check the ``SPG`` class: a game's state starts at ``get_initial_state()``, an empty memory, no root/node;
     two games never share their memory list or their state array."""
@@ -423,8 +426,7 @@ def check_spg(learner: Any) -> Any:
 
     def fields(cls: type, game: Game) -> tuple:
         """The four fields, with the part a wrong one breaks named (the comparison names the rest)."""
-        got = attrgetter("state", "memory", "root", "node")(cls(game))
-        expected = (game.get_initial_state(), [], None, None)
+        got, expected = SPG_FIELDS(cls(game)), SPG_FIELDS(SPG(game))
         if isinstance(got[0], np.ndarray) and got[0].shape != expected[0].shape:
             raise Mismatch(
                 got,
@@ -446,7 +448,7 @@ def check_spg(learner: Any) -> Any:
             Case(
                 f"spg = SPG({type(game).__name__}()); (spg.state, spg.memory, spg.root, spg.node)",
                 partial(fields, game=game),
-                (game.get_initial_state(), [], None, None),
+                SPG_FIELDS(SPG(game)),
                 HINTS["spg"],
                 same=_same_fields,
             )

@@ -368,17 +368,18 @@ OUTCOME_MISTAKES = [  # the reference read from index 0, or with the opponent's 
     Mistake(
         "look at the OPPONENT's status before the rewards: an opponent that failed (not 'DONE', its reward None) lost "
         "the game, a win for the agent whatever the two rewards are",
-        lambda final, index: (
-            "errors"
-            if final[index]["status"] != "DONE"
-            else "draws"
-            if final[index]["reward"] == final[1 - index]["reward"]
-            else "wins"
-            if final[index]["reward"] == 1
-            else "losses"
-        ),
+        lambda final, index: _rewards_only(final[index], final[1 - index]),
     ),
 ]
+
+
+def _rewards_only(ours: dict, theirs: dict) -> str:
+    """``episode_outcome`` without its look at the opponent's status: a failed opponent's reward None is compared."""
+    if ours["status"] != "DONE":
+        return "errors"
+    if ours["reward"] == theirs["reward"]:
+        return "draws"
+    return "wins" if ours["reward"] == 1 else "losses"
 
 
 # ---- exercise 5: both seats -----------------------------------------------------------------------------------
