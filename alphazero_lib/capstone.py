@@ -217,10 +217,8 @@ class Capstone(AlphaZero):
         self.mcts = self._your_search()
         self.start_note = "a new run (not saved: no run_dir)"
         if run is not None:
-            with run.claimed(self.state, say=quiet) as (source, note):
-                self.start_note = f"a new run in {shown(run.path)}" + (
-                    f" ({note})" if run.resume and not source else ""
-                )
+            source, note = self.resume(say=quiet)
+            self.start_note = f"a new run in {shown(run.path)}" + (f" ({note})" if run.resume and not source else "")
             if source is not None:
                 said = "".join(f"; {c['field']} {c['old']!r} -> {c['new']!r}" for c in run.changes)
                 self.start_note = (

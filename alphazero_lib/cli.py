@@ -418,21 +418,18 @@ def _train(args: argparse.Namespace) -> int:
 
         import_ray()  # before anything is written: a missing Ray is said now, with the command that installs it
     trainer = build_trainer(run.game, config, progress=not args.no_progress, run=run)
-    with run.claimed(trainer.state) as (checkpoint, where):  # one trainer at a time: a second one stops here
-        if checkpoint is not None:
-            print(f"resuming {run.path} after iteration {trainer.iteration} of {config.num_iterations}, from {where}")
-        print(
-            f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
-            + (
-                f" ({config.num_parallel_games} games in flight, {config.num_workers} worker(s), "
-                f"inference {config.inference_mode})"
-                if config.self_play == "batched"
-                else ""
-            )
-            + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
-            + f"; run dir {run.path}"
+    print(
+        f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
+        + (
+            f" ({config.num_parallel_games} games in flight, {config.num_workers} worker(s), "
+            f"inference {config.inference_mode})"
+            if config.self_play == "batched"
+            else ""
         )
-        trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)
+        + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
+        + f"; run dir {run.path}"
+    )
+    trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)  # resumes where the run stopped
     print(f"done: {trainer.iteration} iterations; weights in {run.path / 'latest.pt'}")
     return 0
 
@@ -911,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _flags_of(command: argparse.ArgumentParser) -> dict[str, str]:
     """A command's long flag for each of its arguments' destinations (a setting's name, an ``open_run`` argument's):
-    how ``main`` names, in the library's errors (``rundir.SettingError``), the settings that this command sets."""
+    how ``main`` names, in the library's errors (``config.SettingError``), the settings that this command sets."""
     return {
         action.dest: next(flag for flag in action.option_strings if flag.startswith("--"))
         for action in command._actions
@@ -929,7 +926,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (ValueError, OSError) as err:  # FileNotFoundError, IsADirectoryError, ... are OSErrors
-        from alphazero_lib.rundir import SettingError
+        from alphazero_lib.config import SettingError
 
         print(f"error: {err.naming(args.flags) if isinstance(err, SettingError) else err}", file=sys.stderr)
         return 2

@@ -144,6 +144,27 @@ def declared(name: str) -> Field | None:
     return None
 
 
+class SettingError(ValueError):
+    """A run's settings refused. The message writes each setting it names as ``{name}``, by its name in ``open_run``
+    or ``TrainConfig``: ``str()`` gives those names, ``naming(words)`` a caller's own words for some of them (the
+    command line's flags)."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        super().__init__(worded(template))
+
+    def naming(self, words: dict[str, str]) -> str:
+        """The message with ``words[name]`` for each setting ``{name}`` that ``words`` has, else the name."""
+        return worded(self.template, words)
+
+
+def worded(template: str, words: dict[str, str] | None = None) -> str:
+    """``template`` with ``words[name]`` (else the name) for each setting written ``{name}`` in it."""
+    import re
+
+    return re.sub(r"\{(\w+)\}", lambda found: (words or {}).get(found[1], found[1]), template)
+
+
 def cap_of(name: str) -> tuple[int, str] | None:
     """The cap of the setting called ``name`` and its reason (None: no cap), e.g. ``cap_of("num_searches")``."""
     f = declared(name)
@@ -530,6 +551,30 @@ class TrainConfig:
         search.update({name: data.pop(name) for name in (*SEARCH_FIELDS, *policy_setting_fields()) if name in data})
         search.pop("seed", None)
         return cls(search=SearchConfig.from_dict(search), **_known(cls, data))
+
+    def resumed_with(self, given: dict[str, Any], asked_by: str, where: Any) -> TrainConfig:
+        """This recorded run's settings with the settings ``given`` put over them, search fields (flat or nested)
+        and older names included: a resume's changes. A change of the network's shape is refused, because a resume
+        continues its weights (``SettingError`` naming who asks, ``asked_by``, e.g. "{preset} X sets"; ``where``:
+        the run)."""
+        merged = {**self.to_dict(), "search": dict(self.search.to_dict())}
+        for key, value in with_present_names(given).items():  # an old name changes the setting it names now
+            if key == "search" and isinstance(value, dict):
+                merged["search"].update(value)
+            elif key in SEARCH_FIELDS:
+                merged["search"][key] = value
+            else:
+                merged[key] = value
+        changed = TrainConfig.from_dict(merged)
+        for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
+            old, new = getattr(self, name), getattr(changed, name)
+            if old != new:
+                raise SettingError(
+                    f"{asked_by} {name} to {new}, but the network of {where} has {old} {what}: a resume continues "
+                    f"its weights, so its shape cannot change; set {name} back to {old}, or start a new run with "
+                    "these settings in another directory"
+                )
+        return changed
 
     @classmethod
     def from_preset(cls, name: str, **overrides: Any) -> TrainConfig:

@@ -13,13 +13,13 @@ Every file is written atomically (``utils.atomic_write_bytes``): a kill leaves t
 most a ``.NAME.*.tmp`` that the next ``Run.claimed`` removes. A directory holding only such files and a lock file
 is a fresh directory.
 
-One entry point decides what a run trains, ``open_run``; ``Run.claimed`` then holds the directory and puts the
-checkpoint it continues from into the trainer's ``TrainingState``; ``Run.save`` writes that state every iteration::
+One entry point decides what a run trains, ``open_run``; the trainer given the open run then claims the directory
+(``Run.claimed``), which puts the checkpoint it continues from into its ``TrainingState``, and ``Run.save`` writes
+that state every iteration::
 
     run = open_run("runs/c4", game="connect_four", preset="connect_four_fast")   # or resume=True
     trainer = build_trainer(run.game, run.config, run=run)       # the trainer writes through the open run
-    with run.claimed(trainer.state) as (checkpoint, where):      # restored from checkpoint, when there is one
-        trainer.learn()
+    trainer.learn()                                              # from the checkpoint it resumes, when there is one
 """
 
 from __future__ import annotations
@@ -41,13 +41,7 @@ from alphazero_lib.checkpoints import (
     load_resumable,
     save_checkpoint,
 )
-from alphazero_lib.config import (
-    PRESETS,
-    SEARCH_FIELDS,
-    TrainConfig,
-    setting_flags,
-    with_present_names,
-)
+from alphazero_lib.config import PRESETS, SettingError, TrainConfig, setting_flags, worded
 from alphazero_lib.games import make_game
 from alphazero_lib.games.base import Game
 from alphazero_lib.utils import atomic_write_bytes, cpu_cores
@@ -73,27 +67,6 @@ __all__ = [
 
 
 # ---- deciding what a run trains -------------------------------------------------------------------------
-class SettingError(ValueError):
-    """A run's settings refused. The message writes each setting it names as ``{name}``, by its name in ``open_run``
-    or ``TrainConfig``: ``str()`` gives those names, ``naming(words)`` a caller's own words for some of them (the
-    command line's flags)."""
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        super().__init__(worded(template))
-
-    def naming(self, words: dict[str, str]) -> str:
-        """The message with ``words[name]`` for each setting ``{name}`` that ``words`` has, else the name."""
-        return worded(self.template, words)
-
-
-def worded(template: str, words: dict[str, str] | None = None) -> str:
-    """``template`` with ``words[name]`` (else the name) for each setting written ``{name}`` in it."""
-    import re
-
-    return re.sub(r"\{(\w+)\}", lambda found: (words or {}).get(found[1], found[1]), template)
-
-
 def require_registered(game: Any) -> None:
     """Refuse, saying why, a game a run directory cannot record: one without the registry's ``Game.config``."""
     if not isinstance(getattr(game, "config", None), dict):
@@ -291,10 +264,10 @@ def open_run(
         overrides["self_play"] = "batched"  # settings that only batched self-play reads ask for it
     if game is not None and not isinstance(game, str):
         require_registered(game)
-    if resume:
-        new_game, config = _resumed(run_dir, game, preset, config_file, overrides, say)
-    else:
+    if not resume:
         new_game, config = _started(game, preset, config_file, overrides)
+    else:
+        new_game, config = _resumed(run_dir, game, preset, config_file, overrides, say)
     if "ray_cpus_per_actor" in batched and config.executor != "ray":
         raise SettingError(
             "{ray_cpus_per_actor} sets the CPUs of each Ray actor, but this run's self-play does not run on Ray; "
@@ -338,17 +311,18 @@ def _started(
             "{game} is required for a new run"
             + (" (unless {config_file} is a run's config.json)" if config_file is not None else "")
         )
+    config = TrainConfig.from_dict({**settings, **overrides})
     named = make_game(game) if isinstance(game, str) else game
     if named is not None and recorded_game is not None and recorded_game != named:
         raise SettingError(f"{{config_file}} {config_file} is a run for {recorded_game!r}, not {named!r}")
-    return named or recorded_game, TrainConfig.from_dict({**settings, **overrides})
+    return named or recorded_game, config
 
 
 def _resumed(
     run_dir: Path, game: str | Game | None, preset: str | None, config_file: Any, overrides: dict[str, Any], say: Any
 ) -> tuple[Game, TrainConfig]:
     """A resumed run's game and settings: its record, with ``config_file`` or ``preset`` applied as a change (said)
-    and ``overrides`` over it; a change of the network's shape is refused."""
+    and ``overrides`` over it; a change of the network's shape is refused (``TrainConfig.resumed_with``)."""
     recorded_game, train_settings, origin = _recorded_run(run_dir, game if isinstance(game, str) else None)
     if "self_play" not in train_settings and "self_play" not in overrides:
         raise SettingError(
@@ -358,27 +332,25 @@ def _resumed(
     given = None
     if config_file is not None or preset is not None:  # applied as a change, or refused with the reason
         given = _settings_file_or_preset(config_file, preset, recorded_game)
-    named = make_game(game) if isinstance(game, str) else game
-    if named is not None and named != recorded_game:
-        raise SettingError(f"{{out}} {run_dir} is a run for {recorded_game!r}, not {named!r}")
     try:
         recorded = TrainConfig.from_dict(train_settings)
     except ValueError as err:
         raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
-    settings, source = recorded.to_dict(), "the settings given set"
+    config, source = recorded, "the settings given set"
     if given is not None:
         source, changed, _ = given
-        settings = _apply_settings(settings, changed)
-        _refuse_network_changes(TrainConfig.from_dict(settings), recorded, f"{source} sets", run_dir)
-        changes = TrainConfig.from_dict(settings).changes_from(recorded)
+        config = recorded.resumed_with(changed, f"{source} sets", run_dir)
+        changes = config.changes_from(recorded)
         say(
             f"resuming with {worded(source)} applied to the run's recorded settings: "
             + (f"{len(changes)} change(s), listed below" if changes else "it changes none of them")
         )
     if origin is not None:
         say(origin)
-    config = TrainConfig.from_dict({**settings, **overrides})
-    _refuse_network_changes(config, recorded, source, run_dir)
+    config = config.resumed_with(overrides, source, run_dir)
+    named = make_game(game) if isinstance(game, str) else game
+    if named is not None and named != recorded_game:
+        raise SettingError(f"{{out}} {run_dir} is a run for {recorded_game!r}, not {named!r}")
     return recorded_game, config
 
 
@@ -455,32 +427,6 @@ def _settings_file_or_preset(
     if game is not None and recorded_game != game:
         raise SettingError(f"{{config_file}} {path} is the config of a run for {recorded_game!r}, not {game!r}")
     return f"{{config_file}} {path}", dict(recorded), recorded_game
-
-
-def _apply_settings(recorded: dict, given: dict) -> dict:
-    """``recorded`` (``TrainConfig.to_dict()``) with the settings ``given`` put over it, search fields included."""
-    merged = {**recorded, "search": dict(recorded["search"])}
-    for key, value in with_present_names(given).items():  # an old name changes the setting it names now
-        if key == "search" and isinstance(value, dict):
-            merged["search"].update(value)
-        elif key in SEARCH_FIELDS:
-            merged["search"][key] = value
-        else:
-            merged[key] = value
-    return merged
-
-
-def _refuse_network_changes(config: TrainConfig, recorded: TrainConfig, source: str, run_dir: Path) -> None:
-    """A resume keeps the network's weights: a setting that would reshape the network is refused, saying why
-    (``source``: who asks, with its verb, e.g. "{preset} X sets", as ``SettingError`` names a setting)."""
-    for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
-        old, new = getattr(recorded, name), getattr(config, name)
-        if old != new:
-            raise SettingError(
-                f"{source} {name} to {new}, but the network of {run_dir} has {old} {what}: a resume continues its "
-                f"weights, so its shape cannot change; set {name} back to {old}, or start a new run with these "
-                f"settings in another directory"
-            )
 
 
 def read_json_object(path: Path) -> dict:

@@ -11,6 +11,7 @@ import contextlib
 import copy
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -257,8 +258,9 @@ class AlphaZero:
     in worker processes started with "spawn" (a script needs the ``if __name__ == "__main__":`` guard) or on Ray
     (``executors``); a run is reproducible for a given ``num_workers``. What training changes is ``state``, a
     ``checkpoints.TrainingState`` (``model``, ``optimizer``, ``replay``, ``history``, ``iteration``, ``best_model`` are
-    its fields). ``run``, an open ``rundir.Run`` (or None: nothing is written; kept as ``directory``), restores and
-    saves that state, holds the lock during ``learn`` and reads ``STOP``. Hooks for a course's own pieces:
+    its fields). ``run``, an open ``rundir.Run`` (or None: nothing is written; kept as ``directory``), restores that
+    state when the trainer starts (``resume``, which ``learn`` calls), saves it after every iteration, holds the lock
+    during ``learn`` and reads ``STOP``. Hooks for a course's own pieces:
     ``self_play_iteration`` (an iteration's games), ``train`` (an epoch), ``iteration_record`` (extra entries of a
     history record) and ``report`` (what is said of a finished iteration).
     """
@@ -293,6 +295,21 @@ class AlphaZero:
         self.search_stats: dict[str, Any] = {}  # this iteration's search statistics
         self.executor: Any = None  # where self-play runs (executors.executor_for), kept from iteration to iteration
         self._executor_for: tuple[Any, ...] = ()  # the settings it was made for
+        self.resumed: tuple[Path | None, str] | None = None  # what ``resume`` restored, once it has run
+
+    def resume(self, say: Callable[[str], Any] = print) -> tuple[Path | None, str]:
+        """Continue the run: the checkpoint it resumes from put into ``state`` (``rundir.Run.claimed``), once; ``learn``
+        calls it first. Returns ``(checkpoint, phrase)``: the file (None for a run at iteration 0) and a phrase naming
+        it and why; a resume is said (``say``), as are damaged checkpoints set aside."""
+        if self.resumed is None:
+            self.resumed = (None, "a new run (not saved)")
+            if self.directory is not None:
+                with self.directory.claimed(self.state, say=say) as (source, phrase):
+                    self.resumed = (source, phrase)
+                if source is not None:
+                    path, total = self.directory.path, self.config.num_iterations
+                    say(f"resuming {path} after iteration {self.iteration} of {total}, from {phrase}")
+        return self.resumed
 
     @property
     def run_dir(self) -> Path | None:
@@ -366,7 +383,8 @@ class AlphaZero:
 
     # ---- the learn loop -----------------------------------------------------------------------------
     def learn(self, time_budget: float | None = None) -> list[dict[str, Any]]:
-        """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``; returns the history.
+        """Iterations of self-play then ``num_epochs`` of training, up to ``num_iterations``, from where the run
+        stopped (``resume``); returns the history.
 
         ``time_budget`` (seconds of wall time for this call): no new iteration starts once it is spent, so the run
         stops after the iteration that crosses it, the first one at the latest (``--resume`` continues it later).
@@ -375,6 +393,7 @@ class AlphaZero:
             raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
         try:
             with self.directory.lock() if self.directory is not None else contextlib.nullcontext():
+                self.resume()
                 return self._learn(time_budget)
         finally:
             self.close()

@@ -187,9 +187,9 @@ def test_a_game_written_in_one_file_trains_and_plays(gomoku, tmp_path):
     assert json.loads((run.path / "config.json").read_text())["game"] == {"name": "gomoku", "size": 7}
     resumed = open_run(run.path, resume=True, overrides={"num_iterations": 3}, say=lambda _: None)
     again = build_trainer(resumed.game, resumed.config, progress=False, run=resumed)
-    with resumed.claimed(again.state):
-        assert again.iteration == 2 and again.replay  # the replay buffer came back with the weights
-        again.learn()
+    again.resume()
+    assert again.iteration == 2 and again.replay  # the replay buffer came back with the weights
+    again.learn()
     assert again.iteration == 3
     player = AlphaZeroPlayer(gomoku, again.model, SearchConfig(num_searches=4))
     result = play_match(gomoku, player, RandomPlayer(gomoku, seed=0), num_games=2, progress=False, seed=0)

@@ -83,8 +83,7 @@ def iterations_in(run: Path) -> list[int]:
 
 def train(run, iterations=None):
     trainer = build_trainer(run.game, run.config, progress=False, run=run)
-    with run.claimed(trainer.state):
-        trainer.learn()
+    trainer.learn()  # resumes where the run stopped
     return trainer
 
 
@@ -112,9 +111,13 @@ def test_a_resume_continues_the_record_and_a_new_run_refuses_the_directory(tmp_p
     assert run.game == make_game("tictactoe") and run.config.num_hidden == 8 and run.config.num_iterations == 2
     with run.claimed() as (checkpoint, phrase):
         assert checkpoint == out / "latest.pt" and str(out / "latest.pt") in phrase
-    assert train(run).iteration == 2
+    trainer = build_trainer(run.game, run.config, progress=False, run=run)
+    checkpoint, phrase = trainer.resume(say=lambda _: None)  # what learn does first, and only once
+    assert checkpoint == out / "latest.pt" and trainer.iteration == 1 and trainer.replay
+    trainer.learn()
+    assert trainer.iteration == 2
     changes = json.loads((out / "config.json").read_text())["changes"]
-    assert changes == [{"iteration": 2, "field": "num_iterations", "old": 1, "new": 2}]
+    assert changes == [{"iteration": 2, "field": "num_iterations", "old": 1, "new": 2}]  # said once
     with pytest.raises(ValueError, match="is a run for TicTacToe, not ConnectFour"):
         open_run(out, game="connect_four", resume=True)
 
