@@ -27,7 +27,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,12 @@ def load_pieces(names: list[str] | None = None, quiet: bool = False) -> Yours:
 FAST_PRESET = "connect_four_fast"  # the recipe the capstone trains with; its network and training settings too
 
 
+def _preset(name: str | None = None) -> Any:
+    """A setting of ``CapstoneSettings`` that the preset gives when it is left ``None``: the preset's setting
+    ``name`` (default: the field's own name)."""
+    return field(default=None, metadata={"preset": name})
+
+
 @dataclass
 class CapstoneSettings:
     """The capstone's training run. ``fast``: the ``connect_four_fast`` recipe (Gumbel), else PUCT as notebook 5.
@@ -119,22 +125,22 @@ class CapstoneSettings:
     fast: bool = True
     games_per_iteration: int | None = None  # default (``games()``): twice the preset's on a CUDA GPU, else the preset's
     searches: int | None = None  # default: the preset's (fast) or 64 (PUCT)
-    num_res_blocks: int | None = None
-    num_hidden: int | None = None
-    replay_window: int | None = None  # iterations of games trained on
-    batch_size: int | None = None
-    epochs: int | None = None
-    lr: float | None = None
-    weight_decay: float | None = None
+    num_res_blocks: int | None = _preset()
+    num_hidden: int | None = _preset()
+    replay_window: int | None = _preset()  # iterations of games trained on
+    batch_size: int | None = _preset()
+    epochs: int | None = _preset("num_epochs")
+    lr: float | None = _preset()
+    weight_decay: float | None = _preset()
     seed: int = 0
     threads: int | None = None  # torch threads while training (default: all cores)
     device: str = "auto"  # where the network trains: "auto" (a CUDA GPU when there is one), "cpu" or "cuda"
 
     def __post_init__(self) -> None:
         preset = PRESETS[FAST_PRESET]
-        for name, key in _FROM_PRESET.items():
-            if getattr(self, name) is None:
-                setattr(self, name, preset[key])
+        for f in fields(self):
+            if "preset" in f.metadata and getattr(self, f.name) is None:
+                setattr(self, f.name, preset[f.metadata["preset"] or f.name])
 
     def games(self) -> int:
         """Self-play games an iteration: ``games_per_iteration``, or twice the preset's (256) where the network trains
@@ -163,13 +169,6 @@ class CapstoneSettings:
             "replay_window": self.replay_window, "batch_size": self.batch_size, "num_epochs": self.epochs,
             "lr": self.lr, "weight_decay": self.weight_decay, "num_workers": 1, "num_iterations": MAX_ITERATIONS,
         })  # fmt: skip
-
-
-#: the settings' fields that default to the preset's, and the preset's names for them
-_FROM_PRESET = {
-    "num_res_blocks": "num_res_blocks", "num_hidden": "num_hidden", "replay_window": "replay_window",
-    "batch_size": "batch_size", "epochs": "num_epochs", "lr": "lr", "weight_decay": "weight_decay",
-}  # fmt: skip
 
 
 def with_player_argument(game_class: type) -> type:

@@ -320,9 +320,9 @@ def _play_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # ---- train ----------------------------------------------------------------------------------------
-#: Settings whose flag parses more than the field's own check: the machine's cores, the words other commands share.
-#: Every other setting flag is its field's alone (``config.setting_flags``, ``_config_flag``).
-_FLAG_PARSERS: dict[str, Callable[[str], object]] = {"seed": _seed, "num_threads": _threads, "lr": _learning_rate}
+#: Flags that parse more than their field's own check, as every command's flag of that name does: the machine's
+#: cores, the words other commands share. Every other setting flag is its field's alone (``config.setting_flags``).
+_FLAG_PARSERS: dict[str, Callable[[str], object]] = {"--seed": _seed, "--threads": _threads, "--lr": _learning_rate}
 
 
 def _config_flag(group: argparse._ActionsContainer, flag: str, owner: type, name: str) -> None:
@@ -333,7 +333,7 @@ def _config_flag(group: argparse._ActionsContainer, flag: str, owner: type, name
 
     kind = str(next(f.type for f in fields(owner) if f.name == name))
     first = _first_sentence(field_docs(owner)[name]).replace("%", "%%")
-    parse = _FLAG_PARSERS.get(name)
+    parse = _FLAG_PARSERS.get(flag)
     if parse is None:
         kinds = {"bool": _on_off, "int": _integer_text, "float": _float_text}
         parse = next((kinds[k] for k in kinds if k in kind), str)

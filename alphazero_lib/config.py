@@ -20,6 +20,7 @@ from alphazero_lib.settings import (
     UNIT,
     _check_cap,
     check_fields,
+    self_play_defaults,
     setting,
 )
 from alphazero_lib.settings import FLAG_GROUPS as FLAG_GROUPS  # the command line reads these here
@@ -204,10 +205,6 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 #: checkpoints were flat, and the command line's flags are), as it takes the policies' own settings.
 SEARCH_FIELDS = tuple(f.name for f in fields(SearchConfig) if f.name not in ("seed", "policy_settings"))
 
-#: The self-play search of a run that names none: ``SearchConfig``'s defaults with the course's 60 searches and
-#: root noise as in the paper.
-SELF_PLAY_SEARCH: dict[str, Any] = {"num_searches": 60, "dirichlet_epsilon": 0.25}
-
 #: Settings renamed since runs were first recorded: old name -> present name (``TrainConfig.from_dict`` reads both):
 #: the name runs recorded until the rename, and the course's ``args`` key.
 RENAMED = {"num_self_play_iterations": "games_per_iteration", "num_selfPlay_iterations": "games_per_iteration"}
@@ -231,8 +228,9 @@ def with_present_names(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def self_play_search(**changes: Any) -> SearchConfig:
-    """The self-play search settings: ``SELF_PLAY_SEARCH`` with ``changes`` (root noise stays on unless changed)."""
-    return SearchConfig(**{**SELF_PLAY_SEARCH, **changes})
+    """The self-play search settings: ``SearchConfig``'s, with the self-play values that its settings declare (the
+    course's 60 searches, root noise as in the paper; ``settings.self_play_defaults``) and ``changes`` over them."""
+    return SearchConfig(**{**self_play_defaults(SearchConfig), **changes})
 
 
 @dataclass
@@ -379,12 +377,18 @@ class TrainConfig:
     """``"auto"`` (CUDA when present, else CPU), ``"cpu"`` or ``"cuda"``."""
 
     num_res_blocks: int = setting(
-        4, allowed=POSITIVE, cap=(MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines")
+        4,
+        allowed=POSITIVE,
+        cap=(MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
+        network="residual blocks",
     )
     """Residual blocks in the ResNet."""
 
     num_hidden: int = setting(
-        64, allowed=POSITIVE, cap=(MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines")
+        64,
+        allowed=POSITIVE,
+        cap=(MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines"),
+        network="channels",
     )
     """Channels of each convolution in the ResNet's body."""
 
@@ -533,7 +537,7 @@ class TrainConfig:
 
         Search fields may also sit at the top level (older configs and checkpoints were flat; the command line's
         flags are): they override the nested ``search``. Search fields a config leaves out take the self-play
-        defaults (``SELF_PLAY_SEARCH``), not ``SearchConfig``'s. A config without ``self_play`` predates it and
+        defaults (``self_play_search``), not ``SearchConfig``'s. A config without ``self_play`` predates it and
         ran serial self-play unless ``--parallel-games`` was on its command line, which it did not record; a setting
         under an older name (``RENAMED``: ``num_self_play_iterations``, the course's ``num_selfPlay_iterations``) is
         read under its present one.
@@ -547,7 +551,7 @@ class TrainConfig:
             search = search.to_dict()
         if search is not None and not isinstance(search, dict):
             raise ValueError(f"TrainConfig.search must be a dict of SearchConfig settings, got {search!r}")
-        search = {**SELF_PLAY_SEARCH, **(search or {})}
+        search = {**self_play_defaults(SearchConfig), **(search or {})}
         search.update({name: data.pop(name) for name in (*SEARCH_FIELDS, *policy_setting_fields()) if name in data})
         search.pop("seed", None)
         return cls(search=SearchConfig.from_dict(search), **_known(cls, data))
@@ -566,9 +570,10 @@ class TrainConfig:
             else:
                 merged[key] = value
         changed = TrainConfig.from_dict(merged)
-        for name, what in (("num_res_blocks", "residual blocks"), ("num_hidden", "channels")):
+        for f in fields(self):
+            name, what = f.name, f.metadata.get("network")
             old, new = getattr(self, name), getattr(changed, name)
-            if old != new:
+            if what is not None and old != new:
                 raise SettingError(
                     f"{asked_by} {name} to {new}, but the network of {where} has {old} {what}: a resume continues "
                     f"its weights, so its shape cannot change; set {name} back to {old}, or start a new run with "

@@ -44,6 +44,15 @@ SEARCHES_CAP = (
 SEED_CAP = (MAX_SEED, "seeds are 64-bit integers for torch")
 
 
+NOT_GIVEN: Any = object()  # ``setting``'s ``self_play`` when a setting's self-play value is its default
+
+
+def self_play_defaults(cls: type) -> dict[str, Any]:
+    """The settings of ``cls`` (a dataclass of ``setting`` fields) whose declaration gives a self-play value, with
+    that value: what a self-play search takes where a run names none."""
+    return {f.name: f.metadata["self_play"] for f in fields(cls) if "self_play" in f.metadata}
+
+
 def setting(
     default: Any,
     *,
@@ -52,15 +61,24 @@ def setting(
     cap: tuple[int, str] | None = None,
     flag: bool | str = False,
     group: str = "",
+    self_play: Any = NOT_GIVEN,
+    network: str | None = None,
 ) -> Any:
     """A setting, declared once: its default, what it allows beyond its type (``allowed``: a test
     and its words; ``choices``: the strings it takes; ``cap``: the largest number and why), and whether ``train``
     takes it on its command line (``flag``: True for ``--`` and the field's name with hyphens, or the flag's own
-    name) in which help group (``FLAG_GROUPS``). Its type is the field's annotation and its help the field's
-    docstring: ``check_fields`` and ``setting_flags`` read them all."""
+    name) in which help group (``FLAG_GROUPS``). A search setting may give the value that self-play takes instead
+    of the default when a run names none (``self_play``; ``self_play_defaults`` reads it); a setting of the network's
+    shape names what it counts there (``network``, e.g. "channels": a resume keeps the weights, so it cannot change
+    it). Its type is the field's annotation and its help the field's docstring: ``check_fields`` and
+    ``setting_flags`` read them all."""
     if group not in FLAG_GROUPS:
         raise ValueError(f"unknown flag group {group!r}; groups: {sorted(FLAG_GROUPS)}")
     metadata: dict[str, Any] = {"allowed": allowed, "choices": choices, "cap": cap}
+    if self_play is not NOT_GIVEN:
+        metadata["self_play"] = self_play
+    if network is not None:
+        metadata["network"] = network
     if flag:
         metadata.update(flag="" if flag is True else flag, group=group)
     return field(default=default, metadata=metadata)

@@ -76,3 +76,15 @@ def test_config_values_past_their_caps_name_the_field_and_the_limit(tmp_path, on
     config.write_text(json.dumps(settings))
     err = one_line_error(["train", "--game", "tictactoe", "--out", str(tmp_path / "r"), "--config", str(config)])
     assert message in err
+
+
+def test_the_self_play_search_is_declared_beside_the_play_search():
+    """One search default: a setting's declaration gives its self-play value too (``setting(..., self_play=)``), so
+    a run that names no search plays 60 searches with root noise, and a player searches 100 without it."""
+    from alphazero_lib.settings import self_play_defaults
+
+    assert self_play_defaults(SearchConfig) == {"num_searches": 60, "dirichlet_epsilon": 0.25}
+    assert (SearchConfig().num_searches, SearchConfig().dirichlet_epsilon) == (100, 0.0)
+    trained = TrainConfig().search
+    assert trained == TrainConfig.from_dict({}).search == SearchConfig(num_searches=60, dirichlet_epsilon=0.25)
+    assert TrainConfig.from_dict({"search": {"C": 1.5}}).search.dirichlet_epsilon == 0.25  # noise stays on

@@ -347,3 +347,35 @@ def test_a_config_recorded_under_an_older_name_is_read_under_the_present_one():
     assert old.games_per_iteration == 7 and "num_self_play_iterations" not in old.to_dict()
     with pytest.raises(ValueError, match="gives both 'num_self_play_iterations' and its present name"):
         TrainConfig.from_dict({"num_self_play_iterations": 7, "games_per_iteration": 8})
+
+
+def test_no_table_of_the_library_is_keyed_by_a_setting_name():
+    """A setting is declared once, in its field (``settings.setting``: type, default, bounds, choices, cap, flag, the
+    self-play value, the network's unit, help): no module-level table of the library keys anything by a setting's
+    name (two or more of them). The presets are values of the settings, not declarations, and stay."""
+    from dataclasses import fields
+
+    from alphazero_lib.capstone import CapstoneSettings
+    from alphazero_lib.config import setting_owners
+
+    names = {f.name for owner in (*setting_owners(), CapstoneSettings) for f in fields(owner)}
+    tables = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+            value = getattr(node, "value", None)
+            if not isinstance(target, ast.Name) or target.id == "PRESETS":
+                continue
+            if isinstance(value, ast.Dict):
+                keys = [key.value for key in value.keys if isinstance(key, ast.Constant)]
+            elif isinstance(value, ast.Call) and getattr(value.func, "id", None) == "dict":
+                keys = [keyword.arg for keyword in value.keywords]
+            elif isinstance(value, (ast.Tuple, ast.List)):
+                pairs = [item for item in value.elts if isinstance(item, ast.Tuple) and item.elts]
+                keys = [pair.elts[0].value for pair in pairs if isinstance(pair.elts[0], ast.Constant)]
+            else:
+                continue
+            keyed = [key for key in keys if key in names]
+            if len(keyed) > 1:  # one name alone may be an exercise's or a flag group's ("search", "self_play")
+                tables.append(f"{path.relative_to(PACKAGE)}: {target.id}, keyed by {keyed}")
+    assert tables == []

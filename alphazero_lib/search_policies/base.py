@@ -28,13 +28,14 @@ class SearchSettings:
     """What every search reads, whatever its policy (``alphazero_lib.config.SearchConfig`` adds the policy's name and
     the policy's own settings): the simulations, PUCT's constant and schedule, the root's Dirichlet noise, the seed."""
 
-    num_searches: int = setting(100, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP, flag="--searches")
-    """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up."""
+    num_searches: int = setting(100, allowed=AT_LEAST_ONE, cap=SEARCHES_CAP, flag="--searches", self_play=60)
+    """Simulations per move: each one walks the tree to a leaf, evaluates it and backs the value up (the course's
+    60 in self-play, where a run names none)."""
 
     C: float = setting(2.0, allowed=NON_NEGATIVE)
     """Exploration constant in PUCT, ``Q + C * prior * sqrt(N_parent) / (1 + n)``."""
 
-    dirichlet_epsilon: float = setting(0.0, allowed=UNIT, flag=True, group="schedule")
+    dirichlet_epsilon: float = setting(0.0, allowed=UNIT, flag=True, group="schedule", self_play=0.25)
     """Share of Dirichlet noise mixed into the root priors (0 = none; 0.25 in self-play as in the paper)."""
 
     dirichlet_alpha: float = setting(0.3, allowed=(lambda v: v > 0, "positive"), flag=True, group="schedule")
