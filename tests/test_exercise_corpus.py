@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from exercise_corpus import CORPUS, Entry
+from exercise_corpus import CORPUS, Entry, load
 from notebook_runner import SHRINK, SKIP, NotebookRun
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,3 +97,13 @@ def test_corpus_verdict(runs, item, tmp_path_factory):
     if entry.verdict == "wrong":  # the hint names the mistake, not the exercise's whole rule again
         hint = line.partition("Hint: ")[2]
         assert not any(hint.startswith(rule) for rule in RULES), f"the whole rule restated: {line}"
+
+
+def test_a_malformed_corpus_entry_is_refused_saying_what_it_needs(tmp_path):
+    (tmp_path / "01_games.toml").write_text('[[check_x]]\nright = "a"\nwrong = "b"\ncode = "pass"\n')
+    with pytest.raises(
+        ValueError, match=r"01_games.toml: an entry of check_x has the keys \['code', 'right', 'wrong'\]"
+    ):
+        load(tmp_path)
+    (tmp_path / "01_games.toml").write_text('[[check_x]]\nright = "a"\nedit = [["old", "new"]]\n')
+    assert load(tmp_path)["01_games"][0].source("the old cell") == "the new cell"
