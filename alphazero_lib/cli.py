@@ -418,6 +418,7 @@ def _train(args: argparse.Namespace) -> int:
 
         import_ray()  # before anything is written: a missing Ray is said now, with the command that installs it
     trainer = build_trainer(run.game, config, progress=not args.no_progress, run=run)
+    trainer.resume()  # the checkpoint the run continues from, said before the network is (learn would do it too)
     print(
         f"{trainer.model.summary().splitlines()[0]} on {trainer.model.device}; {config.self_play} self-play"
         + (
@@ -429,7 +430,7 @@ def _train(args: argparse.Namespace) -> int:
         + (f" on Ray ({config.ray_address or 'a local instance'})" if config.executor == "ray" else "")
         + f"; run dir {run.path}"
     )
-    trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)  # resumes where the run stopped
+    trainer.learn(None if args.time_budget is None else 60.0 * args.time_budget)
     print(f"done: {trainer.iteration} iterations; weights in {run.path / 'latest.pt'}")
     return 0
 
