@@ -24,7 +24,8 @@ checkpoint saved by then is measured with the same player for every recipe:
 
 It prints the curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``). A
 measurement is cached in ``OUT/measurements.json`` by checkpoint file and settings, so a re-run only adds what is
-new.
+new. The measurements do not depend on time: ``--jobs 2`` runs two side by side, one a core (never beside a run
+that trains on a time budget).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -168,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
     parser.add_argument("--train-only", action="store_true", help="train the runs, measure nothing (yet)")
     parser.add_argument("--shipped", action="store_true", help="also measure the shipped run's iterations by minute")
+    parser.add_argument("--jobs", type=int, default=1, help="measurements run side by side (one core each)")
     parser.add_argument("--plot", default=None, help="write the curves as a PNG here")
     parser.add_argument("--json", action="store_true", help="print the curves as one JSON object")
     args = parser.parse_args(argv)
@@ -182,11 +185,12 @@ def main(argv: list[str] | None = None) -> int:
 
     cache_file = out / "measurements.json"
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
-    curves: dict[str, list[dict[str, Any]]] = {}
+    points: dict[str, list[tuple[float, int, float, str]]] = {}
+    todo: dict[str, tuple[str, Path, int, int]] = {}
     last = max(args.points)
     for name in [*runs, *([SHIPPED] if args.shipped else [])]:
         seed = runs[name][1] if name in runs else args.seeds[0]
-        curves[name] = []
+        points[name] = []
         for minute in sorted(args.points):
             found = shipped_at(minute) if name == SHIPPED else checkpoint_at(out / name, minute)
             if found is None:
@@ -194,13 +198,24 @@ def main(argv: list[str] | None = None) -> int:
             iteration, at, path = found
             games = args.final_games if minute == last else args.games
             key = f"{path}|{','.join(args.sets)}|{args.searches}|{games}|{seed}"
+            points[name].append((minute, iteration, at, key))
             if key not in cache:
-                print(f"measuring {name} iteration {iteration} ({at:.1f} min) ...", flush=True)
-                cache[key] = measure(path, args.sets, args.searches, games, seed)
-                tmp = cache_file.with_suffix(".tmp")
-                tmp.write_text(json.dumps(cache, indent=1))
-                tmp.replace(cache_file)
-            curves[name].append({"minute": minute, "iteration": iteration, "trained_minutes": at, **cache[key]})
+                todo[key] = (f"{name} iteration {iteration} ({at:.1f} min)", path, games, seed)
+    # the measurements do not depend on time: --jobs of them run side by side, each on one core
+    with ProcessPoolExecutor(max_workers=min(args.jobs, max(len(todo), 1))) as pool:
+        running = {}
+        for key, (what, path, games, seed) in todo.items():
+            print(f"measuring {what} ...", flush=True)
+            running[pool.submit(measure, path, args.sets, args.searches, games, seed)] = key
+        for done in as_completed(running):
+            cache[running[done]] = done.result()
+            tmp = cache_file.with_suffix(".tmp")
+            tmp.write_text(json.dumps(cache, indent=1))
+            tmp.replace(cache_file)
+    curves = {
+        name: [{"minute": m, "iteration": i, "trained_minutes": at, **cache[key]} for m, i, at, key in found]
+        for name, found in points.items()
+    }
 
     summary = {
         "recipes": args.recipes,
