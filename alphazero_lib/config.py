@@ -381,6 +381,7 @@ class TrainConfig:
         allowed=POSITIVE,
         cap=(MAX_RES_BLOCKS, "deeper networks do not fit the memory or the time of these machines"),
         network="residual blocks",
+        flag="--res-blocks",
     )
     """Residual blocks in the ResNet."""
 
@@ -389,6 +390,7 @@ class TrainConfig:
         allowed=POSITIVE,
         cap=(MAX_HIDDEN, "wider networks do not fit the memory or the time of these machines"),
         network="channels",
+        flag="--channels",
     )
     """Channels of each convolution in the ResNet's body."""
 
@@ -556,11 +558,11 @@ class TrainConfig:
         search.pop("seed", None)
         return cls(search=SearchConfig.from_dict(search), **_known(cls, data))
 
-    def resumed_with(self, given: dict[str, Any], asked_by: str, where: Any) -> TrainConfig:
+    def resumed_with(self, given: dict[str, Any], asked_by: str | None, where: Any) -> TrainConfig:
         """This recorded run's settings with the settings ``given`` put over them, search fields (flat or nested)
         and older names included: a resume's changes. A change of the network's shape is refused, because a resume
-        continues its weights (``SettingError`` naming who asks, ``asked_by``, e.g. "{preset} X sets"; ``where``:
-        the run)."""
+        continues its weights (``SettingError`` naming who asks, ``asked_by``, e.g. "{preset} X sets"; None:
+        the settings given, each written ``{name}``, which the command line words as its flag; ``where``: the run)."""
         merged = {**self.to_dict(), "search": dict(self.search.to_dict())}
         for key, value in with_present_names(given).items():  # an old name changes the setting it names now
             if key == "search" and isinstance(value, dict):
@@ -574,10 +576,11 @@ class TrainConfig:
             name, what = f.name, f.metadata.get("network")
             old, new = getattr(self, name), getattr(changed, name)
             if what is not None and old != new:
+                named = name if asked_by is not None else f"{{{name}}}"  # given alone: the command line's flag
                 raise SettingError(
-                    f"{asked_by} {name} to {new}, but the network of {where} has {old} {what}: a resume continues "
-                    f"its weights, so its shape cannot change; set {name} back to {old}, or start a new run with "
-                    "these settings in another directory"
+                    f"{asked_by or 'the settings given set'} {named} to {new}, but the network of {where} has {old} "
+                    f"{what}: a resume continues its weights, so its shape cannot change; set {named} back to {old}, "
+                    "or start a new run with these settings in another directory"
                 )
         return changed
 
@@ -744,3 +747,4 @@ PRESETS["connect_four_fast_5x128"] = {
     "inference_mode": "auto",
     "train_precision": "auto",
 }
+

@@ -336,7 +336,7 @@ def _resumed(
         recorded = TrainConfig.from_dict(train_settings)
     except ValueError as err:
         raise ValueError(f"{run_dir}: the run's recorded settings are invalid: {err}") from None
-    config, source = recorded, "the settings given set"
+    config = recorded
     if given is not None:
         source, changed, _ = given
         config = recorded.resumed_with(changed, f"{source} sets", run_dir)
@@ -347,7 +347,7 @@ def _resumed(
         )
     if origin is not None:
         say(origin)
-    config = config.resumed_with(overrides, source, run_dir)
+    config = config.resumed_with(overrides, None, run_dir)  # a setting given alone is named itself
     named = make_game(game) if isinstance(game, str) else game
     if named is not None and named != recorded_game:
         raise SettingError(f"{{out}} {run_dir} is a run for {recorded_game!r}, not {named!r}")

@@ -598,6 +598,8 @@ def test_resume_with_a_config_file_applies_it_as_a_change_and_says_so(tmp_path, 
     [
         (["--config", "{wide}"], "--config {wide} sets num_hidden to 16, but the network of {out} has 8 channels"),
         (["--preset", "tictactoe"], "--preset tictactoe sets num_res_blocks to 4, but the network of {out} has 1"),
+        (["--channels", "16"], "the settings given set --channels to 16, but the network of {out} has 8 channels"),
+        (["--res-blocks", "2"], "given set --res-blocks to 2, but the network of {out} has 1 residual blocks"),
     ],
 )
 def test_resume_refuses_settings_that_would_reshape_the_network(tmp_path, capsys, flags, message, start_run):
