@@ -748,3 +748,15 @@ PRESETS["connect_four_fast_5x128"] = {
     "train_precision": "auto",
 }
 
+
+# Kaggle's negamax beaten in three minutes on a 2-core CPU (docs/speed_strength.md, "Three minutes"): the fast recipe
+# on a 4 x 32 network, whose self-play costs half of 4 x 64's, each new position learned from four times (a reuse
+# ratio of 4) at a learning rate of 0.003, training on two threads; 0.955-0.975 against negamax in 100 games on
+# seeds 0-2 (benchmarks/results/fast_recipe_2026-12-07/)
+PRESETS["connect_four_3min"] = {
+    **PRESETS["connect_four_fast"],
+    "num_hidden": 32,
+    "train_reuse": 4.0,
+    "lr": 0.003,
+    "num_threads": 2,
+}

@@ -88,3 +88,15 @@ def test_the_self_play_search_is_declared_beside_the_play_search():
     trained = TrainConfig().search
     assert trained == TrainConfig.from_dict({}).search == SearchConfig(num_searches=60, dirichlet_epsilon=0.25)
     assert TrainConfig.from_dict({"search": {"C": 1.5}}).search.dirichlet_epsilon == 0.25  # noise stays on
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_three_minute_preset_is_the_recipe_its_record_measured(seed):
+    """``connect_four_3min`` is what the runs of benchmarks/results/fast_recipe_2026-12-07/ trained and measured
+    (0.955-0.975 against negamax): a change of the preset needs runs of its own."""
+    from pathlib import Path
+
+    record = Path(__file__).parents[1] / "benchmarks/results/fast_recipe_2026-12-07/histories" / f"c32r4_s{seed}"
+    trained = TrainConfig.from_dict(json.loads((record / "config.json").read_text())["train_config"])
+    assert trained == TrainConfig.from_preset("connect_four_3min", seed=seed)
+    assert trained != TrainConfig.from_preset("connect_four_fast", seed=seed)
