@@ -174,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", default=None, help="write the curves as a PNG here")
     parser.add_argument("--json", action="store_true", help="print the curves as one JSON object")
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1 (measurements side by side), got {args.jobs}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     runs = {run_name(r, seed, args.seeds): (r, seed) for seed in args.seeds for r in args.recipes}

@@ -47,3 +47,11 @@ def test_each_point_gets_its_own_runs_checkpoint_when_measured_side_by_side(tmp_
     assert capsys.readouterr().out.count("measuring ") == 4
     assert learning_curve.main(args) == 0  # a second run finds every measurement cached
     assert "measuring " not in capsys.readouterr().out
+
+
+def test_no_jobs_is_refused_saying_what_is_allowed(tmp_path, capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        learning_curve.main(["--skip-training", "--out", str(tmp_path), "--jobs", "0"])
+    assert "--jobs must be at least 1 (measurements side by side), got 0" in capsys.readouterr().err
