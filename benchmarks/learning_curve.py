@@ -31,6 +31,7 @@ that trains on a time budget).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -144,6 +145,8 @@ def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -
         for item in evaluate_player(make_player(game, spec, seed=seed), sets, progress=False) if sets else []:
             low, high = item.interval
             result["errors"][f"{kind}/{item.set_name}"] = [item.error_rate, low, high]
+    if games == 0:  # the sets alone
+        return {**result, "negamax": None, "negamax_score": None}
     player = make_player(game, f"alphazero:{path}:{searches}", seed=seed)
     negamax = make_player(game, "kaggle:negamax", seed=seed + 1)
     start = time.perf_counter()
@@ -165,8 +168,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "runs" / "learning_curve"), help="where the runs are trained")
     parser.add_argument("--sets", nargs="*", default=["middle_medium"], help="Pons' sets to measure (none: alone)")
     parser.add_argument("--searches", type=int, default=100, help="PUCT simulations of the measured player")
-    parser.add_argument("--games", type=int, default=40, help="games against negamax at each point")
+    parser.add_argument("--games", type=int, default=40, help="games against negamax at each point (0: none)")
     parser.add_argument("--final-games", type=int, default=100, help="games against negamax at the last point")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="draw the default connect_four's recorded curve beside (benchmarks/long_run.py's points)",
+    )
     parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
     parser.add_argument("--train-only", action="store_true", help="train the runs, measure nothing (yet)")
     parser.add_argument("--shipped", action="store_true", help="also measure the shipped run's iterations by minute")
@@ -176,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1 (measurements side by side), got {args.jobs}")
+    if min(args.games, args.final_games) < 0:
+        parser.error(f"--games and --final-games must be 0 (no match) or more, got {args.games}, {args.final_games}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     runs = {run_name(r, seed, args.seeds): (r, seed) for seed in args.seeds for r in args.recipes}
@@ -233,44 +243,58 @@ def main(argv: list[str] | None = None) -> int:
         "curves": curves,
     }
     (out / "curves.json").write_text(json.dumps(summary, indent=1))
-    set_name = args.sets[0] if args.sets else None
     if args.json:
         print(json.dumps(summary))
     else:
-        print_table(curves, set_name, args.searches)
+        print_table(curves, args.sets, args.searches)
     if args.plot:
-        plot(curves, set_name, args.plot)
+        plot(curves, args.sets, args.plot, args.searches, reference_points() if args.reference else [])
     return 0
 
 
-def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str | None, searches: int) -> None:
-    """The curves side by side, then the ratios at the last common point (without a Pons set: the scores)."""
-    what = f"error on {set_name} (network alone / with {searches} PUCT simulations) and " if set_name else ""
-    print(f"\n{what}score against kaggle negamax ({searches} PUCT simulations)")
+REFERENCE = "default connect_four (records)"
+
+
+def reference_points() -> list[Any]:
+    """The default ``connect_four``'s lineage as its records measured it (``long_run.collect``: every point with
+    its hours, searches and error rates), to draw beside the recipes' curves."""
+    spec = importlib.util.spec_from_file_location("long_run", Path(__file__).with_name("long_run.py"))
+    long_run = sys.modules.setdefault("long_run", importlib.util.module_from_spec(spec))  # its dataclass looks it up
+    spec.loader.exec_module(long_run)
+    return long_run.collect()[0]
+
+
+def print_table(curves: dict[str, list[dict[str, Any]]], sets: list[str], searches: int) -> None:
+    """The curves side by side, each set's error rates and the score against negamax where games were played,
+    then the ratios of the first two recipes at their last points on the first set."""
+    print(
+        f"\nerrors on {', '.join(sets) or 'no Pons set'} (network alone / with {searches} PUCT simulations) and "
+        f"score against kaggle negamax ({searches} PUCT simulations)"
+    )
     for recipe, points in curves.items():
         print(f"\n{recipe}")
-        head = f"{'net err':>8} {'search err':>17} " if set_name else ""
+        head = "".join(f"{name[:17]:>27} " for name in sets)
         print(f"{'minute':>7} {'iter':>5} {'trained':>8} {head}{'vs negamax':>28}")
         for p in points:
             errors = ""
-            if set_name:
-                net = p["errors"][f"network/{set_name}"][0]
-                err, low, high = p["errors"][f"search/{set_name}"]
-                errors = f"{100 * net:7.1f}% {100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
-            score, slow, shigh = p["negamax_score"]
-            games = p["negamax"].get("games", "?")
-            print(
-                f"{p['minute']:7.1f} {p['iteration']:5d} {p['trained_minutes']:7.1f}m {errors}"
-                f"{score:6.3f} [{slow:.3f}, {shigh:.3f}] of {games}"
-            )
+            for name in sets:
+                net = p["errors"][f"network/{name}"][0]
+                err, low, high = p["errors"][f"search/{name}"]
+                errors += f"{100 * net:7.1f}% {100 * err:5.1f}% [{100 * low:4.1f}, {100 * high:4.1f}] "
+            match = "not played"
+            if p["negamax_score"] is not None:
+                score, slow, shigh = p["negamax_score"]
+                match = f"{score:6.3f} [{slow:.3f}, {shigh:.3f}] of {p['negamax'].get('games', '?')}"
+            print(f"{p['minute']:7.1f} {p['iteration']:5d} {p['trained_minutes']:7.1f}m {errors}{match:>28}")
     names = list(curves)[:2]
-    if set_name and len(names) == 2 and curves[names[0]] and curves[names[1]]:
+    if sets and len(names) == 2 and curves[names[0]] and curves[names[1]]:
+        set_name = sets[0]
         a, b = curves[names[0]][-1], curves[names[1]][-1]
         err_a, err_b = a["errors"][f"search/{set_name}"][0], b["errors"][f"search/{set_name}"][0]
-        print(
-            f"\nat {a['minute']:.0f} min: error {names[0]} / {names[1]} = {err_a / max(err_b, 1e-9):.2f}; "
-            f"score vs negamax {a['negamax_score'][0]:.3f} vs {b['negamax_score'][0]:.3f}"
-        )
+        scores = ""
+        if a["negamax_score"] is not None and b["negamax_score"] is not None:
+            scores = f"; score vs negamax {a['negamax_score'][0]:.3f} vs {b['negamax_score'][0]:.3f}"
+        print(f"\nat {a['minute']:.0f} min: error {names[0]} / {names[1]} = {err_a / max(err_b, 1e-9):.2f}{scores}")
         reached = [p for p in curves[names[0]] if p["errors"][f"search/{set_name}"][0] <= err_b]
         if reached:
             print(
@@ -279,9 +303,13 @@ def print_table(curves: dict[str, list[dict[str, Any]]], set_name: str | None, s
             )
 
 
-def plot(curves: dict[str, list[dict[str, Any]]], set_name: str | None, path: str) -> None:
-    """Error (with search; without a Pons set, no panel) and score against negamax against training minutes, one
-    line per run, the runs of one recipe (``NAME_sSEED``) in one colour."""
+def plot(
+    curves: dict[str, list[dict[str, Any]]], sets: list[str], path: str, searches: int, reference: list[Any] = ()
+) -> None:
+    """A panel for each set (the error with search against training minutes) and one for the score against negamax
+    where games were played; one line per run, the runs of one recipe (``NAME_sSEED``) in one colour. With
+    ``reference`` (``long_run.Point``s), the default ``connect_four``'s recorded points with the same searches, where
+    its records measured the set, as grey crosses."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -289,8 +317,9 @@ def plot(curves: dict[str, list[dict[str, Any]]], set_name: str | None, path: st
 
     from alphazero_lib.strength import ANCHORS as PUBLISHED
 
-    fig, axes = plt.subplots(1, 2 if set_name else 1, figsize=(10 if set_name else 5.5, 4), squeeze=False)
-    left, right = (axes[0][0], axes[0][1]) if set_name else (None, axes[0][0])
+    played = any(p["negamax_score"] is not None for points in curves.values() for p in points)
+    panels = len(sets) + played
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 4), squeeze=False)
     colours: dict[str, str] = {}
     for run, points in curves.items():
         recipe = run.rsplit("_s", 1)[0] if run.rsplit("_s", 1)[-1].isdigit() else run
@@ -298,35 +327,44 @@ def plot(curves: dict[str, list[dict[str, Any]]], set_name: str | None, path: st
         colours.setdefault(recipe, f"C{len(colours)}")
         style = {"color": colours[recipe], "label": recipe if first else None}
         minutes = [p["trained_minutes"] for p in points]
-        if left is not None:
+        for ax, set_name in zip(axes[0], sets, strict=False):
             errors = [100 * p["errors"][f"search/{set_name}"][0] for p in points]
             low = [100 * p["errors"][f"search/{set_name}"][1] for p in points]
             high = [100 * p["errors"][f"search/{set_name}"][2] for p in points]
-            left.plot(minutes, errors, marker="o", **style)
-            left.fill_between(minutes, low, high, alpha=0.2, color=colours[recipe])
-        scores = [p["negamax_score"][0] for p in points]
-        right.errorbar(
-            minutes,
-            scores,
-            marker="o",
-            capsize=3,
-            yerr=[
-                [s - p["negamax_score"][1] for s, p in zip(scores, points, strict=True)],
-                [p["negamax_score"][2] - s for s, p in zip(scores, points, strict=True)],
-            ],
-            **style,
-        )
-    if left is not None:
+            ax.plot(minutes, errors, marker="o", **style)
+            ax.fill_between(minutes, low, high, alpha=0.2, color=colours[recipe])
+        measured = [p for p in points if p["negamax_score"] is not None]
+        if played and measured:
+            scores = [p["negamax_score"][0] for p in measured]
+            axes[0][-1].errorbar(
+                [p["trained_minutes"] for p in measured],
+                scores,
+                marker="o",
+                capsize=3,
+                yerr=[
+                    [s - p["negamax_score"][1] for s, p in zip(scores, measured, strict=True)],
+                    [p["negamax_score"][2] - s for s, p in zip(scores, measured, strict=True)],
+                ],
+                **style,
+            )
+    for ax, set_name in zip(axes[0], sets, strict=False):
+        drawn = [
+            (60 * p.hours, p.errors[set_name]) for p in reference if p.searches == searches and set_name in p.errors
+        ]
+        if drawn:
+            ax.plot(*zip(*drawn, strict=True), "x", color="grey", label=f"{REFERENCE}, {searches} simulations")
         for name, anchor in PUBLISHED.get(set_name, {}).items():
             if anchor is None:
                 continue
-            left.axhspan(100 * anchor.low, 100 * anchor.high + 0.05, color="grey", alpha=0.3)
-            left.text(0.01, 100 * anchor.high, name, transform=left.get_yaxis_transform(), fontsize=8, va="bottom")
-        left.set(xlabel="training minutes (2 cores)", ylabel=f"errors on {set_name} (%)", ylim=(0, None))
-        left.legend()
-    right.set(xlabel="training minutes (2 cores)", ylabel="score against kaggle negamax", ylim=(0, 1.02))
-    right.axhline(0.95, color="grey", linestyle=":", linewidth=1)
-    right.legend(loc="lower right")
+            ax.axhspan(100 * anchor.low, 100 * anchor.high + 0.05, color="grey", alpha=0.3)
+            ax.text(0.01, 100 * anchor.high, name, transform=ax.get_yaxis_transform(), fontsize=8, va="bottom")
+        ax.set(xlabel="training minutes (2 cores)", ylabel=f"errors on {set_name} (%)", ylim=(0, None))
+        ax.legend()
+    if played:
+        right = axes[0][-1]
+        right.set(xlabel="training minutes (2 cores)", ylabel="score against kaggle negamax", ylim=(0, 1.02))
+        right.axhline(0.95, color="grey", linestyle=":", linewidth=1)
+        right.legend(loc="lower right")
     fig.tight_layout()
     tmp = Path(path).with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)

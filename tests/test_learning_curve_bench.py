@@ -55,3 +55,48 @@ def test_no_jobs_is_refused_saying_what_is_allowed(tmp_path, capsys):
     with pytest.raises(SystemExit):
         learning_curve.main(["--skip-training", "--out", str(tmp_path), "--jobs", "0"])
     assert "--jobs must be at least 1 (measurements side by side), got 0" in capsys.readouterr().err
+
+
+def sets_alone(path, sets, searches, games, seed):
+    """A stand-in for ``measure`` with ``--games 0``: each set's error rates, no match."""
+    rate = 0.01 * int(Path(path).stem[-1])
+    errors = {f"{kind}/{name}": [rate, rate / 2, 2 * rate] for kind in ("network", "search") for name in sets}
+    return {"errors": errors, "negamax": None, "negamax_score": None}
+
+
+def test_the_sets_alone_are_printed_each_and_drawn_a_panel_each(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(learning_curve, "measure", sets_alone)
+    fake_run(tmp_path / "r", [60, 60])
+    plot = tmp_path / "curves.png"
+    args = ["--skip-training", "--recipes", "r", "--points", "1", "2", "--out", str(tmp_path), "--searches", "600"]
+    args += ["--sets", "middle_medium", "beginning_hard", "--games", "0", "--final-games", "0"]
+    assert learning_curve.main([*args, "--plot", str(plot), "--reference"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith(("1.0", "2.0"))]
+    # minute, iteration, trained, then each set's network and search errors (with its interval), then the match
+    assert [(row[1], row[3], row[4], row[8], row[9], " ".join(row[-2:])) for row in rows] == [
+        ("1", "1.0%", "1.0%", "1.0%", "1.0%", "not played"),
+        ("2", "2.0%", "2.0%", "2.0%", "2.0%", "not played"),
+    ]
+    assert plot.is_file() and plot.stat().st_size > 0
+
+
+def test_no_games_plays_no_match(monkeypatch):
+    import alphazero_lib.arena
+
+    def no_match(*args, **kwargs):
+        raise AssertionError("a match was played with --games 0")
+
+    monkeypatch.setattr(alphazero_lib.arena, "play_match", no_match)
+    assert learning_curve.measure(Path("nowhere.pt"), [], 600, 0, 0) == {
+        "errors": {},
+        "negamax": None,
+        "negamax_score": None,
+    }
+
+
+def test_negative_games_are_refused_saying_what_is_allowed(tmp_path, capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        learning_curve.main(["--skip-training", "--out", str(tmp_path), "--games", "-1"])
+    assert "--games and --final-games must be 0 (no match) or more, got -1, 100" in capsys.readouterr().err
