@@ -347,9 +347,13 @@ def plot(
                 ],
                 **style,
             )
+    # the reference up to half as long again as the longest curve: the same hours are what a candidate is judged by
+    until = 1.5 * max((p["trained_minutes"] for points in curves.values() for p in points), default=0.0)
     for ax, set_name in zip(axes[0], sets, strict=False):
         drawn = [
-            (60 * p.hours, p.errors[set_name]) for p in reference if p.searches == searches and set_name in p.errors
+            (60 * p.hours, p.errors[set_name])
+            for p in reference
+            if p.searches == searches and set_name in p.errors and 60 * p.hours <= until
         ]
         if drawn:
             ax.plot(*zip(*drawn, strict=True), "x", color="grey", label=f"{REFERENCE}, {searches} simulations")
