@@ -31,7 +31,6 @@ that trains on a time budget).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -127,6 +126,17 @@ def shipped_at(minute: float) -> tuple[int, float, Path] | None:
         if total / 60.0 <= minute + 1e-9 and record["iteration"] in published:
             found = (record["iteration"], total / 60.0, pretrained_path("connect_four_cpu", record["iteration"]))
     return found
+
+
+REFERENCE = "default connect_four (records)"
+
+
+def reference_points() -> list[Any]:
+    """The default ``connect_four``'s lineage as its records measured it (``long_run.collect``: every point with
+    its hours, searches and error rates), to draw beside the recipes' curves."""
+    import long_run  # the script beside this one (its folder is on the path when this runs as a script)
+
+    return long_run.collect()[0]
 
 
 def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -> dict[str, Any]:
@@ -252,18 +262,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-REFERENCE = "default connect_four (records)"
-
-
-def reference_points() -> list[Any]:
-    """The default ``connect_four``'s lineage as its records measured it (``long_run.collect``: every point with
-    its hours, searches and error rates), to draw beside the recipes' curves."""
-    spec = importlib.util.spec_from_file_location("long_run", Path(__file__).with_name("long_run.py"))
-    long_run = sys.modules.setdefault("long_run", importlib.util.module_from_spec(spec))  # its dataclass looks it up
-    spec.loader.exec_module(long_run)
-    return long_run.collect()[0]
-
-
 def print_table(curves: dict[str, list[dict[str, Any]]], sets: list[str], searches: int) -> None:
     """The curves side by side, each set's error rates and the score against negamax where games were played,
     then the ratios of the first two recipes at their last points on the first set."""
@@ -334,7 +332,7 @@ def plot(
             ax.plot(minutes, errors, marker="o", **style)
             ax.fill_between(minutes, low, high, alpha=0.2, color=colours[recipe])
         measured = [p for p in points if p["negamax_score"] is not None]
-        if played and measured:
+        if measured:
             scores = [p["negamax_score"][0] for p in measured]
             axes[0][-1].errorbar(
                 [p["trained_minutes"] for p in measured],

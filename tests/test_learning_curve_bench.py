@@ -66,6 +66,7 @@ def sets_alone(path, sets, searches, games, seed):
 
 def test_the_sets_alone_are_printed_each_and_drawn_a_panel_each(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(learning_curve, "measure", sets_alone)
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # as when the script runs: long_run.py beside it
     fake_run(tmp_path / "r", [60, 60])
     plot = tmp_path / "curves.png"
     args = ["--skip-training", "--recipes", "r", "--points", "1", "2", "--out", str(tmp_path), "--searches", "600"]
