@@ -428,6 +428,25 @@ class TrainConfig:
     """Playout cap randomisation: the simulations of a cheap (unrecorded) move; at most the search's
     ``num_searches``. Unused while ``full_search_fraction`` is 1."""
 
+    searches_growth_iterations: int = setting(
+        0,
+        allowed=(lambda v: v >= 0, "0 (no growth) or a positive number of iterations"),
+        cap=(1_000_000, "a growth longer than any run"),
+        flag=True,
+        group="schedule",
+    )
+    """A simulation budget that grows during training (MiniZero's progressive simulation, ``searches_at``): the
+    first iteration searches with ``searches_start`` simulations, the ``searches_growth_iterations``-th and every
+    later one with the search's ``num_searches``, growing by the same factor each iteration in between; 0 = the
+    search's ``num_searches`` from the first iteration. Early networks learn about as much from a cheap search,
+    so the first iterations play more games a minute."""
+
+    searches_start: int = setting(
+        16, allowed=AT_LEAST_ONE, cap=(MAX_SEARCHES, "as num_searches"), flag=True, group="schedule"
+    )
+    """The first iteration's simulations while the budget grows; at most the search's ``num_searches``. Unused while
+    ``searches_growth_iterations`` is 0."""
+
     opening_moves: int = setting(
         0, allowed=NON_NEGATIVE_INT, cap=(1_000, "no game here lasts that long"), flag=True, group="schedule"
     )
@@ -509,6 +528,11 @@ class TrainConfig:
                 f"TrainConfig.cheap_searches must be between 1 and the search's num_searches "
                 f"({self.search.num_searches}), got {self.cheap_searches}"
             )
+        if self.searches_growth_iterations and self.searches_start > self.search.num_searches:
+            raise ValueError(
+                f"TrainConfig.searches_start must be at most the search's num_searches ({self.search.num_searches}), "
+                f"got {self.searches_start}"
+            )
         fresh_root = POLICIES[self.search.policy].fresh_root
         if self.reuse_tree and fresh_root:
             raise ValueError(
@@ -524,6 +548,25 @@ class TrainConfig:
         done = min(iteration / max(self.lr_decay_iterations - 1, 1), 1.0)
         floor = self.lr * self.lr_final_fraction
         return floor + (self.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * done))
+
+    def searches_at(self, iteration: int) -> int:
+        """The self-play simulations of iteration ``iteration`` (0 for the first): the search's ``num_searches``, or
+        with ``searches_growth_iterations`` a geometric growth from ``searches_start`` that reaches it at iteration
+        ``searches_growth_iterations - 1``."""
+        full = self.search.num_searches
+        if not self.searches_growth_iterations or iteration >= self.searches_growth_iterations - 1:
+            return full
+        done = iteration / (self.searches_growth_iterations - 1)
+        return min(full, round(self.searches_start * (full / self.searches_start) ** done))
+
+    def at_iteration(self, iteration: int) -> TrainConfig:
+        """The settings self-play of iteration ``iteration`` plays with: this config with ``searches_at``'s budget
+        (playout cap randomisation's cheap moves at most that); the config itself while the budget does not grow."""
+        searches = self.searches_at(iteration)
+        if searches == self.search.num_searches:
+            return self
+        search = replace(self.search, num_searches=searches)
+        return replace(self, search=search, cheap_searches=min(self.cheap_searches, searches))
 
     def search_config(self, seed: int | None = None) -> SearchConfig:
         """The self-play search settings with ``seed`` (an iteration's derived seed)."""

@@ -356,7 +356,8 @@ class AlphaZero:
             self.close()
             self.executor, self._executor_for = executor_for(cfg, workers), where
         with tqdm(total=cfg.games_per_iteration, desc="self-play", leave=False, disable=not self.progress) as bar:
-            result = self.executor.play(self.game, cfg, self.self_play_model, self.iteration, bar)
+            playing = cfg.at_iteration(self.iteration)  # the simulation budget may grow (searches_at)
+            result = self.executor.play(self.game, playing, self.self_play_model, self.iteration, bar)
         self.game_stats.merge(result.games)
         self.search_stats = result.search
         return result.samples
@@ -457,6 +458,8 @@ class AlphaZero:
             }
             if cfg.lr_decay_iterations:
                 record["lr"] = cfg.lr_at(self.iteration)
+            if cfg.searches_growth_iterations:
+                record["searches"] = cfg.searches_at(self.iteration)
             dead, channels = dead_channels(self.model)
             if dead:  # convolution outputs with no weight left (see TrainConfig.optimizer)
                 record["dead_channels"] = [dead, channels]

@@ -174,6 +174,8 @@ FLAGS = {
     "move_selection": ("--move-selection", "improved_policy", "improved_policy"),
     "lr_decay_iterations": ("--lr-decay-iterations", "3", 3),
     "lr_final_fraction": ("--lr-final-fraction", "0.5", 0.5),
+    "searches_growth_iterations": ("--searches-growth-iterations", "4", 4),
+    "searches_start": ("--searches-start", "2", 2),
     "train_precision": ("--train-precision", "bf16", "bf16"),
     "temperature": ("--temperature", "0.8", 0.8),
     "temperature_moves": ("--temperature-moves", "4", 4),
@@ -325,6 +327,9 @@ def test_defaults_are_the_course_alphazero():
         ({"lr_decay_iterations": -1}, "lr_decay_iterations must be 0 .a constant lr. or a positive number"),
         ({"lr_final_fraction": 0.0}, "lr_final_fraction must be in (0, 1]"),
         ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
+        ({"searches_start": 0}, "searches_start must be at least 1"),
+        ({"searches_start": 9, "searches_growth_iterations": 3, "num_searches": 8}, "searches_start must be at most"),
+        ({"searches_growth_iterations": -1}, "searches_growth_iterations must be 0 .no growth. or a positive"),
         ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
         ({"optimizer": "sgd"}, "optimizer must be one of ['adam', 'adamw'], got 'sgd'"),
         ({"train_samples": -1}, "train_samples must be 0 .every position in the replay memory. or a positive"),
@@ -344,6 +349,34 @@ def test_the_learning_rate_falls_half_a_cosine_then_holds():
     assert rates[2] == pytest.approx(0.0011)  # halfway down: the mean of lr and the floor
     assert all(rates[i] > rates[i + 1] for i in range(4))  # falls at every step of the decay
     assert rates[1] - rates[0] > rates[2] - rates[1]  # a cosine: slow at first, fastest in the middle
+
+
+def test_the_simulation_budget_grows_geometrically_then_holds():
+    config = TrainConfig.from_dict(dict(num_searches=64, searches_start=4, searches_growth_iterations=5))
+    assert [config.searches_at(i) for i in range(7)] == [4, 8, 16, 32, 64, 64, 64]  # doubling each iteration
+    assert config.at_iteration(1).search.num_searches == 8 and config.at_iteration(4) is config
+    capped = TrainConfig.from_dict(dict(num_searches=64, full_search_fraction=0.5, cheap_searches=16))
+    assert capped.at_iteration(0) is capped  # no growth: the config itself
+    growing = replace_settings(capped, searches_start=4, searches_growth_iterations=3)
+    assert growing.at_iteration(0).cheap_searches == 4 and growing.at_iteration(1).cheap_searches == 16
+
+
+def replace_settings(config: TrainConfig, **changes) -> TrainConfig:
+    return TrainConfig.from_dict({**config.to_dict(), **changes})
+
+
+def test_self_play_searches_with_the_iterations_budget():
+    """Every position of iteration i is searched with searches_at(i) simulations, in this process and in workers."""
+    for self_play in ("serial", "batched"):
+        trainer = tiny_trainer(
+            num_iterations=4, num_epochs=1, num_searches=12, searches_start=3, searches_growth_iterations=3,
+            self_play=self_play,
+        )  # fmt: skip
+        history = trainer.learn()
+        assert [record["searches"] for record in history] == [3, 6, 12, 12]
+        per_position = [record["search"]["simulations"] / record["search"]["positions"] for record in history]
+        assert per_position == [3, 6, 12, 12], self_play
+    assert "searches" not in tiny_trainer(num_iterations=1).learn()[0]
 
 
 def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_path):
