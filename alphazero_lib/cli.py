@@ -737,13 +737,13 @@ def _strength(args: argparse.Namespace) -> int:
         evaluate_specs,
         format_table,
         judge_games,
+        load_set,
         paired_against_first,
-        set_path,
     )
 
     args.sets = list(SETS) if args.sets is None else args.sets
     for name in args.sets:
-        set_path(name)  # an unknown set fails before any model loads
+        load_set(name)  # an unknown set or a damaged file fails before any model loads
     if not args.sets and args.against is None:
         raise ValueError("nothing to measure: name Pons' sets with --sets, or games with --against SPEC")
     game = make_game("connect_four")
@@ -816,7 +816,8 @@ def _strength_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SET",
         help="which of Pons' sets, by name (default all six, beginning_easy to end_easy, 1,000 positions each; an "
-        "unknown name lists them); --sets alone measures none, for --against",
+        "unknown name lists them), or a .txt file of positions in their format (benchmarks/validation_sets.py writes "
+        "such files); --sets alone measures none, for --against",
     )
     parser.add_argument(
         "--against",

@@ -413,10 +413,24 @@ def test_paired_counts_the_positions_each_player_alone_gets_wrong():
     assert paired_against_first(results[:2]) == [] and paired_against_first([]) == []
 
 
+def test_strength_measures_a_set_file_in_pons_format(tmp_path, capsys):
+    lines = (DATA_DIR / "pons_end_easy.txt").read_text().splitlines()
+    path = tmp_path / "mine.txt"
+    path.write_text("\n".join(lines[:3] + [line for line in lines[3:] if not line.startswith("#")][:4]) + "\n")
+    assert main(["strength", "--player", "random", "--sets", str(path), "--no-progress", "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert (result["set"], result["positions"]) == ("mine.txt", 4)
+    drawn = next(line.split() for line in lines if line.split()[1:2] == ["0"])
+    path.write_text(f"{drawn[0]} 5 {drawn[2]}\n")  # a win by its score, a draw at best by its labels
+    assert main(["strength", "--player", "random", "--sets", str(path), "--no-progress"]) == 2
+    assert "mine.txt line 1: the best label" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--player", "random", "--sets", "end_easy", "beginning"], "unknown Pons set 'beginning'"),
+        (["--player", "random", "--sets", "nowhere.txt"], "no Pons set file at nowhere.txt"),
         (["--player", "alphazero:tictactoe:10"], "weights are for TicTacToe"),
         (["--player", "human"], "cannot be benchmarked"),
         (["--player", "random", "--against", "human"], "cannot be benchmarked"),
