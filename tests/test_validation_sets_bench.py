@@ -1,4 +1,4 @@
-"""benchmarks/validation_sets.py and search_constant.py: sets drawn like Pons', and the test-time constant tuned on them."""
+"""benchmarks/validation_sets.py and search_constant.py: sets drawn like Pons', and the search constant tuned there."""
 
 from __future__ import annotations
 
