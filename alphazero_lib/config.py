@@ -345,6 +345,19 @@ class TrainConfig:
     stay), at most the whole replay memory; 0 leaves the count to ``train_samples``. Training time per iteration
     then follows self-play's instead of growing with the window."""
 
+    reanalyse: float = setting(
+        0.0,
+        allowed=(lambda v: v >= 0, "0 (no reanalysis) or a positive multiple of the new positions"),
+        cap=(100, "each iteration searches that many times its new positions again"),
+        flag=True,
+        group="schedule",
+    )
+    """Reanalyse (MuZero Reanalyze): after each iteration's self-play, this multiple of its new positions is drawn
+    from the older iterations of the replay memory and searched again with the newest network, self-play's search
+    and budget; their policy targets become the new search's (their value targets stay). Each position searched
+    costs about what a self-play move does; 0 = none. On this machine (this process or its self-play workers), not
+    on Ray."""
+
     position_averaging: bool = setting(False, flag=True, group="schedule")
     """Train on each distinct position of the replay memory once, its policy and value targets the means over its
     occurrences (``training.average_positions``; AlphaZero.jl's ``use_position_averaging``): a position met in many
@@ -520,6 +533,11 @@ class TrainConfig:
             raise ValueError(
                 f"TrainConfig.train_samples ({self.train_samples}) and train_reuse ({self.train_reuse}) both set the "
                 "positions a training pass draws: give one of them, the other 0"
+            )
+        if self.reanalyse and self.executor == "ray":
+            raise ValueError(
+                f"TrainConfig.reanalyse ({self.reanalyse}) searches old positions on this machine's workers, not on "
+                "Ray: set it to 0 with executor 'ray'"
             )
         if self.executor == "ray" and self.self_play != "batched":
             raise ValueError("TrainConfig.executor 'ray' runs batched self-play: set self_play='batched' too")

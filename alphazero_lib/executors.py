@@ -6,6 +6,9 @@ An executor plays one iteration's self-play games and joins their samples::
     result = executor.play(game, config, model, iteration, bar)   # a selfplay.SelfPlayResult
     executor.close()                                 # stops the processes or actors (the next play starts them)
 
+This process and worker processes also search given positions again for the trainer's reanalysis
+(``reanalyse(game, config, model, states, iteration)``, ``selfplay.search_positions``); Ray actors do not.
+
 All three play ``selfplay``'s functions with the same seeds: this process plays ``play_serial`` or ``play_batched``
 with the run's seed; worker processes and Ray actors each play a share (``selfplay.worker_shares``) with
 ``play_batched``, joined in share order, so the same seed and number of workers give the same samples on either.
@@ -26,11 +29,19 @@ from __future__ import annotations
 import copy
 from typing import Any, Protocol
 
+import numpy as np
 import torch
 
 from alphazero_lib.config import TrainConfig
 from alphazero_lib.games.base import Game
-from alphazero_lib.selfplay import SelfPlayResult, join_results, play_batched, play_serial, worker_shares
+from alphazero_lib.selfplay import (
+    SelfPlayResult,
+    join_results,
+    play_batched,
+    play_serial,
+    search_positions,
+    worker_shares,
+)
 
 
 class Executor(Protocol):
@@ -78,6 +89,13 @@ class InThisProcess:
             return play_batched(game, model, config, total, slots, seed_parts, on_game_over)
         return play_serial(game, model, config, total, seed_parts, on_game_over)
 
+    def reanalyse(
+        self, game: Game, config: TrainConfig, model: Any, states: np.ndarray, iteration: int
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reanalyse: self-play's search of canonical ``states`` here (``selfplay.search_positions``), seeded from
+        ``(seed, iteration, 6)``."""
+        return search_positions(game, model, config, states, (config.seed, iteration, 6))
+
     def close(self) -> None:
         pass
 
@@ -112,6 +130,28 @@ class WorkerProcesses:
         while not self.progress.empty():
             update(self.progress.get_nowait())
         return join_results([job.result() for job in jobs])  # worker order; re-raises a worker's error here
+
+    def reanalyse(
+        self, game: Game, config: TrainConfig, model: Any, states: np.ndarray, iteration: int
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reanalyse: ``states`` cut into one share a worker, each searched there (``selfplay.search_positions``,
+        worker ``w`` seeded from ``(seed, iteration, 6, w)``); the policies in order and the statistics added up."""
+        if self.pool is None:
+            self._start()
+        model = cpu_copy(model)
+        shares = np.array_split(states, self.workers)
+        jobs = [
+            self.pool.submit(_search_worker, (game, config, model, share, (config.seed, iteration, 6, w)))
+            for w, share in enumerate(shares)
+            if len(share)
+        ]
+        results = [job.result() for job in jobs]
+        search: dict[str, Any] = {}
+        for _, stats in results:
+            for key, value in stats.items():
+                search[key] = search.get(key, 0) + value
+        search["evaluations_per_position"] = search["network_evaluations"] / max(search["positions"], 1)
+        return np.concatenate([policies for policies, _ in results]), search
 
     def _start(self) -> None:
         import concurrent.futures
@@ -164,6 +204,12 @@ def _self_play_worker(payload: tuple[Any, ...]) -> tuple[list, dict[str, int], d
     on_game_over = (lambda: queue.put(1)) if queue is not None else None
     result = play_batched(game, model, config, games, slots, seed_parts, on_game_over)
     return result.samples, result.games.to_dict(), result.search
+
+
+def _search_worker(payload: tuple[Any, ...]) -> tuple[np.ndarray, dict[str, Any]]:
+    """One worker's share of a reanalysis: ``selfplay.search_positions`` on its states."""
+    game, config, model, states, seed_parts = payload
+    return search_positions(game, model, config, states, seed_parts)
 
 
 # ---- Ray ---------------------------------------------------------------------------------------------------------

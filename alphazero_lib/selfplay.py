@@ -409,6 +409,37 @@ def play_batched(
     return games.result()
 
 
+def canonical_states(game: Game, samples: list[Sample]) -> np.ndarray:
+    """The canonical states ``[N, R, C]`` (the mover's pieces 1) of samples, read back from their encoded planes."""
+    planes = np.stack([sample[0] for sample in samples])
+    return (planes[:, 2] - planes[:, 0]).astype(game.get_initial_state().dtype)
+
+
+def search_positions(
+    game: Game, model: Any, config: TrainConfig, states: np.ndarray, seed_parts: tuple[int, ...]
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Reanalyse: self-play's search (``config``'s, seeded from ``derived_seed(*seed_parts, 1)``) of canonical
+    ``states [N, R, C]`` with ``model``, ``num_parallel_games`` at a time; the policy targets ``[N, A]`` it gives, as
+    self-play records them, and its statistics."""
+    from alphazero_lib.batched_mcts import BatchedMCTS
+    from alphazero_lib.inference import FastEvaluator
+
+    start = time.perf_counter()
+    slots = max(1, min(len(states), config.num_parallel_games))
+    evaluator = FastEvaluator(model, config.inference_mode, batch_size=slots)
+    mcts = BatchedMCTS(game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)))
+    policies = np.zeros((len(states), game.action_size), dtype=np.float32)
+    for first in range(0, len(states), slots):
+        chunk = np.zeros((slots, game.row_count, game.column_count), dtype=states.dtype)
+        found = states[first : first + slots]
+        chunk[: len(found)] = found
+        active = np.arange(slots) < len(found)  # the last chunk's empty slots are not searched
+        policies[first : first + len(found)] = mcts.run(chunk, active=active).policy[: len(found)]
+    search = mcts.stats.to_dict()
+    search["search_seconds"] = round(time.perf_counter() - start, 3)
+    return policies, search
+
+
 def worker_shares(config: TrainConfig, iteration: int, workers: int) -> list[tuple[int, int, tuple[int, ...]]]:
     """Each worker's ``(games, slots in flight, seed parts)`` for one iteration of batched self-play.
 

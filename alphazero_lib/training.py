@@ -22,13 +22,14 @@ from tqdm.auto import tqdm, trange
 
 from alphazero_lib.checkpoints import TrainingState, dead_channels
 from alphazero_lib.config import TRAIN_PRECISIONS, TrainConfig
-from alphazero_lib.executors import executor_for, self_play_workers
+from alphazero_lib.executors import InThisProcess, executor_for, self_play_workers
 from alphazero_lib.games.base import Game
 from alphazero_lib.rundir import Run, RunDirLocked, run_lock
 from alphazero_lib.selection import temperature_at
 from alphazero_lib.selfplay import (
     GameStats,
     Sample,
+    canonical_states,
     derived_seed,
     game_samples,
     play_self_play_game,
@@ -362,6 +363,34 @@ class AlphaZero:
         self.search_stats = result.search
         return result.samples
 
+    def reanalyse_memory(self, count: int) -> dict[str, Any]:
+        """Reanalyse (``TrainConfig.reanalyse``): ``count`` positions drawn without replacement from the replay
+        memory's older iterations (all of them when fewer; the newest iteration's are fresh) are searched again with
+        the self-play network on this iteration's executor, and their policy targets replaced by the new search's.
+        The iterations it changes are copied, not changed in place. Returns the search's statistics."""
+        cfg, older = self.config, self.replay[:-1]
+        sizes = np.cumsum([len(games) for games in older], dtype=np.int64)
+        total = int(sizes[-1]) if len(sizes) else 0
+        count = min(count, total)
+        if count == 0:
+            return {"positions": 0}
+        rng = np.random.default_rng(derived_seed(cfg.seed, self.iteration, 7))
+        picks = np.sort(rng.choice(total, size=count, replace=False))
+        where = np.searchsorted(sizes, picks, side="right")  # the iteration of each pick, then its place there
+        places = picks - np.concatenate(([0], sizes))[where]
+        chosen = [older[i][j] for i, j in zip(where, places, strict=True)]
+        executor = self.executor if self.executor is not None else InThisProcess()
+        playing = cfg.at_iteration(self.iteration)
+        policies, search = executor.reanalyse(
+            self.game, playing, self.self_play_model, canonical_states(self.game, chosen), self.iteration
+        )
+        copies = {int(i): list(older[i]) for i in np.unique(where)}
+        for i, j, policy in zip(where, places, policies, strict=True):
+            state, _, value = copies[int(i)][j]
+            copies[int(i)][j] = (state, policy, value)
+        self.replay = [copies.get(i, games) for i, games in enumerate(older)] + self.replay[-1:]
+        return search
+
     def close(self) -> None:
         """Stop the self-play worker processes or Ray actors, if any (a later iteration starts them again)."""
         if self.executor is not None:
@@ -421,6 +450,10 @@ class AlphaZero:
 
             # ALGO LOGIC: the replay memory holds the games of the last `replay_window` iterations
             replay_before, self.replay = self.replay, [*self.replay, samples][-cfg.replay_window :]
+            reanalysis, reanalyse_seconds = None, 0.0
+            if cfg.reanalyse:  # older positions searched again with the newest network (copies: replay_before stays)
+                reanalysis = self.reanalyse_memory(round(cfg.reanalyse * len(samples)))
+                reanalyse_seconds = time.perf_counter() - start - self_play_seconds
             memory = [sample for games in self.replay for sample in games]
             if cfg.position_averaging:
                 memory = average_positions(memory)
@@ -442,7 +475,7 @@ class AlphaZero:
                 message = diverged_message(err, cfg, self.iteration, len(epochs) + 1, self.run_dir)
                 raise TrainingDiverged(message) from None
             self.model.eval()
-            train_seconds = time.perf_counter() - start - self_play_seconds
+            train_seconds = time.perf_counter() - start - self_play_seconds - reanalyse_seconds
 
             record = {
                 "iteration": self.iteration + 1,
@@ -460,6 +493,9 @@ class AlphaZero:
                 record["lr"] = cfg.lr_at(self.iteration)
             if cfg.searches_growth_iterations:
                 record["searches"] = cfg.searches_at(self.iteration)
+            if reanalysis is not None:
+                record["reanalyse"] = reanalysis
+                record["reanalyse_seconds"] = round(reanalyse_seconds, 3)
             dead, channels = dead_channels(self.model)
             if dead:  # convolution outputs with no weight left (see TrainConfig.optimizer)
                 record["dead_channels"] = [dead, channels]
@@ -581,7 +617,10 @@ def summary_line(record: dict[str, Any], num_iterations: int) -> str:
     if "new_games_loss" in record:  # measured before training on them: the loss on positions not yet learned
         fresh = record["new_games_loss"]
         line += f"on its new games {fresh['policy_loss']:.3f} / {fresh['value_loss']:.3f}, "
-    line += f"self-play {record['self_play_seconds']:.0f}s, train {record['train_seconds']:.0f}s"
+    line += f"self-play {record['self_play_seconds']:.0f}s, "
+    if "reanalyse" in record:
+        line += f"reanalysed {record['reanalyse']['positions']} in {record['reanalyse_seconds']:.0f}s, "
+    line += f"train {record['train_seconds']:.0f}s"
     if "lr" in record:
         line += f", lr {record['lr']:.2g}"
     if "dead_channels" in record:

@@ -4,6 +4,7 @@ when switched off or inverted; each is recorded in the run's config.json and kep
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 
 import numpy as np
@@ -16,8 +17,16 @@ from test_training import TINY, tiny_trainer
 from alphazero_lib import make_game
 from alphazero_lib.cli import main
 from alphazero_lib.config import TrainConfig
+from alphazero_lib.executors import WorkerProcesses
 from alphazero_lib.plotting import plot_training_curves
-from alphazero_lib.selfplay import BatchedSelfPlay, SerialSelfPlay, game_samples, random_opening
+from alphazero_lib.selfplay import (
+    BatchedSelfPlay,
+    SerialSelfPlay,
+    canonical_states,
+    game_samples,
+    random_opening,
+    search_positions,
+)
 from alphazero_lib.training import average_positions, draw_samples, sample_losses, summary_line
 
 GAME = make_game("connect_four")
@@ -174,6 +183,7 @@ FLAGS = {
     "move_selection": ("--move-selection", "improved_policy", "improved_policy"),
     "lr_decay_iterations": ("--lr-decay-iterations", "3", 3),
     "lr_final_fraction": ("--lr-final-fraction", "0.5", 0.5),
+    "reanalyse": ("--reanalyse", "0.5", 0.5),
     "searches_growth_iterations": ("--searches-growth-iterations", "4", 4),
     "searches_start": ("--searches-start", "2", 2),
     "train_precision": ("--train-precision", "bf16", "bf16"),
@@ -328,6 +338,8 @@ def test_defaults_are_the_course_alphazero():
         ({"lr_final_fraction": 0.0}, "lr_final_fraction must be in (0, 1]"),
         ({"lr_final_fraction": 1.5}, "lr_final_fraction must be in (0, 1]"),
         ({"searches_start": 0}, "searches_start must be at least 1"),
+        ({"reanalyse": -1.0}, "reanalyse must be 0 .no reanalysis. or a positive multiple"),
+        ({"reanalyse": 1.0, "executor": "ray", "self_play": "batched"}, "set it to 0 with executor 'ray'"),
         ({"searches_start": 9, "searches_growth_iterations": 3, "num_searches": 8}, "searches_start must be at most"),
         ({"searches_growth_iterations": -1}, "searches_growth_iterations must be 0 .no growth. or a positive"),
         ({"train_precision": "fp16"}, "train_precision must be 'auto' or one of ['fp32', 'bf16'], got 'fp16'"),
@@ -377,6 +389,59 @@ def test_self_play_searches_with_the_iterations_budget():
         per_position = [record["search"]["simulations"] / record["search"]["positions"] for record in history]
         assert per_position == [3, 6, 12, 12], self_play
     assert "searches" not in tiny_trainer(num_iterations=1).learn()[0]
+
+
+def test_reanalysis_searches_older_positions_again_and_replaces_only_their_policies():
+    trainer = tiny_trainer(num_iterations=2, num_epochs=1, replay_window=3)
+    trainer.learn()
+    before = [list(games) for games in trainer.replay]
+    lists, newest = list(trainer.replay), trainer.replay[-1]
+    search = trainer.reanalyse_memory(10)
+    assert search["positions"] == 10 and trainer.replay[-1] is newest
+    changed = [
+        (i, j)
+        for i, games in enumerate(trainer.replay[:-1])
+        for j, (state, policy, value) in enumerate(games)
+        if policy is not before[i][j][1]
+    ]
+    assert len(changed) == 10
+    for i, games in enumerate(trainer.replay):
+        for (state, _, value), (old_state, _, old_value) in zip(games, before[i], strict=True):
+            assert state is old_state and value == old_value  # the positions and their value targets stay
+    assert all(a == b for a, b in zip(lists, before, strict=True))  # the memory's old lists are copied, not changed
+    states = canonical_states(trainer.game, [before[i][j] for i, j in changed])
+    config = trainer.config.at_iteration(trainer.iteration)
+    expected, _ = search_positions(trainer.game, trainer.self_play_model, config, states, (0, trainer.iteration, 6))
+    np.testing.assert_array_equal(np.stack([trainer.replay[i][j][1] for i, j in changed]), expected)
+    assert not all(np.allclose(trainer.replay[i][j][1], before[i][j][1]) for i, j in changed)
+    assert trainer.reanalyse_memory(10**6)["positions"] == sum(len(games) for games in before[:-1])
+
+
+def test_training_records_its_reanalysis_and_keeps_it_out_of_the_training_time():
+    trainer = tiny_trainer(num_iterations=3, num_epochs=1, replay_window=2, reanalyse=0.5)
+    history = trainer.learn()
+    assert history[0]["reanalyse"] == {"positions": 0}  # nothing older than the first games
+    for previous, record in itertools.pairwise(history):
+        assert record["reanalyse"]["positions"] == min(round(0.5 * record["samples"]), previous["samples"])
+        assert record["reanalyse"]["simulations"] == 5 * record["reanalyse"]["positions"]
+        assert 0 < record["reanalyse_seconds"] <= record["wall_seconds"] - record["train_seconds"]
+    assert "reanalyse" not in tiny_trainer(num_iterations=1).learn()[0]
+
+
+def test_worker_processes_reanalyse_a_share_each_with_their_own_seeds():
+    trainer = tiny_trainer(num_iterations=1, num_epochs=1)
+    trainer.learn()
+    states = canonical_states(trainer.game, trainer.replay[0][:9])
+    config, model = trainer.config, trainer.self_play_model
+    workers = WorkerProcesses(2)
+    try:
+        policies, search = workers.reanalyse(trainer.game, config, model, states, 4)
+    finally:
+        workers.close()
+    shares = [(states[:5], (0, 4, 6, 0)), (states[5:], (0, 4, 6, 1))]
+    expected = [search_positions(trainer.game, model, config, share, seeds) for share, seeds in shares]
+    np.testing.assert_array_equal(policies, np.concatenate([policies for policies, _ in expected]))
+    assert search["positions"] == 9 and search["simulations"] == 45
 
 
 def test_training_uses_the_scheduled_learning_rate_and_a_resume_keeps_it(tmp_path):
