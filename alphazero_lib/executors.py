@@ -40,6 +40,7 @@ from alphazero_lib.selfplay import (
     play_batched,
     play_serial,
     search_positions,
+    summed_search,
     worker_shares,
 )
 
@@ -146,12 +147,7 @@ class WorkerProcesses:
             if len(share)
         ]
         results = [job.result() for job in jobs]
-        search: dict[str, Any] = {}
-        for _, stats in results:
-            for key, value in stats.items():
-                search[key] = search.get(key, 0) + value
-        search["evaluations_per_position"] = search["network_evaluations"] / max(search["positions"], 1)
-        return np.concatenate([policies for policies, _ in results]), search
+        return np.concatenate([policies for policies, _ in results]), summed_search([stats for _, stats in results])
 
     def _start(self) -> None:
         import concurrent.futures

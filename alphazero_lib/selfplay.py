@@ -459,13 +459,19 @@ def worker_shares(config: TrainConfig, iteration: int, workers: int) -> list[tup
 def join_results(results: list[tuple[list[Sample], dict[str, int], dict[str, Any]]]) -> SelfPlayResult:
     """The workers' ``(samples, game counts, search statistics)`` joined in worker order."""
     joined = SelfPlayResult()
-    for samples, games, search in results:
+    for samples, games, _ in results:
         joined.samples += samples
         joined.games.merge(games)
-        for key, value in search.items():
-            joined.search[key] = joined.search.get(key, 0) + value
-    joined.search["evaluations_per_position"] = joined.search["network_evaluations"] / max(
-        joined.search["positions"], 1
-    )
+    joined.search = summed_search([search for _, _, search in results])
     joined.search["workers"] = len(results)
     return joined
+
+
+def summed_search(searches: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several workers' search statistics added up, ``evaluations_per_position`` taken from the sums."""
+    total: dict[str, Any] = {}
+    for search in searches:
+        for key, value in search.items():
+            total[key] = total.get(key, 0) + value
+    total["evaluations_per_position"] = total["network_evaluations"] / max(total["positions"], 1)
+    return total
