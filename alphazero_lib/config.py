@@ -575,7 +575,7 @@ class TrainConfig:
         if not self.searches_growth_iterations or iteration >= self.searches_growth_iterations - 1:
             return full
         done = iteration / (self.searches_growth_iterations - 1)
-        return min(full, round(self.searches_start * (full / self.searches_start) ** done))
+        return round(self.searches_start * (full / self.searches_start) ** done)
 
     def at_iteration(self, iteration: int) -> TrainConfig:
         """The settings self-play of iteration ``iteration`` plays with: this config with ``searches_at``'s budget

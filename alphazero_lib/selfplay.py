@@ -429,10 +429,11 @@ def search_positions(
     evaluator = FastEvaluator(model, config.inference_mode, batch_size=slots)
     mcts = BatchedMCTS(game, evaluator, config.search_config(seed=derived_seed(*seed_parts, 1)))
     policies = np.zeros((len(states), game.action_size), dtype=np.float32)
+    chunk = np.zeros((slots, game.row_count, game.column_count), dtype=states.dtype)
     for first in range(0, len(states), slots):
-        chunk = np.zeros((slots, game.row_count, game.column_count), dtype=states.dtype)
         found = states[first : first + slots]
         chunk[: len(found)] = found
+        chunk[len(found) :] = 0
         active = np.arange(slots) < len(found)  # the last chunk's empty slots are not searched
         policies[first : first + len(found)] = mcts.run(chunk, active=active).policy[: len(found)]
     search = mcts.stats.to_dict()

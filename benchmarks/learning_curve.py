@@ -22,7 +22,8 @@ checkpoint saved by then is measured with the same player for every recipe:
 - the score against kaggle-environments' ``negamax`` over ``--games`` games (``--final-games`` at the last point),
   seats alternating, with its 95% interval.
 
-It prints the curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``). A
+It prints the curves side by side and the ratios, writes ``OUT/curves.json`` and a plot (``--plot``);
+``--earlier FILE`` adds the curves of an earlier record's ``curves.json`` (runs whose folders are gone) to both. A
 measurement is cached in ``OUT/measurements.json`` by checkpoint file and settings, so a re-run only adds what is
 new. The measurements do not depend on time: ``--jobs 2`` runs two side by side, one a core (never beside a run
 that trains on a time budget).
@@ -167,6 +168,18 @@ def measure(path: Path, sets: list[str], searches: int, games: int, seed: int) -
     return result
 
 
+def earlier_curves(file: Path) -> dict[str, list[dict[str, Any]]]:
+    """The curves an earlier run of this script wrote to ``file`` (its ``curves.json``). A file that is not such a
+    record is refused, saying what was wrong, before anything is measured."""
+    try:
+        curves = json.loads(file.read_text())["curves"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"--earlier {file}: not a curves.json of learning_curve.py ({error!r})") from None
+    if not isinstance(curves, dict):
+        raise SystemExit(f"--earlier {file}: its 'curves' is a {type(curves).__name__}, not a dict of runs")
+    return curves
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -185,6 +198,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="draw the default connect_four's recorded curve beside (benchmarks/long_run.py's points)",
     )
+    parser.add_argument(
+        "--earlier",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="curves.json of earlier records: their curves printed and drawn after these runs' (not measured again)",
+    )
     parser.add_argument("--skip-training", action="store_true", help="measure the runs already in --out")
     parser.add_argument("--train-only", action="store_true", help="train the runs, measure nothing (yet)")
     parser.add_argument("--shipped", action="store_true", help="also measure the shipped run's iterations by minute")
@@ -196,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs must be at least 1 (measurements side by side), got {args.jobs}")
     if min(args.games, args.final_games) < 0:
         parser.error(f"--games and --final-games must be 0 (no match) or more, got {args.games}, {args.final_games}")
+    earlier = {name: points for file in args.earlier for name, points in earlier_curves(Path(file)).items()}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     runs = {run_name(r, seed, args.seeds): (r, seed) for seed in args.seeds for r in args.recipes}
@@ -238,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         name: [{"minute": m, "iteration": i, "trained_minutes": at, **cache[key]} for m, i, at, key in found]
         for name, found in points.items()
     }
+    curves.update({name: points for name, points in earlier.items() if name not in curves})  # a new run wins
 
     summary = {
         "recipes": args.recipes,

@@ -101,3 +101,35 @@ def test_negative_games_are_refused_saying_what_is_allowed(tmp_path, capsys):
     with pytest.raises(SystemExit):
         learning_curve.main(["--skip-training", "--out", str(tmp_path), "--games", "-1"])
     assert "--games and --final-games must be 0 (no match) or more, got -1, 100" in capsys.readouterr().err
+
+
+def test_an_earlier_records_curves_are_printed_and_drawn_after_the_new_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(learning_curve, "measure", sets_alone)
+    earlier = tmp_path / "earlier"
+    fake_run(earlier / "old", [60, 60])
+    args = ["--skip-training", "--points", "1", "2", "--searches", "600", "--sets", "middle_medium"]
+    args += ["--games", "0", "--final-games", "0"]
+    assert learning_curve.main([*args, "--recipes", "old", "--out", str(earlier)]) == 0
+    fake_run(tmp_path / "new" / "new", [30, 30, 30, 30])
+    (earlier / "old").rename(tmp_path / "gone")  # the earlier run's folder is no longer there; its record is
+    capsys.readouterr()
+    plot = tmp_path / "curves.png"
+    argv = [*args, "--recipes", "new", "--out", str(tmp_path / "new"), "--earlier", str(earlier / "curves.json")]
+    assert learning_curve.main([*argv, "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert out.index("\nnew\n") < out.index("\nold\n")
+    assert "at 2 min: error new / old = 2.00" in out  # iteration 4 (4.0%) against iteration 2 (2.0%)
+    curves = json.loads((tmp_path / "new" / "curves.json").read_text())["curves"]
+    assert [p["iteration"] for p in curves["old"]] == [1, 2] and [p["iteration"] for p in curves["new"]] == [2, 4]
+    assert plot.is_file()
+
+
+def test_an_earlier_file_that_is_no_record_is_refused_before_measuring(tmp_path, monkeypatch):
+    import pytest
+
+    monkeypatch.setattr(learning_curve, "measure", sets_alone)
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(SystemExit, match=r"--earlier .*bad\.json: not a curves\.json of learning_curve\.py"):
+        learning_curve.main(["--skip-training", "--out", str(tmp_path / "o"), "--earlier", str(bad)])
+    assert not (tmp_path / "o").exists()  # refused before anything was made or measured
