@@ -111,7 +111,7 @@ def test_an_earlier_records_curves_are_printed_and_drawn_after_the_new_runs(tmp_
     args += ["--games", "0", "--final-games", "0"]
     assert learning_curve.main([*args, "--recipes", "old", "--out", str(earlier)]) == 0
     fake_run(tmp_path / "new" / "new", [30, 30, 30, 30])
-    (earlier / "old").rename(tmp_path / "gone")  # the earlier run's folder is no longer there; its record is
+    (earlier / "old").rename(tmp_path / "gone")  # the earlier run's folder is gone; its curves.json stays
     capsys.readouterr()
     plot = tmp_path / "curves.png"
     argv = [*args, "--recipes", "new", "--out", str(tmp_path / "new"), "--earlier", str(earlier / "curves.json")]
